@@ -1,0 +1,321 @@
+/*
+ * parprim: data-parallel primitives with one C API on every backend.
+ *
+ * This header is the manual. It compiles as C99, C11 and C++.
+ *
+ * ---------------------------------------------------------------------------
+ * General rules (they hold for every function unless its comment says more)
+ * ---------------------------------------------------------------------------
+ * Status.     Every function that can fail returns a pp_status. On failure
+ *             the context keeps a message naming the call and the argument
+ *             that was wrong (pp_last_error). The library never aborts,
+ *             never prints and never calls exit().
+ * Checks.     All arguments are checked before any work starts. A call that
+ *             returns an error other than PP_ERROR_BACKEND has written
+ *             nothing: outputs and in-place data are as they were.
+ * Residency.  Every array argument of a primitive lives in the context's
+ *             memory ("device memory"): ordinary host memory on the cpu
+ *             backend, a device pointer on cuda, a cl_mem handle cast to
+ *             void * on opencl. pp_malloc returns such memory on every
+ *             backend. Scalar parameters (lower, upper, value, edges) are
+ *             host pointers to values of the element type.
+ * Sizes.      Element counts are size_t (64-bit on every supported
+ *             platform); inputs of more than 2^31 elements are supported.
+ *             n == 0 is always valid: reduce writes the identity, counts
+ *             become 0, nothing else is touched; array pointers may then be
+ *             NULL.
+ * Arithmetic. Integer arithmetic wraps (two's complement), with no undefined
+ *             behaviour. Identities: SUM 0, PROD 1, MIN the type's largest
+ *             value (+inf for floats), MAX the smallest (-inf), AND all ones,
+ *             OR and XOR 0. AND, OR and XOR exist on integer types only
+ *             (PP_ERROR_UNSUPPORTED on floats). MIN and MAX propagate NaN:
+ *             any NaN in the input makes the result NaN (in a scan, every
+ *             output from the first NaN on).
+ * Ordering.   cpu calls are complete when they return. GPU calls are queued
+ *             in order on the context's stream or queue and may return
+ *             before they finish; pp_download, pp_upload and
+ *             pp_synchronize wait for everything queued before them.
+ * Threads.    A context may be used by one thread at a time. Distinct
+ *             contexts may be used from different threads at once.
+ * Memory.     A context owns reusable scratch memory; if it cannot get it
+ *             the call returns PP_ERROR_OUT_OF_MEMORY and in-place data is
+ *             left as it was.
+ */
+#ifndef PARPRIM_H
+#define PARPRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PP_VERSION_MAJOR 0
+#define PP_VERSION_MINOR 1
+#define PP_VERSION_PATCH 0
+/** The version as MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define PP_VERSION_NUMBER (PP_VERSION_MAJOR * 10000 + PP_VERSION_MINOR * 100 + PP_VERSION_PATCH)
+
+/** Version of the library actually linked, as PP_VERSION_NUMBER. */
+unsigned pp_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes (pinned values)                                             */
+/* ------------------------------------------------------------------------ */
+typedef enum pp_status {
+    PP_SUCCESS = 0,
+    PP_ERROR_INVALID_ARGUMENT = 1,   /* a NULL, an enum out of range, a bad size, overlap */
+    PP_ERROR_UNSUPPORTED = 2,        /* valid request this backend or algorithm cannot serve */
+    PP_ERROR_OUT_OF_MEMORY = 3,      /* host or device memory could not be allocated */
+    PP_ERROR_BACKEND_UNAVAILABLE = 4,/* backend built in, but no usable device */
+    PP_ERROR_BACKEND = 5,            /* the backend's runtime reported an error */
+    PP_ERROR_INTERNAL = 6            /* a bug in parprim: please report it */
+} pp_status;
+
+/** A static English description of a status; never NULL ("unknown status"
+ *  for values outside the enum). */
+const char *pp_status_string(pp_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Element types and operators                                              */
+/* ------------------------------------------------------------------------ */
+typedef enum pp_type {
+    PP_I8 = 0, PP_U8 = 1, PP_I16 = 2, PP_U16 = 3, PP_I32 = 4,
+    PP_U32 = 5, PP_I64 = 6, PP_U64 = 7, PP_F32 = 8, PP_F64 = 9
+} pp_type;
+#define PP_TYPE_COUNT 10
+
+/** Size in bytes of one element; 0 for a value outside pp_type. */
+size_t pp_type_size(pp_type type);
+/** "i8", "u8", ..., "f64"; "?" for a value outside pp_type. */
+const char *pp_type_name(pp_type type);
+
+typedef enum pp_op {
+    PP_SUM = 0, PP_PROD = 1, PP_MIN = 2, PP_MAX = 3,
+    PP_AND = 4, PP_OR = 5, PP_XOR = 6
+} pp_op;
+#define PP_OP_COUNT 7
+
+/** "sum", "prod", ...; "?" for a value outside pp_op. */
+const char *pp_op_name(pp_op op);
+
+/* ------------------------------------------------------------------------ */
+/* Backends and contexts                                                    */
+/* ------------------------------------------------------------------------ */
+typedef enum pp_backend {
+    PP_BACKEND_AUTO = 0, PP_BACKEND_CPU = 1, PP_BACKEND_CUDA = 2, PP_BACKEND_OPENCL = 3
+} pp_backend;
+
+/** "auto", "cpu", "cuda", "opencl"; "?" outside the enum. */
+const char *pp_backend_name(pp_backend backend);
+
+/** Whether a backend can be used here: PP_SUCCESS if a context of it can be
+ *  created, PP_ERROR_UNSUPPORTED if this build of the library does not
+ *  contain it, PP_ERROR_BACKEND_UNAVAILABLE if it is built in but finds no
+ *  device, PP_ERROR_INVALID_ARGUMENT outside the enum. For PP_BACKEND_AUTO,
+ *  always PP_SUCCESS (the cpu backend is always present). */
+pp_status pp_backend_status(pp_backend backend);
+
+typedef struct pp_options {
+    size_t size;        /* sizeof(pp_options): lets the struct grow compatibly */
+    pp_backend backend; /* PP_BACKEND_AUTO: CUDA, then an OpenCL GPU, then CPU */
+    int device;         /* GPU index on cuda and opencl (>= 0); ignored on cpu */
+    int threads;        /* cpu threads; 0 means all cores (OpenMP's default count) */
+} pp_options;
+
+/** Initializer for pp_options: `pp_options o = PP_OPTIONS_INIT;` */
+#define PP_OPTIONS_INIT { sizeof(pp_options), PP_BACKEND_AUTO, 0, 0 }
+
+typedef struct pp_context pp_context;
+
+/**
+ * Creates a context. opt may be NULL (all defaults).
+ * Backend choice: an explicit opt->backend is used as given. With
+ * PP_BACKEND_AUTO the environment variable PARPRIM_BACKEND (cpu, cuda or
+ * opencl) decides if set; otherwise CUDA, then an OpenCL GPU, then cpu.
+ * Returns PP_ERROR_UNSUPPORTED for a backend not built into this library,
+ * PP_ERROR_BACKEND_UNAVAILABLE where it finds no device,
+ * PP_ERROR_INVALID_ARGUMENT for bad options or a bad PARPRIM_BACKEND value.
+ * On failure *ctx is set to NULL and pp_last_error(NULL) describes why (in
+ * the calling thread).
+ */
+pp_status pp_create(pp_context **ctx, const pp_options *opt);
+
+/** Destroys a context and its scratch memory; NULL is fine. Memory from
+ *  pp_malloc must be freed before. */
+void pp_destroy(pp_context *ctx);
+
+/** The backend the context runs on (never PP_BACKEND_AUTO). */
+pp_backend pp_context_backend(const pp_context *ctx);
+
+/** Worker threads the cpu backend uses; 0 on GPU backends. */
+int pp_context_threads(const pp_context *ctx);
+
+/** A static description of the device, e.g. "CPU, 16 OpenMP threads". */
+const char *pp_context_device_name(const pp_context *ctx);
+
+/** The message of the last failed call on ctx ("" if none failed). With
+ *  ctx == NULL: the message of the last failed pp_create in this thread.
+ *  The string stays valid until the next call on the same context. */
+const char *pp_last_error(const pp_context *ctx);
+
+/** Sets the native stream the context queues its work on: a cudaStream_t on
+ *  cuda, a cl_command_queue on opencl (NULL restores the context's own).
+ *  Ignored on cpu (returns PP_SUCCESS). */
+pp_status pp_set_stream(pp_context *ctx, void *native_stream);
+
+/** Waits until all work queued on the context is complete. */
+pp_status pp_synchronize(pp_context *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                   */
+/* ------------------------------------------------------------------------ */
+/** Allocates bytes of context memory into *p (64-byte aligned on cpu).
+ *  bytes == 0 gives *p == NULL and PP_SUCCESS. */
+pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes);
+/** Frees memory from pp_malloc; NULL is fine. */
+pp_status pp_free(pp_context *ctx, void *p);
+/** Copies bytes from host memory to context memory, after every earlier
+ *  call on the context; complete when it returns. */
+pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
+/** Copies bytes from context memory to host memory, after every earlier
+ *  call on the context; complete when it returns. */
+pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
+/** Copies bytes within context memory (device to device), ordered like a
+ *  primitive. The ranges must not overlap (PP_ERROR_INVALID_ARGUMENT). */
+pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
+
+/* ------------------------------------------------------------------------ */
+/* Primitives                                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * out[0] = in[0] op in[1] op ... op in[n-1]; the identity for n == 0.
+ * in: n elements; out: one element; both in context memory. out may lie
+ * inside in.
+ * Determinism: integer results are exact. Float results on cpu are
+ * reproducible run to run and independent of the thread count: the input
+ * is cut into fixed blocks whose partial results are combined in a fixed
+ * order (the sum is not the sequential left-to-right sum; its rounding
+ * differs by at most the usual pairwise-summation bound).
+ */
+pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
+                    const void *in, size_t n, void *out);
+
+typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
+
+/**
+ * Prefix scan: inclusive out[i] = in[0] op ... op in[i]; exclusive
+ * out[0] = identity, out[i] = in[0] op ... op in[i-1].
+ * in, out: n elements of context memory. in == out (in place) is allowed;
+ * any other overlap is PP_ERROR_INVALID_ARGUMENT.
+ * Determinism: integer results are exact. Float results on cpu depend only
+ * on the input (not on the thread count): fixed tiles are scanned
+ * sequentially from a carry, and carries are combined tile by tile.
+ */
+pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
+                  const void *in, void *out, size_t n);
+
+/**
+ * Histogram of nbins equal bins over [*lower, *upper).
+ * Bin of x: floor((x - lower) * nbins / (upper - lower)). Integer samples
+ * are binned exactly (the formula is evaluated in exact integer arithmetic
+ * for any 64-bit range). Float samples: the formula is evaluated in double
+ * precision as (x - lower) / (upper - lower) * nbins and clamped to
+ * nbins - 1. Samples outside [lower, upper) and NaN are not counted.
+ * samples: n elements, counts: nbins uint64_t, both context memory; counts
+ * is overwritten (not accumulated) and must not overlap samples.
+ * lower, upper: host pointers to one value each of the sample type;
+ * lower < upper is required, and float bounds must be finite.
+ * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact.
+ */
+pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
+                            const void *lower, const void *upper, size_t nbins,
+                            uint64_t *counts);
+
+/**
+ * Histogram with explicit edges: bin i counts edges[i] <= x < edges[i+1].
+ * edges: host pointer to nbins + 1 values of the sample type, strictly
+ * increasing (NaN edges are rejected; infinite float edges are allowed).
+ * Samples outside [edges[0], edges[nbins]) and NaN are not counted.
+ * samples, counts: context memory, as for pp_histogram_even.
+ */
+pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n,
+                             const void *edges, size_t nbins, uint64_t *counts);
+
+typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_NE = 5 } pp_cmp;
+
+/*
+ * Stream compaction. All four are stable (input order is kept on both
+ * sides). in, flags, out: context memory, n elements each; *count (one
+ * uint64_t in context memory) receives the number of selected elements.
+ * out must not overlap in, flags or count (PP_ERROR_INVALID_ARGUMENT).
+ * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
+ * so NaN is selected only by PP_NE.
+ */
+
+/** Copies in[i] with flags[i] != 0 to out[0 .. *count). */
+pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in,
+                            const uint8_t *flags, size_t n, void *out, uint64_t *count);
+/** Copies in[i] with (in[i] cmp *value) to out[0 .. *count). value: host. */
+pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n,
+                       pp_cmp cmp, const void *value, void *out, uint64_t *count);
+/** Keeps the first element of each run of equal neighbours (C's ==: NaNs
+ *  are never equal, -0.0 equals +0.0). */
+pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n,
+                    void *out, uint64_t *count);
+/** Selected elements first (out[0 .. *count)), then the rest in input order
+ *  (out[*count .. n)). */
+pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n,
+                          pp_cmp cmp, const void *value, void *out, uint64_t *count);
+
+typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1 } pp_order;
+
+/**
+ * Sorts keys in place, stable in both orders (equal keys keep input order).
+ * Floats: -0.0 sorts before +0.0 in ascending order, and every NaN, whatever
+ * its sign or payload, sorts as greater than +inf (so last in ascending,
+ * first in descending order); key bits are moved unchanged (NaN payloads
+ * survive). keys: n elements of context memory.
+ */
+pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order);
+
+/** Sorts keys as pp_sort does and moves values[i] (value_size bytes each:
+ *  1, 2, 4 or 8) with keys[i]. keys and values must not overlap. */
+pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values,
+                        size_t value_size, size_t n, pp_order order);
+
+/* ------------------------------------------------------------------------ */
+/* Algorithm selection                                                      */
+/* ------------------------------------------------------------------------ */
+typedef enum pp_primitive {
+    PP_PRIM_REDUCE = 0, PP_PRIM_SCAN = 1, PP_PRIM_HISTOGRAM = 2,
+    PP_PRIM_SELECT = 3,  /* select_flagged, select_if, unique, partition_if */
+    PP_PRIM_SORT = 4     /* sort and sort_pairs */
+} pp_primitive;
+#define PP_PRIM_COUNT 5
+
+typedef enum pp_algorithm {
+    PP_ALGO_AUTO = 0,       /* the backend's best algorithm (the default) */
+    PP_ALGO_SEQUENTIAL = 1  /* cpu: the plain one-thread loops of the course notes */
+} pp_algorithm;
+#define PP_ALGO_COUNT 2
+
+const char *pp_primitive_name(pp_primitive prim);
+const char *pp_algorithm_name(pp_algorithm algo);
+
+/** Chooses the algorithm for later calls of a primitive on ctx.
+ *  PP_ERROR_UNSUPPORTED if the backend does not have it (the choice is then
+ *  unchanged). An algorithm that cannot serve a particular type or operator
+ *  makes that call return PP_ERROR_UNSUPPORTED. */
+pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo);
+
+/** The algorithm chosen for a primitive (PP_ALGO_AUTO unless set). */
+pp_algorithm pp_get_algorithm(const pp_context *ctx, pp_primitive prim);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* PARPRIM_H */

@@ -1,0 +1,255 @@
+/* The primitives' entry points: every argument is checked here, once, before
+ * the call is dispatched to the context's backend table. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FAIL(ctx, st, ...) return pp_fail((ctx), (st), __VA_ARGS__)
+#define INVALID(ctx, ...) FAIL(ctx, PP_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
+
+#define CHECK_CTX(ctx)                                                   \
+    do {                                                                 \
+        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;                    \
+        (ctx)->error[0] = '\0';                                          \
+    } while (0)
+
+/* Checks the element type and that n elements fit in size_t bytes. */
+static pp_status check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n)
+{
+    size_t sz = pp_type_size(type);
+    if (!sz) INVALID(ctx, "%s: type = %d is not a pp_type", fn, (int)type);
+    if (n > SIZE_MAX / sz) INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n, pp_type_name(type));
+    return PP_SUCCESS;
+}
+
+static pp_status check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op)
+{
+    switch (op) {
+#define X(E, S, INT_ONLY)                                                                              \
+    case E:                                                                                            \
+        if (INT_ONLY && pp_type_kind(type) == PP_KIND_FLOAT)                                           \
+            FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: operator %s is defined on integer types only, not %s", \
+                 fn, #S, pp_type_name(type));                                                          \
+        return PP_SUCCESS;
+        PP_FOR_EACH_OP(X)
+#undef X
+    }
+    INVALID(ctx, "%s: op = %d is not a pp_op", fn, (int)op);
+}
+
+static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
+{
+    if ((unsigned)cmp > PP_NE) INVALID(ctx, "%s: cmp = %d is not a pp_cmp", fn, (int)cmp);
+    return PP_SUCCESS;
+}
+
+#define TRY(x)                                   \
+    do {                                         \
+        pp_status st_ = (x);                     \
+        if (st_ != PP_SUCCESS) return st_;       \
+    } while (0)
+
+#define NEED(ptr, name)                                                        \
+    do {                                                                       \
+        if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name);       \
+    } while (0)
+
+#define NO_OVERLAP(a, abytes, aname, b, bbytes, bname)                                 \
+    do {                                                                               \
+        if (pp_core_overlap(ctx, a, abytes, b, bbytes))                                \
+            INVALID(ctx, "%s: argument '%s' overlaps '%s'", fn, aname, bname);         \
+    } while (0)
+
+/* ---- host scalar helpers (generated per type) --------------------------------------- */
+
+/* a < b in the element type; NaN compares false. */
+static int host_less(pp_type type, const void *a, const void *b)
+{
+    switch (type) {
+#define X(E, T, S, K, U, W)               \
+    case E: {                             \
+        T x, y;                           \
+        memcpy(&x, a, sizeof x);          \
+        memcpy(&y, b, sizeof y);          \
+        return x < y;                     \
+    }
+        PP_FOR_EACH_TYPE(X)
+#undef X
+    }
+    return 0;
+}
+
+static int host_finite(pp_type type, const void *a)
+{
+    if (type == PP_F32) {
+        float x;
+        memcpy(&x, a, sizeof x);
+        return isfinite(x);
+    }
+    if (type == PP_F64) {
+        double x;
+        memcpy(&x, a, sizeof x);
+        return isfinite(x);
+    }
+    return 1;
+}
+
+/* ---- primitives --------------------------------------------------------------------- */
+
+pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
+{
+    static const char fn[] = "pp_reduce";
+    CHECK_CTX(ctx);
+    TRY(check_type_n(ctx, fn, type, n));
+    TRY(check_op(ctx, fn, type, op));
+    if (n) NEED(in, "in");
+    NEED(out, "out");
+    return ctx->ops->reduce(ctx, type, op, in, n, out);
+}
+
+pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                  size_t n)
+{
+    static const char fn[] = "pp_scan";
+    CHECK_CTX(ctx);
+    TRY(check_type_n(ctx, fn, type, n));
+    TRY(check_op(ctx, fn, type, op));
+    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    if (n == 0) return PP_SUCCESS;
+    NEED(in, "in");
+    NEED(out, "out");
+    size_t bytes = n * pp_type_size(type);
+    if (in != out)
+        NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
+    return ctx->ops->scan(ctx, type, op, kind, in, out, n);
+}
+
+static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,
+                                  size_t nbins, uint64_t *counts)
+{
+    TRY(check_type_n(ctx, fn, type, n));
+    if (n) NEED(samples, "samples");
+    if (nbins == 0) INVALID(ctx, "%s: nbins is 0", fn);
+    if (nbins > SIZE_MAX / sizeof(uint64_t) - 1) INVALID(ctx, "%s: nbins = %zu is too large", fn, nbins);
+    NEED(counts, "counts");
+    NO_OVERLAP(counts, nbins * sizeof(uint64_t), "counts", samples, n * pp_type_size(type), "samples");
+    return PP_SUCCESS;
+}
+
+pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n, const void *lower,
+                            const void *upper, size_t nbins, uint64_t *counts)
+{
+    static const char fn[] = "pp_histogram_even";
+    CHECK_CTX(ctx);
+    TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
+    NEED(lower, "lower");
+    NEED(upper, "upper");
+    if (!host_finite(type, lower) || !host_finite(type, upper))
+        INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
+    if (!host_less(type, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
+    pp_histogram_args a = {type, samples, n, nbins, lower, upper, NULL, counts};
+    return ctx->ops->histogram(ctx, &a);
+}
+
+pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n, const void *edges,
+                             size_t nbins, uint64_t *counts)
+{
+    static const char fn[] = "pp_histogram_range";
+    CHECK_CTX(ctx);
+    TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
+    NEED(edges, "edges");
+    size_t sz = pp_type_size(type);
+    const char *e = (const char *)edges;
+    for (size_t i = 0; i < nbins; i++)
+        if (!host_less(type, e + i * sz, e + (i + 1) * sz))
+            INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
+    pp_histogram_args a = {type, samples, n, nbins, NULL, NULL, edges, counts};
+    return ctx->ops->histogram(ctx, &a);
+}
+
+static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *a)
+{
+    TRY(check_type_n(ctx, fn, a->type, a->n));
+    if (a->mode == PP_SELECT_IF || a->mode == PP_SELECT_PARTITION) {
+        TRY(check_cmp(ctx, fn, a->cmp));
+        NEED(a->value, "value");
+    }
+    NEED(a->count, "count");
+    size_t bytes = a->n * pp_type_size(a->type);
+    if (a->n) {
+        NEED(a->in, "in");
+        if (a->mode == PP_SELECT_FLAGGED) NEED(a->flags, "flags");
+        NEED(a->out, "out");
+    }
+    NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in");
+    NO_OVERLAP(a->out, bytes, "out", a->flags, a->n, "flags");
+    NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->in, bytes, "in");
+    NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->out, bytes, "out");
+    NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->flags, a->n, "flags");
+    return ctx->ops->select(ctx, a);
+}
+
+pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in, const uint8_t *flags, size_t n,
+                            void *out, uint64_t *count)
+{
+    CHECK_CTX(ctx);
+    pp_select_args a = {type, PP_SELECT_FLAGGED, in, flags, n, PP_LT, NULL, out, count};
+    return select_common(ctx, "pp_select_flagged", &a);
+}
+
+pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value,
+                       void *out, uint64_t *count)
+{
+    CHECK_CTX(ctx);
+    pp_select_args a = {type, PP_SELECT_IF, in, NULL, n, cmp, value, out, count};
+    return select_common(ctx, "pp_select_if", &a);
+}
+
+pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n, void *out, uint64_t *count)
+{
+    CHECK_CTX(ctx);
+    pp_select_args a = {type, PP_SELECT_UNIQUE, in, NULL, n, PP_LT, NULL, out, count};
+    return select_common(ctx, "pp_unique", &a);
+}
+
+pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp,
+                          const void *value, void *out, uint64_t *count)
+{
+    CHECK_CTX(ctx);
+    pp_select_args a = {type, PP_SELECT_PARTITION, in, NULL, n, cmp, value, out, count};
+    return select_common(ctx, "pp_partition_if", &a);
+}
+
+static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void *keys, void *values,
+                             size_t value_size, size_t n, pp_order order, int pairs)
+{
+    TRY(check_type_n(ctx, fn, type, n));
+    if ((unsigned)order > PP_DESCENDING) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    if (pairs) {
+        if (value_size != 1 && value_size != 2 && value_size != 4 && value_size != 8)
+            INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, value_size);
+        if (n > SIZE_MAX / value_size) INVALID(ctx, "%s: n * value_size overflows size_t", fn);
+    }
+    if (n == 0) return PP_SUCCESS;
+    NEED(keys, "keys");
+    if (pairs) {
+        NEED(values, "values");
+        NO_OVERLAP(values, n * value_size, "values", keys, n * pp_type_size(type), "keys");
+    }
+    if (n == 1) return PP_SUCCESS;
+    return ctx->ops->sort(ctx, type, keys, pairs ? values : NULL, value_size, n, order);
+}
+
+pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order)
+{
+    CHECK_CTX(ctx);
+    return sort_common(ctx, "pp_sort", type, keys, NULL, 0, n, order, 0);
+}
+
+pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
+                        pp_order order)
+{
+    CHECK_CTX(ctx);
+    return sort_common(ctx, "pp_sort_pairs", type, keys, values, value_size, n, order, 1);
+}

@@ -1,0 +1,349 @@
+/* Contexts, names, errors, memory and algorithm choice: everything of the
+ * API that is not a primitive. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned pp_version(void) { return PP_VERSION_NUMBER; }
+
+const char *pp_status_string(pp_status status)
+{
+    switch (status) {
+    case PP_SUCCESS: return "success";
+    case PP_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case PP_ERROR_UNSUPPORTED: return "unsupported";
+    case PP_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case PP_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
+    case PP_ERROR_BACKEND: return "backend error";
+    case PP_ERROR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+size_t pp_type_size(pp_type type)
+{
+    switch (type) {
+#define X(E, T, S, K, U, W) case E: return sizeof(T);
+        PP_FOR_EACH_TYPE(X)
+#undef X
+    }
+    return 0;
+}
+
+int pp_type_kind(pp_type type)
+{
+    switch (type) {
+#define X(E, T, S, K, U, W) case E: return PP_KIND_##K;
+        PP_FOR_EACH_TYPE(X)
+#undef X
+    }
+    return -1;
+}
+
+const char *pp_type_name(pp_type type)
+{
+    switch (type) {
+#define X(E, T, S, K, U, W) case E: return #S;
+        PP_FOR_EACH_TYPE(X)
+#undef X
+    }
+    return "?";
+}
+
+const char *pp_op_name(pp_op op)
+{
+    switch (op) {
+#define X(E, S, I) case E: return #S;
+        PP_FOR_EACH_OP(X)
+#undef X
+    }
+    return "?";
+}
+
+const char *pp_backend_name(pp_backend backend)
+{
+    switch (backend) {
+    case PP_BACKEND_AUTO: return "auto";
+    case PP_BACKEND_CPU: return "cpu";
+    case PP_BACKEND_CUDA: return "cuda";
+    case PP_BACKEND_OPENCL: return "opencl";
+    }
+    return "?";
+}
+
+const char *pp_primitive_name(pp_primitive prim)
+{
+    switch (prim) {
+    case PP_PRIM_REDUCE: return "reduce";
+    case PP_PRIM_SCAN: return "scan";
+    case PP_PRIM_HISTOGRAM: return "histogram";
+    case PP_PRIM_SELECT: return "select";
+    case PP_PRIM_SORT: return "sort";
+    }
+    return "?";
+}
+
+const char *pp_algorithm_name(pp_algorithm algo)
+{
+    switch (algo) {
+    case PP_ALGO_AUTO: return "auto";
+    case PP_ALGO_SEQUENTIAL: return "sequential";
+    }
+    return "?";
+}
+
+/* ---- errors -------------------------------------------------------------- */
+
+static _Thread_local char create_error[512];
+
+static void vformat(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+    vsnprintf(buf, cap, fmt, ap);
+}
+
+pp_status pp_fail(pp_context *ctx, pp_status status, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vformat(ctx->error, sizeof ctx->error, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+static pp_status create_fail(pp_status status, const char *fmt, ...) PP_PRINTF(2, 3);
+static pp_status create_fail(pp_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vformat(create_error, sizeof create_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *pp_last_error(const pp_context *ctx)
+{
+    return ctx ? ctx->error : create_error;
+}
+
+/* ---- backends and contexts ------------------------------------------------ */
+
+static const pp_backend_ops *backend_table(pp_backend b)
+{
+    switch (b) {
+    case PP_BACKEND_CPU: return &pp_cpu_ops;
+#ifdef PP_HAVE_CUDA
+    case PP_BACKEND_CUDA: return &pp_cuda_ops;
+#endif
+#ifdef PP_HAVE_OPENCL
+    case PP_BACKEND_OPENCL: return &pp_opencl_ops;
+#endif
+    default: return NULL;
+    }
+}
+
+static int backend_valid(pp_backend b) { return b >= PP_BACKEND_AUTO && b <= PP_BACKEND_OPENCL; }
+
+pp_status pp_backend_status(pp_backend backend)
+{
+    if (!backend_valid(backend)) return PP_ERROR_INVALID_ARGUMENT;
+    if (backend == PP_BACKEND_AUTO) return PP_SUCCESS;
+    const pp_backend_ops *ops = backend_table(backend);
+    if (!ops) return PP_ERROR_UNSUPPORTED;
+    return ops->probe();
+}
+
+/* Smallest options struct accepted: the fields of version 0.1. */
+#define PP_OPTIONS_MIN_SIZE (offsetof(pp_options, threads) + sizeof(int))
+
+pp_status pp_create(pp_context **ctxp, const pp_options *opt)
+{
+    create_error[0] = '\0';
+    if (!ctxp) return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: argument 'ctx' is NULL");
+    *ctxp = NULL;
+    pp_options o = PP_OPTIONS_INIT;
+    if (opt) {
+        if (opt->size < PP_OPTIONS_MIN_SIZE)
+            return create_fail(PP_ERROR_INVALID_ARGUMENT,
+                               "pp_create: opt->size is %zu, expected sizeof(pp_options) = %zu "
+                               "(initialize with PP_OPTIONS_INIT)",
+                               opt->size, sizeof(pp_options));
+        memcpy(&o, opt, PP_OPTIONS_MIN_SIZE);
+        o.size = sizeof o;
+    }
+    if (!backend_valid(o.backend))
+        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->backend = %d is not a pp_backend",
+                           (int)o.backend);
+    if (o.device < 0)
+        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d is negative", o.device);
+    if (o.threads < 0)
+        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->threads = %d is negative", o.threads);
+
+    pp_backend chosen = o.backend;
+    if (chosen == PP_BACKEND_AUTO) {
+        const char *env = getenv("PARPRIM_BACKEND");
+        if (env && *env) {
+            if (!strcmp(env, "cpu")) chosen = PP_BACKEND_CPU;
+            else if (!strcmp(env, "cuda")) chosen = PP_BACKEND_CUDA;
+            else if (!strcmp(env, "opencl")) chosen = PP_BACKEND_OPENCL;
+            else
+                return create_fail(PP_ERROR_INVALID_ARGUMENT,
+                                   "pp_create: PARPRIM_BACKEND='%.64s' is not one of cpu, cuda, opencl",
+                                   env);
+        }
+    }
+    if (chosen == PP_BACKEND_AUTO) {
+        /* CUDA, then OpenCL (whose probe succeeds only where it finds a
+         * GPU), then cpu. */
+        static const pp_backend order[] = {PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+            const pp_backend_ops *ops = backend_table(order[i]);
+            if (ops && ops->probe() == PP_SUCCESS) {
+                pp_context *c = NULL;
+                pp_options oo = o;
+                oo.backend = order[i];
+                if (pp_create(&c, &oo) == PP_SUCCESS) {
+                    *ctxp = c;
+                    return PP_SUCCESS;
+                }
+            }
+        }
+        chosen = PP_BACKEND_CPU;
+    }
+
+    const pp_backend_ops *ops = backend_table(chosen);
+    if (!ops)
+        return create_fail(PP_ERROR_UNSUPPORTED, "pp_create: backend '%s' is not built into this library",
+                           pp_backend_name(chosen));
+    pp_context *ctx = (pp_context *)calloc(1, sizeof *ctx);
+    if (!ctx) return create_fail(PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    ctx->ops = ops;
+    o.backend = chosen;
+    pp_status st = ops->create(ctx, &o);
+    if (st != PP_SUCCESS) {
+        create_fail(st, "%s", ctx->error[0] ? ctx->error : pp_status_string(st));
+        free(ctx);
+        return st;
+    }
+    ctx->error[0] = '\0';
+    *ctxp = ctx;
+    return PP_SUCCESS;
+}
+
+void pp_destroy(pp_context *ctx)
+{
+    if (!ctx) return;
+    ctx->ops->destroy(ctx);
+    free(ctx);
+}
+
+pp_backend pp_context_backend(const pp_context *ctx) { return ctx ? ctx->ops->id : PP_BACKEND_AUTO; }
+int pp_context_threads(const pp_context *ctx) { return ctx ? ctx->threads : 0; }
+const char *pp_context_device_name(const pp_context *ctx) { return ctx ? ctx->device_name : ""; }
+
+#define CHECK_CTX(ctx)                                                   \
+    do {                                                                 \
+        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;                    \
+        (ctx)->error[0] = '\0';                                          \
+    } while (0)
+
+pp_status pp_set_stream(pp_context *ctx, void *native)
+{
+    CHECK_CTX(ctx);
+    return ctx->ops->set_stream(ctx, native);
+}
+
+pp_status pp_synchronize(pp_context *ctx)
+{
+    CHECK_CTX(ctx);
+    return ctx->ops->synchronize(ctx);
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+
+pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes)
+{
+    CHECK_CTX(ctx);
+    if (!p) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_malloc: argument 'p' is NULL");
+    *p = NULL;
+    if (bytes == 0) return PP_SUCCESS;
+    return ctx->ops->mem_alloc(ctx, p, bytes);
+}
+
+pp_status pp_free(pp_context *ctx, void *p)
+{
+    CHECK_CTX(ctx);
+    if (!p) return PP_SUCCESS;
+    return ctx->ops->mem_free(ctx, p);
+}
+
+static int ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    if (!abytes || !bbytes) return 0;
+    return x < y + bbytes && y < x + abytes;
+}
+
+pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes)
+{
+    CHECK_CTX(ctx);
+    if (bytes == 0) return PP_SUCCESS;
+    if (!dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'dst' is NULL");
+    if (!host_src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'host_src' is NULL");
+    return ctx->ops->upload(ctx, dst, host_src, bytes);
+}
+
+pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes)
+{
+    CHECK_CTX(ctx);
+    if (bytes == 0) return PP_SUCCESS;
+    if (!host_dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'host_dst' is NULL");
+    if (!src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'src' is NULL");
+    return ctx->ops->download(ctx, host_dst, src, bytes);
+}
+
+pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    CHECK_CTX(ctx);
+    if (bytes == 0) return PP_SUCCESS;
+    if (!dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: argument 'dst' is NULL");
+    if (!src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: argument 'src' is NULL");
+    if (ctx->ops->addressable ? ranges_overlap(dst, bytes, src, bytes) : dst == src)
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: 'dst' and 'src' overlap");
+    return ctx->ops->copy(ctx, dst, src, bytes);
+}
+
+/* ---- algorithm choice ------------------------------------------------------------ */
+
+pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo)
+{
+    CHECK_CTX(ctx);
+    if ((unsigned)prim >= PP_PRIM_COUNT)
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm: prim = %d is not a pp_primitive",
+                       (int)prim);
+    if ((unsigned)algo >= PP_ALGO_COUNT)
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm: algo = %d is not a pp_algorithm",
+                       (int)algo);
+    if (algo != PP_ALGO_AUTO && !ctx->ops->has_algorithm(prim, algo))
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "pp_set_algorithm: the %s backend has no '%s' algorithm for %s",
+                       pp_backend_name(ctx->ops->id), pp_algorithm_name(algo), pp_primitive_name(prim));
+    ctx->algo[prim] = algo;
+    return PP_SUCCESS;
+}
+
+pp_algorithm pp_get_algorithm(const pp_context *ctx, pp_primitive prim)
+{
+    if (!ctx || (unsigned)prim >= PP_PRIM_COUNT) return PP_ALGO_AUTO;
+    return ctx->algo[prim];
+}
+
+/* Shared with api.c. */
+int pp_core_overlap(const pp_context *ctx, const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    if (!a || !b || !abytes || !bbytes) return 0;
+    if (!ctx->ops->addressable) return a == b;
+    return ranges_overlap(a, abytes, b, bbytes);
+}

@@ -1,0 +1,103 @@
+/* Internal interface between the core (argument checks, dispatch) and the
+ * backends. Each backend is one table of function pointers; the core checks
+ * every argument once before calling into it, so a backend may assume valid
+ * arguments (non-NULL arrays for n > 0, enums in range, no bad overlap). */
+#ifndef PP_CORE_INTERNAL_H
+#define PP_CORE_INTERNAL_H
+
+#include "parprim.h"
+#include "types.h"
+
+#include <stdarg.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PP_PRINTF(a, b)
+#endif
+
+typedef enum pp_select_mode {
+    PP_SELECT_FLAGGED = 0, /* flags[i] != 0 */
+    PP_SELECT_IF = 1,      /* in[i] cmp value */
+    PP_SELECT_UNIQUE = 2,  /* i == 0 || in[i] != in[i-1] */
+    PP_SELECT_PARTITION = 3 /* as IF, the rest written after the selected */
+} pp_select_mode;
+
+typedef struct pp_select_args {
+    pp_type type;
+    pp_select_mode mode;
+    const void *in;
+    const uint8_t *flags; /* FLAGGED only */
+    size_t n;
+    pp_cmp cmp;           /* IF and PARTITION */
+    const void *value;    /* host pointer, IF and PARTITION */
+    void *out;
+    uint64_t *count;
+} pp_select_args;
+
+typedef struct pp_histogram_args {
+    pp_type type;
+    const void *samples;
+    size_t n;
+    size_t nbins;
+    const void *lower, *upper; /* host, even bins; NULL for range bins */
+    const void *edges;         /* host, nbins + 1 values; NULL for even bins */
+    uint64_t *counts;
+} pp_histogram_args;
+
+typedef struct pp_backend_ops {
+    pp_backend id;
+    /* 1 if memory handles are addresses, so the core can check overlap by
+     * comparing ranges (cpu, cuda); 0 for opaque handles (cl_mem). */
+    int addressable;
+    pp_status (*probe)(void); /* PP_SUCCESS or PP_ERROR_BACKEND_UNAVAILABLE */
+    pp_status (*create)(pp_context *ctx, const pp_options *opt);
+    void (*destroy)(pp_context *ctx);
+    pp_status (*set_stream)(pp_context *ctx, void *native);
+    pp_status (*synchronize)(pp_context *ctx);
+    pp_status (*mem_alloc)(pp_context *ctx, void **p, size_t bytes);
+    pp_status (*mem_free)(pp_context *ctx, void *p);
+    pp_status (*upload)(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
+    pp_status (*download)(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
+    pp_status (*copy)(pp_context *ctx, void *dst, const void *src, size_t bytes);
+    int (*has_algorithm)(pp_primitive prim, pp_algorithm algo);
+    pp_status (*reduce)(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n,
+                        void *out);
+    pp_status (*scan)(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
+                      const void *in, void *out, size_t n);
+    pp_status (*histogram)(pp_context *ctx, const pp_histogram_args *a);
+    pp_status (*select)(pp_context *ctx, const pp_select_args *a);
+    /* values == NULL: keys only. */
+    pp_status (*sort)(pp_context *ctx, pp_type type, void *keys, void *values,
+                      size_t value_size, size_t n, pp_order order);
+} pp_backend_ops;
+
+struct pp_context {
+    const pp_backend_ops *ops;
+    pp_algorithm algo[PP_PRIM_COUNT];
+    int threads;            /* cpu worker threads; 0 on GPU backends */
+    void *impl;             /* backend state */
+    char device_name[160];
+    char error[512];
+};
+
+/* Records a formatted message on ctx (if not NULL) and returns status. */
+pp_status pp_fail(pp_context *ctx, pp_status status, const char *fmt, ...) PP_PRINTF(3, 4);
+
+/* Backend tables, one per backend built in. */
+extern const pp_backend_ops pp_cpu_ops;
+#ifdef PP_HAVE_CUDA
+extern const pp_backend_ops pp_cuda_ops;
+#endif
+#ifdef PP_HAVE_OPENCL
+extern const pp_backend_ops pp_opencl_ops;
+#endif
+
+/* 1 if two context-memory ranges overlap (for opaque handles: if they are
+ * the same handle). */
+int pp_core_overlap(const pp_context *ctx, const void *a, size_t abytes, const void *b, size_t bbytes);
+
+/* Type properties from the X-macro. */
+int pp_type_kind(pp_type type);
+
+#endif

@@ -1,0 +1,137 @@
+/* The cpu backend's table: contexts, memory and scratch. The primitives
+ * live in cpu_reduce_scan.c, cpu_histogram.c, cpu_select.c and cpu_sort.c. */
+#include "cpu_internal.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+pp_status pp_cpu_reduce(pp_context *, pp_type, pp_op, const void *, size_t, void *);
+pp_status pp_cpu_scan(pp_context *, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t);
+pp_status pp_cpu_histogram(pp_context *, const pp_histogram_args *);
+pp_status pp_cpu_select(pp_context *, const pp_select_args *);
+pp_status pp_cpu_sort(pp_context *, pp_type, void *, void *, size_t, size_t, pp_order);
+
+#define PP_CPU_ALIGN 64
+
+static void *aligned_bytes(size_t bytes)
+{
+    size_t rounded = (bytes + PP_CPU_ALIGN - 1) / PP_CPU_ALIGN * PP_CPU_ALIGN;
+    if (rounded < bytes) return NULL;
+    return aligned_alloc(PP_CPU_ALIGN, rounded);
+}
+
+static pp_status cpu_probe(void) { return PP_SUCCESS; }
+
+static pp_status cpu_create(pp_context *ctx, const pp_options *opt)
+{
+    pp_cpu_state *st = (pp_cpu_state *)calloc(1, sizeof *st);
+    if (!st) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    ctx->impl = st;
+    ctx->threads = opt->threads > 0 ? opt->threads : omp_get_max_threads();
+    if (ctx->threads < 1) ctx->threads = 1;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "CPU, %d OpenMP thread%s (%d cores available)",
+             ctx->threads, ctx->threads == 1 ? "" : "s", omp_get_num_procs());
+    return PP_SUCCESS;
+}
+
+static void cpu_destroy(pp_context *ctx)
+{
+    pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
+    if (!st) return;
+    free(st->scratch);
+    free(st);
+    ctx->impl = NULL;
+}
+
+void *pp_cpu_scratch(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
+    if (bytes <= st->scratch_bytes) return st->scratch;
+    void *p = aligned_bytes(bytes);
+    if (!p) {
+        pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of working memory", fn, bytes);
+        return NULL;
+    }
+    free(st->scratch);
+    st->scratch = p;
+    st->scratch_bytes = bytes;
+    return p;
+}
+
+static pp_status cpu_set_stream(pp_context *ctx, void *native)
+{
+    (void)ctx;
+    (void)native;
+    return PP_SUCCESS;
+}
+
+static pp_status cpu_synchronize(pp_context *ctx)
+{
+    (void)ctx;
+    return PP_SUCCESS;
+}
+
+static pp_status cpu_alloc(pp_context *ctx, void **p, size_t bytes)
+{
+    *p = aligned_bytes(bytes);
+    if (!*p) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_malloc: cannot allocate %zu bytes", bytes);
+    return PP_SUCCESS;
+}
+
+static pp_status cpu_free(pp_context *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+    return PP_SUCCESS;
+}
+
+/* memcpy cut into one piece per thread: one core cannot saturate the
+ * memory system of a multi-core machine. */
+void pp_cpu_parallel_copy(const pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    int nt = pp_cpu_threads_for(ctx, bytes, (size_t)1 << 20);
+    if (nt <= 1) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+#pragma omp parallel num_threads(nt)
+    {
+        size_t b, e;
+        pp_cpu_part(bytes, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &b, &e);
+        memcpy((char *)dst + b, (const char *)src + b, e - b);
+    }
+}
+
+static pp_status cpu_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    pp_cpu_parallel_copy(ctx, dst, src, bytes);
+    return PP_SUCCESS;
+}
+
+static int cpu_has_algorithm(pp_primitive prim, pp_algorithm algo)
+{
+    (void)prim;
+    return algo == PP_ALGO_AUTO || algo == PP_ALGO_SEQUENTIAL;
+}
+
+const pp_backend_ops pp_cpu_ops = {
+    PP_BACKEND_CPU,
+    1,
+    cpu_probe,
+    cpu_create,
+    cpu_destroy,
+    cpu_set_stream,
+    cpu_synchronize,
+    cpu_alloc,
+    cpu_free,
+    cpu_copy, /* upload: host to host */
+    cpu_copy, /* download */
+    cpu_copy,
+    cpu_has_algorithm,
+    pp_cpu_reduce,
+    pp_cpu_scan,
+    pp_cpu_histogram,
+    pp_cpu_select,
+    pp_cpu_sort,
+};

@@ -30,7 +30,8 @@
  *             OR and XOR 0. AND, OR and XOR exist on integer types only
  *             (PP_ERROR_UNSUPPORTED on floats). MIN and MAX propagate NaN:
  *             any NaN in the input makes the result NaN (in a scan, every
- *             output from the first NaN on).
+ *             output from the first NaN on); they order -0.0 below +0.0,
+ *             so that they are exactly associative and commutative.
  * Ordering.   cpu calls are complete when they return. GPU calls are queued
  *             in order on the context's stream or queue and may return
  *             before they finish; pp_download, pp_upload and
@@ -221,9 +222,12 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * Histogram of nbins equal bins over [*lower, *upper).
  * Bin of x: floor((x - lower) * nbins / (upper - lower)). Integer samples
  * are binned exactly (the formula is evaluated in exact integer arithmetic
- * for any 64-bit range). Float samples: the formula is evaluated in double
- * precision as (x - lower) / (upper - lower) * nbins and clamped to
- * nbins - 1. Samples outside [lower, upper) and NaN are not counted.
+ * for any 64-bit range and any nbins). Float samples (f32 and f64): in
+ * double precision, d = x - lower, r = upper - lower (if r overflows to
+ * infinity: d = 0.5*x - 0.5*lower, r = 0.5*upper - 0.5*lower), bin =
+ * (uint64_t)(d * ((double)nbins / r)), clamped to nbins - 1. Every backend
+ * evaluates this same expression. Samples outside [lower, upper) (compared
+ * in the sample type) and NaN are not counted.
  * samples: n elements, counts: nbins uint64_t, both context memory; counts
  * is overwritten (not accumulated) and must not overlap samples.
  * lower, upper: host pointers to one value each of the sample type;

@@ -18,6 +18,9 @@
 #include "cpu_internal.h"
 
 #include <omp.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define RADIX 256
 
@@ -36,35 +39,96 @@
         return (u & sign) ? (U)~u : (U)(u | sign);                                         \
     }
 
-/* One LSD pass over the thread's part [b, e): scatter by digit at shift. */
-#define DEF_SCATTER(S, T, U, V, VN)                                                        \
+/* One LSD pass over the thread's part [b, e): scatter by the digit at
+ * shift. Elements are gathered per digit in a buffer of one cache line
+ * (wc: RADIX lines of keys, then the values' lines), indexed by destination
+ * position, and written a whole line at a time: with streaming stores where
+ * the destination is line-aligned (no read for ownership of lines that are
+ * about to be overwritten), with memcpy for the partial lines at the edges
+ * of the thread's range of each digit. */
+#define WC_LINE 64
+#define WC_BYTES(ksize) ((size_t)RADIX * (WC_LINE + (WC_LINE / (ksize)) * 8))
+
+/* Copies one 64-byte line from an aligned buffer to aligned memory. */
+static inline void pp_line_store(void *dst, const void *src, int stream)
+{
+#if defined(__SSE2__)
+    if (stream) {
+        const __m128i *s = (const __m128i *)src;
+        __m128i *d = (__m128i *)dst;
+        _mm_stream_si128(d, _mm_load_si128(s));
+        _mm_stream_si128(d + 1, _mm_load_si128(s + 1));
+        _mm_stream_si128(d + 2, _mm_load_si128(s + 2));
+        _mm_stream_si128(d + 3, _mm_load_si128(s + 3));
+        return;
+    }
+#endif
+    (void)stream;
+    memcpy(dst, src, WC_LINE);
+}
+
+static inline void pp_stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+#define DEF_SCATTER(S, T, U, V, VN, HASV)                                                  \
     static void scatter_##S##_##VN(const T *restrict ks, T *restrict kd, const V *restrict vs, \
                                    V *restrict vd, size_t b, size_t e, unsigned shift,     \
-                                   U mask, size_t *restrict off)                           \
+                                   U mask, const size_t *restrict off, void *wc)           \
     {                                                                                      \
+        enum { B = WC_LINE / sizeof(T) };                                                  \
+        T(*kb)[B] = (T(*)[B])wc;                                                           \
+        V(*vb)[B] = (V(*)[B])((char *)wc + RADIX * sizeof *kb);                            \
+        const int stream = ((uintptr_t)kd % 16) == 0; /* lines: 64 bytes from kd */       \
+        size_t cur[RADIX];                                                                 \
+        memcpy(cur, off, sizeof cur);                                                      \
         for (size_t i = b; i < e; i++) {                                                   \
             T x = ks[i];                                                                   \
             size_t d = (size_t)(((U)(rkey_##S(x) ^ mask) >> shift) & (RADIX - 1));        \
-            size_t o = off[d]++;                                                           \
-            kd[o] = x;                                                                     \
-            if (vs) vd[o] = vs[i];                                                         \
+            size_t c = cur[d]++;                                                           \
+            kb[d][c % B] = x;                                                              \
+            if (HASV) vb[d][c % B] = vs[i];                                                \
+            if ((c + 1) % B == 0) {                                                        \
+                size_t ls = c + 1 - B; /* start of the completed line */                   \
+                if (ls >= off[d]) {                                                        \
+                    pp_line_store(kd + ls, kb[d], stream);                                 \
+                    if (HASV) memcpy(vd + ls, vb[d], sizeof vb[d]);                        \
+                } else {                                                                   \
+                    size_t s0 = off[d] - ls;                                               \
+                    memcpy(kd + off[d], kb[d] + s0, (B - s0) * sizeof(T));                 \
+                    if (HASV) memcpy(vd + off[d], vb[d] + s0, (B - s0) * sizeof(V));       \
+                }                                                                          \
+            }                                                                              \
         }                                                                                  \
+        for (size_t d = 0; d < RADIX; d++) {                                               \
+            size_t c = cur[d], ls = c - c % B;                                             \
+            if (c % B == 0) continue;                                                      \
+            size_t s0 = ls < off[d] ? off[d] - ls : 0;                                     \
+            memcpy(kd + ls + s0, kb[d] + s0, (c - ls - s0) * sizeof(T));                   \
+            if (HASV) memcpy(vd + ls + s0, vb[d] + s0, (c - ls - s0) * sizeof(V));         \
+        }                                                                                  \
+        pp_stream_fence();                                                                 \
     }
 
 #define DEF_SORT(E, T, S, K, U, W)                                                                  \
-    DEF_SCATTER(S, T, U, uint8_t, v1)                                                               \
-    DEF_SCATTER(S, T, U, uint16_t, v2)                                                              \
-    DEF_SCATTER(S, T, U, uint32_t, v4)                                                              \
-    DEF_SCATTER(S, T, U, uint64_t, v8)                                                              \
+    DEF_SCATTER(S, T, U, uint8_t, v0, 0)                                                            \
+    DEF_SCATTER(S, T, U, uint8_t, v1, 1)                                                            \
+    DEF_SCATTER(S, T, U, uint16_t, v2, 1)                                                           \
+    DEF_SCATTER(S, T, U, uint32_t, v4, 1)                                                           \
+    DEF_SCATTER(S, T, U, uint64_t, v8, 1)                                                           \
                                                                                                     \
     static void scatter_##S(const T *ks, T *kd, const void *vs, void *vd, size_t vsize, size_t b,   \
-                            size_t e, unsigned shift, U mask, size_t *off)                          \
+                            size_t e, unsigned shift, U mask, const size_t *off, void *wc)                \
     {                                                                                               \
-        switch (vsize) {                                                                            \
-        case 2: scatter_##S##_v2(ks, kd, (const uint16_t *)vs, (uint16_t *)vd, b, e, shift, mask, off); break; \
-        case 4: scatter_##S##_v4(ks, kd, (const uint32_t *)vs, (uint32_t *)vd, b, e, shift, mask, off); break; \
-        case 8: scatter_##S##_v8(ks, kd, (const uint64_t *)vs, (uint64_t *)vd, b, e, shift, mask, off); break; \
-        default: scatter_##S##_v1(ks, kd, (const uint8_t *)vs, (uint8_t *)vd, b, e, shift, mask, off); break; \
+        switch (vs ? vsize : 0) {                                                                   \
+        case 0: scatter_##S##_v0(ks, kd, NULL, NULL, b, e, shift, mask, off, wc); break;            \
+        case 1: scatter_##S##_v1(ks, kd, (const uint8_t *)vs, (uint8_t *)vd, b, e, shift, mask, off, wc); break; \
+        case 2: scatter_##S##_v2(ks, kd, (const uint16_t *)vs, (uint16_t *)vd, b, e, shift, mask, off, wc); break; \
+        case 4: scatter_##S##_v4(ks, kd, (const uint32_t *)vs, (uint32_t *)vd, b, e, shift, mask, off, wc); break; \
+        default: scatter_##S##_v8(ks, kd, (const uint64_t *)vs, (uint64_t *)vd, b, e, shift, mask, off, wc); break; \
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
@@ -126,7 +190,9 @@
         size_t kbytes = (n * sizeof(T) + 63) / 64 * 64;                                             \
         size_t vbytes = vals ? (n * vsize + 63) / 64 * 64 : 0;                                      \
         size_t hcount = (size_t)nt * npass * RADIX + (size_t)nt * RADIX + npass;                    \
-        char *scr = (char *)pp_cpu_scratch(ctx, kbytes + vbytes + hcount * sizeof(size_t),          \
+        size_t hbytes = (hcount * sizeof(size_t) + 63) / 64 * 64;                                   \
+        size_t wcbytes = WC_BYTES(sizeof(T));                                                       \
+        char *scr = (char *)pp_cpu_scratch(ctx, kbytes + vbytes + hbytes + (size_t)nt * wcbytes,    \
                                            vals ? "pp_sort_pairs" : "pp_sort");                     \
         if (!scr) return PP_ERROR_OUT_OF_MEMORY;                                                    \
         T *tmpk = (T *)scr;                                                                         \
@@ -134,6 +200,7 @@
         size_t *hall = (size_t *)(scr + kbytes + vbytes); /* nt x npass x RADIX */                  \
         size_t *hp = hall + (size_t)nt * npass * RADIX;  /* nt x RADIX */                           \
         size_t *skip = hp + (size_t)nt * RADIX;            /* npass flags, shared */                \
+        char *wcall = scr + kbytes + vbytes + hbytes;      /* nt x wcbytes */                       \
         _Pragma("omp parallel num_threads(nt)")                                                     \
         {                                                                                           \
             const size_t t = (size_t)omp_get_thread_num();                                          \
@@ -176,7 +243,7 @@
                         run += cnt[u * stride + d];                                                 \
                     }                                                                               \
                 }                                                                                   \
-                scatter_##S(src, dst, vsrc, vdst, vsize, b, e, 8 * p, mask, off);                   \
+                scatter_##S(src, dst, vsrc, vdst, vsize, b, e, 8 * p, mask, off, wcall + t * wcbytes); \
                 _Pragma("omp barrier")                                                              \
                 const T *ts = src;                                                                  \
                 src = dst;                                                                          \

@@ -178,10 +178,12 @@ pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes);
 /** Frees memory from pp_malloc; NULL is fine. */
 pp_status pp_free(pp_context *ctx, void *p);
 /** Copies bytes from host memory to context memory, after every earlier
- *  call on the context; complete when it returns. */
+ *  call on the context; complete when it returns. bytes == 0 does nothing.
+ *  On cpu, overlapping ranges are PP_ERROR_INVALID_ARGUMENT. */
 pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
 /** Copies bytes from context memory to host memory, after every earlier
- *  call on the context; complete when it returns. */
+ *  call on the context; complete when it returns. bytes == 0 does nothing.
+ *  On cpu, overlapping ranges are PP_ERROR_INVALID_ARGUMENT. */
 pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
 /** Copies bytes within context memory (device to device), ordered like a
  *  primitive. The ranges must not overlap (PP_ERROR_INVALID_ARGUMENT). */

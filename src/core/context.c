@@ -293,6 +293,8 @@ pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t byt
     if (bytes == 0) return PP_SUCCESS;
     if (!dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'dst' is NULL");
     if (!host_src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'host_src' is NULL");
+    if (ctx->ops->addressable && ranges_overlap(dst, bytes, host_src, bytes))
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: 'dst' and 'host_src' overlap");
     return ctx->ops->upload(ctx, dst, host_src, bytes);
 }
 
@@ -302,6 +304,8 @@ pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t b
     if (bytes == 0) return PP_SUCCESS;
     if (!host_dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'host_dst' is NULL");
     if (!src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'src' is NULL");
+    if (ctx->ops->addressable && ranges_overlap(host_dst, bytes, src, bytes))
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: 'host_dst' and 'src' overlap");
     return ctx->ops->download(ctx, host_dst, src, bytes);
 }
 

@@ -302,11 +302,22 @@ typedef enum pp_primitive {
 } pp_primitive;
 #define PP_PRIM_COUNT 5
 
+/* Algorithms, for study and benchmarking; the default (AUTO) is each
+ * backend's fastest. Which backend has which is listed per value; any other
+ * choice is PP_ERROR_UNSUPPORTED from pp_set_algorithm. */
 typedef enum pp_algorithm {
-    PP_ALGO_AUTO = 0,       /* the backend's best algorithm (the default) */
-    PP_ALGO_SEQUENTIAL = 1  /* cpu: the plain one-thread loops of the course notes */
+    PP_ALGO_AUTO = 0,                /* every backend, every primitive (the default) */
+    PP_ALGO_SEQUENTIAL = 1,          /* cpu: the plain one-thread loops of the course notes */
+    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select: single pass, tiles find their
+                                        prefix by looking back at earlier tiles' published
+                                        results (needs blocks to make progress concurrently) */
+    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda scan: tile sums, a scan of them, then a scan of
+                                        each tile from its prefix (three launches; no block
+                                        ever waits for another) */
+    PP_ALGO_ONESWEEP = 4             /* cuda sort: one counting pass, then one pass per
+                                        digit with look-back over digit offsets */
 } pp_algorithm;
-#define PP_ALGO_COUNT 2
+#define PP_ALGO_COUNT 5
 
 const char *pp_primitive_name(pp_primitive prim);
 const char *pp_algorithm_name(pp_algorithm algo);

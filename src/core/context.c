@@ -90,6 +90,9 @@ const char *pp_algorithm_name(pp_algorithm algo)
     switch (algo) {
     case PP_ALGO_AUTO: return "auto";
     case PP_ALGO_SEQUENTIAL: return "sequential";
+    case PP_ALGO_DECOUPLED_LOOKBACK: return "decoupled-lookback";
+    case PP_ALGO_REDUCE_THEN_SCAN: return "reduce-then-scan";
+    case PP_ALGO_ONESWEEP: return "onesweep";
     }
     return "?";
 }

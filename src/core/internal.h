@@ -10,6 +10,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define PP_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
@@ -99,5 +103,9 @@ int pp_core_overlap(const pp_context *ctx, const void *a, size_t abytes, const v
 
 /* Type properties from the X-macro. */
 int pp_type_kind(pp_type type);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -188,7 +188,7 @@ typedef struct hist_plan {
         const size_t n = a->n, nb = a->nbins;                                                      \
         const int seq = pp_cpu_sequential(ctx, PP_PRIM_HISTOGRAM);                                 \
         int nt = seq ? 1 : pp_cpu_threads_for(ctx, n, (size_t)1 << 15);                            \
-        const int atomic = nt > 1 && (size_t)nt * nb > PP_PRIVATE_BINS_MAX;                        \
+        const int atomic = nt > 1 && nb > PP_PRIVATE_BINS_MAX / (size_t)nt;                          \
         /* A table of the bin of every value pays off for 8/16-bit samples. */                     \
         const size_t nvalues = sizeof(T) <= 2 ? (size_t)1 << (8 * sizeof(T)) : 0;                  \
         const int use_lut = !seq && nvalues && n >= 4 * nvalues && nb < ((size_t)1 << 31);        \

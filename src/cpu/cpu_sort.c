@@ -187,6 +187,8 @@ static inline void pp_stream_fence(void)
             return PP_SUCCESS;                                                                      \
         }                                                                                           \
         /* Scratch: keys, values, all-digit counts and per-pass counts. */                          \
+        if (n > (SIZE_MAX / 2) / (sizeof(T) + (vals ? vsize : 0)))                                  \
+            return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_sort: n = %zu is too large", n);        \
         size_t kbytes = (n * sizeof(T) + 63) / 64 * 64;                                             \
         size_t vbytes = vals ? (n * vsize + 63) / 64 * 64 : 0;                                      \
         size_t hcount = (size_t)nt * npass * RADIX + (size_t)nt * RADIX + npass;                    \

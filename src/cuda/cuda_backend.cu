@@ -1,0 +1,281 @@
+// The cuda backend's table: contexts, streams, memory, scratch and the
+// look-back arena. The primitives live in cuda_reduce.cu, cuda_scan.cu,
+// cuda_histogram.cu, cuda_select.cu and cuda_sort.cu.
+#include "cuda_internal.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+pp_status pp_cuda_reduce(pp_context *, pp_type, pp_op, const void *, size_t, void *);
+pp_status pp_cuda_scan(pp_context *, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t);
+pp_status pp_cuda_histogram(pp_context *, const pp_histogram_args *);
+pp_status pp_cuda_select(pp_context *, const pp_select_args *);
+pp_status pp_cuda_sort(pp_context *, pp_type, void *, void *, size_t, size_t, pp_order);
+
+pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const char *what)
+{
+    pp_status st = err == cudaErrorMemoryAllocation ? PP_ERROR_OUT_OF_MEMORY : PP_ERROR_BACKEND;
+    return pp_fail(ctx, st, "%s: %s failed: %s (%s)", fn, what, cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+static pp_status enter(pp_context *ctx, const char *fn)
+{
+    PP_CUDA_TRY(ctx, cudaSetDevice(pp_cuda(ctx)->device), fn);
+    return PP_SUCCESS;
+}
+
+#define ENTER(ctx, fn)                               \
+    do {                                             \
+        pp_status st_ = enter((ctx), (fn));          \
+        if (st_ != PP_SUCCESS) return st_;           \
+    } while (0)
+
+void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    if (bytes <= s->scratch_bytes) return s->scratch;
+    // Grow by at least a quarter, so that slowly growing sizes do not
+    // reallocate every call. cudaFree waits for work that may still use it.
+    size_t want = bytes + bytes / 4;
+    if (want < bytes) want = bytes;
+    if (s->scratch) cudaFree(s->scratch);
+    s->scratch = NULL;
+    s->scratch_bytes = 0;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, want);
+    if (e != cudaSuccess && want != bytes) {
+        cudaGetLastError();
+        e = cudaMalloc(&p, bytes);
+        want = bytes;
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of device working memory", fn, bytes);
+        return NULL;
+    }
+    s->scratch = p;
+    s->scratch_bytes = want;
+    return p;
+}
+
+uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsigned long long *ticket_base,
+                           const char *fn)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    if (tiles > s->flag_words) {
+        size_t want = tiles + tiles / 4;
+        if (s->flags) cudaFree(s->flags);
+        s->flags = NULL;
+        s->flag_words = 0;
+        if (cudaMalloc((void **)&s->flags, want * sizeof(uint32_t)) != cudaSuccess) {
+            cudaGetLastError();
+            s->flags = NULL;
+            pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of look-back flags", fn,
+                    want * sizeof(uint32_t));
+            return NULL;
+        }
+        s->flag_words = want;
+        cudaMemsetAsync(s->flags, 0, want * sizeof(uint32_t), s->stream);
+    }
+    // Epochs 1 .. 2^30 - 1; on wrap, clear the arena so no stale tag survives.
+    if (s->epoch == 0 || s->epoch >= (1u << 30) - 1) {
+        cudaMemsetAsync(s->flags, 0, s->flag_words * sizeof(uint32_t), s->stream);
+        s->epoch = 0;
+    }
+    *epoch = ++s->epoch;
+    *ticket_base = s->ticket_base;
+    s->ticket_base += tiles;
+    return s->flags;
+}
+
+// After a failed launch that was to take tickets: read the device's count.
+void pp_cuda_ticket_resync(pp_context *ctx)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    unsigned long long v = 0;
+    cudaGetLastError();
+    if (cudaMemcpy(&v, s->ticket, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess) s->ticket_base = v;
+}
+
+static pp_status cuda_probe(void)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) cudaGetLastError();
+    return e == cudaSuccess && n > 0 ? PP_SUCCESS : PP_ERROR_BACKEND_UNAVAILABLE;
+}
+
+static void cuda_destroy(pp_context *ctx);
+
+static pp_status cuda_create(pp_context *ctx, const pp_options *opt)
+{
+    static const char fn[] = "pp_create";
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return pp_fail(ctx, PP_ERROR_BACKEND_UNAVAILABLE, "pp_create: no CUDA device (%s)",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+    }
+    if (opt->device >= count)
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d, but there are %d CUDA devices",
+                       opt->device, count);
+    pp_cuda_state *s = (pp_cuda_state *)calloc(1, sizeof *s);
+    if (!s) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    ctx->impl = s;
+    s->device = opt->device;
+    pp_status st = PP_SUCCESS;
+    cudaDeviceProp prop;
+    if ((e = cudaSetDevice(s->device)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&prop, s->device)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&s->own_stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaMalloc((void **)&s->ticket, sizeof *s->ticket)) != cudaSuccess ||
+        (e = cudaMemset(s->ticket, 0, sizeof *s->ticket)) != cudaSuccess ||
+        (e = cudaMallocHost(&s->host_pinned, 256)) != cudaSuccess) {
+        st = pp_cuda_error(ctx, e, fn, "device setup");
+        cuda_destroy(ctx);
+        return st;
+    }
+    s->stream = s->own_stream;
+    s->sm_count = prop.multiProcessorCount;
+    s->smem_optin = prop.sharedMemPerBlockOptin;
+    ctx->threads = 0;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s (CUDA device %d, %d SMs, compute capability %d.%d)",
+             prop.name, s->device, prop.multiProcessorCount, prop.major, prop.minor);
+    return PP_SUCCESS;
+}
+
+static void cuda_destroy(pp_context *ctx)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    if (!s) return;
+    cudaSetDevice(s->device);
+    if (s->own_stream) cudaStreamSynchronize(s->own_stream);
+    if (s->stream && s->stream != s->own_stream) cudaStreamSynchronize(s->stream);
+    cudaFree(s->scratch);
+    cudaFree(s->flags);
+    cudaFree(s->ticket);
+    if (s->host_pinned) cudaFreeHost(s->host_pinned);
+    if (s->own_stream) cudaStreamDestroy(s->own_stream);
+    cudaGetLastError();
+    free(s);
+    ctx->impl = NULL;
+}
+
+static pp_status cuda_set_stream(pp_context *ctx, void *native)
+{
+    ENTER(ctx, "pp_set_stream");
+    pp_cuda_state *s = pp_cuda(ctx);
+    s->stream = native ? (cudaStream_t)native : s->own_stream;
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_synchronize(pp_context *ctx)
+{
+    ENTER(ctx, "pp_synchronize");
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(pp_cuda(ctx)->stream), "pp_synchronize");
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_alloc(pp_context *ctx, void **p, size_t bytes)
+{
+    ENTER(ctx, "pp_malloc");
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *p = NULL;
+        if (e == cudaErrorMemoryAllocation)
+            return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_malloc: cannot allocate %zu bytes of device memory", bytes);
+        return pp_cuda_error(ctx, e, "pp_malloc", "cudaMalloc");
+    }
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_free(pp_context *ctx, void *p)
+{
+    ENTER(ctx, "pp_free");
+    PP_CUDA_TRY(ctx, cudaFree(p), "pp_free");
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_upload(pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    ENTER(ctx, "pp_upload");
+    cudaStream_t st = pp_cuda(ctx)->stream;
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st), "pp_upload");
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(st), "pp_upload");
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_download(pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    ENTER(ctx, "pp_download");
+    cudaStream_t st = pp_cuda(ctx)->stream;
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st), "pp_download");
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(st), "pp_download");
+    return PP_SUCCESS;
+}
+
+static pp_status cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
+{
+    ENTER(ctx, "pp_copy");
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, pp_cuda(ctx)->stream), "pp_copy");
+    return PP_SUCCESS;
+}
+
+static int cuda_has_algorithm(pp_primitive prim, pp_algorithm algo)
+{
+    switch (prim) {
+    case PP_PRIM_SCAN: return algo == PP_ALGO_DECOUPLED_LOOKBACK || algo == PP_ALGO_REDUCE_THEN_SCAN;
+    case PP_PRIM_SELECT: return algo == PP_ALGO_DECOUPLED_LOOKBACK;
+    case PP_PRIM_SORT: return algo == PP_ALGO_ONESWEEP;
+    default: return 0;
+    }
+}
+
+static pp_status cuda_reduce(pp_context *ctx, pp_type t, pp_op op, const void *in, size_t n, void *out)
+{
+    ENTER(ctx, "pp_reduce");
+    return pp_cuda_reduce(ctx, t, op, in, n, out);
+}
+static pp_status cuda_scan(pp_context *ctx, pp_type t, pp_op op, pp_scan_kind k, const void *in, void *out, size_t n)
+{
+    ENTER(ctx, "pp_scan");
+    return pp_cuda_scan(ctx, t, op, k, in, out, n);
+}
+static pp_status cuda_histogram(pp_context *ctx, const pp_histogram_args *a)
+{
+    ENTER(ctx, "pp_histogram");
+    return pp_cuda_histogram(ctx, a);
+}
+static pp_status cuda_select(pp_context *ctx, const pp_select_args *a)
+{
+    ENTER(ctx, "pp_select");
+    return pp_cuda_select(ctx, a);
+}
+static pp_status cuda_sort(pp_context *ctx, pp_type t, void *k, void *v, size_t vs, size_t n, pp_order o)
+{
+    ENTER(ctx, "pp_sort");
+    return pp_cuda_sort(ctx, t, k, v, vs, n, o);
+}
+
+extern "C" const pp_backend_ops pp_cuda_ops = {
+    PP_BACKEND_CUDA,
+    1,
+    cuda_probe,
+    cuda_create,
+    cuda_destroy,
+    cuda_set_stream,
+    cuda_synchronize,
+    cuda_alloc,
+    cuda_free,
+    cuda_upload,
+    cuda_download,
+    cuda_copy,
+    cuda_has_algorithm,
+    cuda_reduce,
+    cuda_scan,
+    cuda_histogram,
+    cuda_select,
+    cuda_sort,
+};

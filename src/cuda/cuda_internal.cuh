@@ -1,0 +1,391 @@
+// Shared pieces of the cuda backend: its state, scratch memory, error
+// mapping, element traits and operators generated from the one type list,
+// warp and block scans, and the decoupled look-back used by scan and select.
+// C++ here only serves kernel generics (templates over element type and
+// operator); no STL, no exceptions.
+#ifndef PP_CUDA_INTERNAL_CUH
+#define PP_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+// ---- backend state ---------------------------------------------------------
+
+struct pp_cuda_state {
+    int device;
+    int sm_count;
+    size_t smem_optin;        // largest dynamic shared memory a block may ask for
+    cudaStream_t own_stream;  // created with the context
+    cudaStream_t stream;      // where work is queued (own_stream or the user's)
+    void *scratch;            // general working memory, grown on demand
+    size_t scratch_bytes;
+    // Look-back arena: flag words only, never anything else, so that a flag
+    // from an earlier call can never be mistaken for one of this call.
+    uint32_t *flags;
+    size_t flag_words;
+    uint32_t epoch;           // flags of this launch are (epoch << 2) | state
+    unsigned long long *ticket; // monotonically increasing tile ticket (device)
+    unsigned long long ticket_base; // tickets handed out so far (host's count)
+    void *host_pinned;        // small pinned host buffer
+};
+
+static inline pp_cuda_state *pp_cuda(pp_context *ctx) { return (pp_cuda_state *)ctx->impl; }
+
+// Maps a CUDA error to PP_ERROR_BACKEND (or OUT_OF_MEMORY) with a message.
+pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const char *what);
+
+// Checks for a launch error right after a kernel launch.
+#define PP_CUDA_LAUNCHED(ctx, fn)                                                  \
+    do {                                                                           \
+        cudaError_t e_ = cudaGetLastError();                                       \
+        if (e_ != cudaSuccess) return pp_cuda_error((ctx), e_, (fn), "kernel launch"); \
+    } while (0)
+
+#define PP_CUDA_TRY(ctx, call, fn)                                                 \
+    do {                                                                           \
+        cudaError_t e_ = (call);                                                   \
+        if (e_ != cudaSuccess) return pp_cuda_error((ctx), e_, (fn), #call);       \
+    } while (0)
+
+// Working memory of at least bytes on the device, owned by the context and
+// reused by later calls (reallocated only when it must grow). NULL with
+// PP_ERROR_OUT_OF_MEMORY set on ctx on failure.
+void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn);
+
+// Look-back flags for `tiles` tiles; sets *epoch to the tag for this launch
+// and *ticket_base to the first ticket number of this launch (the launch
+// must take exactly `tiles` tickets). NULL on failure (message set).
+uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch,
+                           unsigned long long *ticket_base, const char *fn);
+
+// After a launch that was to take look-back tickets failed: re-reads the
+// device's ticket count so that later launches number their tiles right.
+void pp_cuda_ticket_resync(pp_context *ctx);
+
+// ---- element traits from the type list ---------------------------------------
+
+template <typename T> struct pp_traits;
+#define PP_CUDA_TRAITS(E, T, S, K, U, W)                    \
+    template <> struct pp_traits<T> {                       \
+        static constexpr int kind = PP_KIND_##K;            \
+        static constexpr pp_type type = E;                  \
+        typedef U bits;                                     \
+        typedef W wide;                                     \
+    };
+PP_FOR_EACH_TYPE(PP_CUDA_TRAITS)
+#undef PP_CUDA_TRAITS
+
+template <typename T> __host__ __device__ constexpr bool pp_is_float() { return pp_traits<T>::kind == PP_KIND_FLOAT; }
+
+template <typename A, typename B> struct pp_same { static constexpr bool value = false; };
+template <typename A> struct pp_same<A, A> { static constexpr bool value = true; };
+
+template <typename T> __host__ __device__ __forceinline__ T pp_max_value()
+{
+    typedef typename pp_traits<T>::bits U;
+    if constexpr (pp_is_float<T>()) {
+        U u = sizeof(T) == 4 ? (U)0x7f800000u : (U)0x7ff0000000000000ull; // +inf
+        T r;
+        memcpy(&r, &u, sizeof r);
+        return r;
+    } else if constexpr (pp_traits<T>::kind == PP_KIND_SINT) return (T)((U)~(U)0 >> 1);
+    else return (T)~(T)0;
+}
+template <typename T> __host__ __device__ __forceinline__ T pp_min_value()
+{
+    if constexpr (pp_is_float<T>()) return -pp_max_value<T>();
+    else if constexpr (pp_traits<T>::kind == PP_KIND_SINT) return (T)(-pp_max_value<T>() - 1);
+    else return (T)0;
+}
+
+// ---- operators ----------------------------------------------------------------
+// Op::apply(a, b) and Op::identity<T>() (the neutral element: -0.0 for a float
+// sum, so that -0.0 inputs sum exactly as in sequence); public_identity is
+// what the API writes as "the identity" (+0.0 for a float sum). Integer
+// arithmetic wraps through the unsigned wide type. Float MIN and MAX give NaN
+// if either side is NaN and order -0.0 below +0.0. AND, OR and XOR on floats
+// are never dispatched (the core rejects them) and only make the tables
+// complete.
+
+struct Op_sum {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return a + b;
+        else { typedef typename pp_traits<T>::wide W; return (T)((W)a + (W)b); }
+    }
+    template <typename T> __device__ __forceinline__ static T identity()
+    {
+        if constexpr (pp_is_float<T>()) return (T)-0.0;
+        else return (T)0;
+    }
+};
+struct Op_prod {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return a * b;
+        else { typedef typename pp_traits<T>::wide W; return (T)((W)a * (W)b); }
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return (T)1; }
+};
+struct Op_min {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return (a < b || a != a || (a == b && signbit(a))) ? a : b;
+        else return b < a ? b : a;
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return pp_max_value<T>(); }
+};
+struct Op_max {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return (a > b || a != a || (a == b && !signbit(a))) ? a : b;
+        else return b > a ? b : a;
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return pp_min_value<T>(); }
+};
+struct Op_and {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return a;
+        else return (T)(a & b);
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return pp_is_float<T>() ? (T)0 : (T)~(T)0; }
+};
+struct Op_or {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return a;
+        else return (T)(a | b);
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return (T)0; }
+};
+struct Op_xor {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        if constexpr (pp_is_float<T>()) return a;
+        else return (T)(a ^ b);
+    }
+    template <typename T> __device__ __forceinline__ static T identity() { return (T)0; }
+};
+
+// The identity as the API writes it (+0.0 for a float sum); host and device.
+template <typename T, typename Op> __host__ __device__ __forceinline__ T pp_public_identity()
+{
+    if constexpr (pp_same<Op, Op_sum>::value) return (T)0;
+    else if constexpr (pp_same<Op, Op_prod>::value) return (T)1;
+    else if constexpr (pp_same<Op, Op_min>::value) return pp_max_value<T>();
+    else if constexpr (pp_same<Op, Op_max>::value) return pp_min_value<T>();
+    else if constexpr (pp_same<Op, Op_and>::value) return pp_is_float<T>() ? (T)0 : (T)~(T)0;
+    else return (T)0;
+}
+
+// ---- warp and block scans -------------------------------------------------------
+
+// Shuffles any element type (1 to 8 bytes) through 32-bit lanes.
+template <typename T> __device__ __forceinline__ T pp_shfl_up(T v, int delta)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        u = __shfl_up_sync(0xffffffffu, u, delta);
+        memcpy(&v, &u, 8);
+        return v;
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned u;
+        memcpy(&u, &v, 4);
+        u = __shfl_up_sync(0xffffffffu, u, delta);
+        memcpy(&v, &u, 4);
+        return v;
+    } else {
+        unsigned u = 0;
+        memcpy(&u, &v, sizeof(T));
+        u = __shfl_up_sync(0xffffffffu, u, delta);
+        memcpy(&v, &u, sizeof(T));
+        return v;
+    }
+}
+template <typename T> __device__ __forceinline__ T pp_shfl(T v, int lane)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        u = __shfl_sync(0xffffffffu, u, lane);
+        memcpy(&v, &u, 8);
+        return v;
+    } else {
+        unsigned u = 0;
+        memcpy(&u, &v, sizeof(T));
+        u = __shfl_sync(0xffffffffu, u, lane);
+        memcpy(&v, &u, sizeof(T));
+        return v;
+    }
+}
+template <typename T> __device__ __forceinline__ T pp_shfl_xor(T v, int mask)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        u = __shfl_xor_sync(0xffffffffu, u, mask);
+        memcpy(&v, &u, 8);
+        return v;
+    } else {
+        unsigned u = 0;
+        memcpy(&u, &v, sizeof(T));
+        u = __shfl_xor_sync(0xffffffffu, u, mask);
+        memcpy(&v, &u, sizeof(T));
+        return v;
+    }
+}
+
+// Inclusive scan across the 32 lanes of a full warp (Hillis-Steele with
+// shuffles, log2(32) steps).
+template <typename T, typename Op> __device__ __forceinline__ T pp_warp_inclusive(T v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        T u = pp_shfl_up(v, d);
+        if (lane >= d) v = Op::apply(u, v);
+    }
+    return v;
+}
+
+// Reduction across a full warp; every lane gets the result. The combination
+// order is fixed (a butterfly), so results are reproducible.
+template <typename T, typename Op> __device__ __forceinline__ T pp_warp_reduce(T v)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m /= 2) v = Op::apply(v, pp_shfl_xor(v, m));
+    return v;
+}
+
+// Exclusive scan of one value per thread across a block of BLOCK threads
+// (a multiple of 32): returns the exclusive prefix (identity for thread 0)
+// and the block's total in *total. smem: BLOCK / 32 elements. Contains
+// __syncthreads(): every thread of the block must call it.
+template <typename T, typename Op, int BLOCK>
+__device__ __forceinline__ T pp_block_exclusive(T v, T *total, T *smem)
+{
+    constexpr int WARPS = BLOCK / 32;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T inc = pp_warp_inclusive<T, Op>(v);
+    if (lane == 31) smem[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        T w = lane < WARPS ? smem[lane] : Op::template identity<T>();
+        w = pp_warp_inclusive<T, Op>(w);
+        if (lane < WARPS) smem[lane] = w;
+    }
+    __syncthreads();
+    T warp_prefix = warp > 0 ? smem[warp - 1] : Op::template identity<T>();
+    *total = smem[WARPS - 1];
+    T excl = pp_shfl_up(inc, 1);
+    if (lane == 0) excl = Op::template identity<T>();
+    T r = Op::apply(warp_prefix, excl);
+    __syncthreads(); // smem may be reused by the caller
+    return r;
+}
+
+// ---- memory-model helpers (release/acquire at device scope) -----------------------
+
+__device__ __forceinline__ void pp_store_release(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t pp_load_acquire(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ uint64_t pp_load_relaxed64(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// ---- decoupled look-back (Merrill and Garland, 2016) --------------------------------
+// Each tile publishes its aggregate (state 1), looks back over earlier tiles
+// until it meets one that has published its inclusive prefix (state 2),
+// combines what it saw, and publishes its own inclusive prefix. Values are
+// written before the flag is released; a reader acquires the flag before it
+// reads a value. Flags carry the launch's epoch, so stale flags of earlier
+// launches read as "not yet published".
+
+enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
+
+template <typename T> struct pp_lookback {
+    uint32_t *flags; // per tile
+    T *agg;          // per tile
+    T *incl;         // per tile
+    uint32_t epoch;
+};
+
+// Called by all 32 lanes of ONE warp of the tile's block. Returns the
+// exclusive prefix of tile (the identity for tile 0) in every lane, and
+// publishes tile's inclusive prefix.
+template <typename T, typename Op>
+__device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long tile, T tile_agg)
+{
+    const int lane = threadIdx.x & 31;
+    const uint32_t tag = lb.epoch << 2;
+    if (tile == 0) {
+        if (lane == 0) {
+            lb.incl[0] = tile_agg;
+            pp_store_release(&lb.flags[0], tag | PP_LB_PREFIX);
+        }
+        return Op::template identity<T>();
+    }
+    if (lane == 0) {
+        lb.agg[tile] = tile_agg;
+        pp_store_release(&lb.flags[tile], tag | PP_LB_AGGREGATE);
+    }
+    T prefix = Op::template identity<T>();
+    long long base = (long long)tile - 1;
+    for (;;) {
+        long long idx = base - lane;
+        uint32_t state;
+        unsigned spins = 0;
+        for (;;) {
+            state = PP_LB_PREFIX; // tiles before 0 act as an empty prefix
+            if (idx >= 0) {
+                uint32_t f = pp_load_acquire(&lb.flags[idx]);
+                state = (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
+            }
+            if (__all_sync(0xffffffffu, state != PP_LB_NONE)) break;
+            if (++spins > 8) __nanosleep(32);
+        }
+        unsigned prefix_lanes = __ballot_sync(0xffffffffu, state == PP_LB_PREFIX);
+        // Lanes up to and including the nearest prefix contribute.
+        int stop = prefix_lanes ? __ffs(prefix_lanes) - 1 : 31;
+        T v = Op::template identity<T>();
+        if (lane <= stop && idx >= 0) v = state == PP_LB_PREFIX ? lb.incl[idx] : lb.agg[idx];
+        v = pp_warp_reduce<T, Op>(v);
+        prefix = Op::apply(v, prefix);
+        if (prefix_lanes) break;
+        base -= 32;
+    }
+    if (lane == 0) {
+        lb.incl[tile] = Op::apply(prefix, tile_agg);
+        pp_store_release(&lb.flags[tile], tag | PP_LB_PREFIX);
+    }
+    return prefix;
+}
+
+// A dynamic tile index: tiles are numbered in the order blocks start, so a
+// tile's predecessors have all started (the look-back's progress argument).
+__device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *ticket, unsigned long long base)
+{
+    __shared__ unsigned long long t;
+    if (threadIdx.x == 0) t = atomicAdd(ticket, 1ull) - base;
+    __syncthreads();
+    unsigned long long r = t;
+    __syncthreads();
+    return r;
+}
+
+#endif

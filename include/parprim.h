@@ -18,7 +18,10 @@
  *             backend, a device pointer on cuda, a cl_mem handle cast to
  *             void * on opencl. pp_malloc returns such memory on every
  *             backend. Scalar parameters (lower, upper, value, edges) are
- *             host pointers to values of the element type.
+ *             host pointers to values of the element type. Arrays must be
+ *             aligned to their element size (pp_malloc memory is; edges,
+ *             a host array, too); a misaligned array is
+ *             PP_ERROR_INVALID_ARGUMENT.
  * Sizes.      Element counts are size_t (64-bit on every supported
  *             platform); inputs of more than 2^31 elements are supported.
  *             n == 0 is always valid: reduce writes the identity, counts
@@ -163,7 +166,9 @@ const char *pp_last_error(const pp_context *ctx);
 
 /** Sets the native stream the context queues its work on: a cudaStream_t on
  *  cuda, a cl_command_queue on opencl (NULL restores the context's own).
- *  Ignored on cpu (returns PP_SUCCESS). */
+ *  Work already queued on the previous stream is waited for first, since all
+ *  work of a context shares its scratch memory. The stream must outlive its
+ *  use by the context. Ignored on cpu (returns PP_SUCCESS). */
 pp_status pp_set_stream(pp_context *ctx, void *native_stream);
 
 /** Waits until all work queued on the context is complete. */

@@ -55,6 +55,14 @@ static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
         if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name);       \
     } while (0)
 
+/* Context-memory arrays must be aligned to their element size (checked
+ * where handles are addresses; cl_mem handles have no alignment). */
+#define ALIGNED(ptr, align, name)                                                              \
+    do {                                                                                       \
+        if (ctx->ops->addressable && (ptr) && (uintptr_t)(const void *)(ptr) % (align))        \
+            INVALID(ctx, "%s: argument '%s' is not aligned to %zu bytes", fn, name, (size_t)(align)); \
+    } while (0)
+
 #define NO_OVERLAP(a, abytes, aname, b, bbytes, bname)                                 \
     do {                                                                               \
         if (pp_core_overlap(ctx, a, abytes, b, bbytes))                                \
@@ -105,6 +113,8 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
     TRY(check_op(ctx, fn, type, op));
     if (n) NEED(in, "in");
     NEED(out, "out");
+    ALIGNED(in, pp_type_size(type), "in");
+    ALIGNED(out, pp_type_size(type), "out");
     return ctx->ops->reduce(ctx, type, op, in, n, out);
 }
 
@@ -119,6 +129,8 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     if (n == 0) return PP_SUCCESS;
     NEED(in, "in");
     NEED(out, "out");
+    ALIGNED(in, pp_type_size(type), "in");
+    ALIGNED(out, pp_type_size(type), "out");
     size_t bytes = n * pp_type_size(type);
     if (in != out)
         NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
@@ -133,6 +145,8 @@ static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type,
     if (nbins == 0) INVALID(ctx, "%s: nbins is 0", fn);
     if (nbins > SIZE_MAX / sizeof(uint64_t) - 1) INVALID(ctx, "%s: nbins = %zu is too large", fn, nbins);
     NEED(counts, "counts");
+    ALIGNED(samples, pp_type_size(type), "samples");
+    ALIGNED(counts, sizeof(uint64_t), "counts");
     NO_OVERLAP(counts, nbins * sizeof(uint64_t), "counts", samples, n * pp_type_size(type), "samples");
     return PP_SUCCESS;
 }
@@ -159,6 +173,8 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
     CHECK_CTX(ctx);
     TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
     NEED(edges, "edges");
+    if ((uintptr_t)edges % pp_type_size(type))
+        INVALID(ctx, "%s: argument 'edges' is not aligned to %zu bytes", fn, pp_type_size(type));
     size_t sz = pp_type_size(type);
     const char *e = (const char *)edges;
     for (size_t i = 0; i < nbins; i++)
@@ -182,6 +198,9 @@ static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *
         if (a->mode == PP_SELECT_FLAGGED) NEED(a->flags, "flags");
         NEED(a->out, "out");
     }
+    ALIGNED(a->in, pp_type_size(a->type), "in");
+    ALIGNED(a->out, pp_type_size(a->type), "out");
+    ALIGNED(a->count, sizeof(uint64_t), "count");
     NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in");
     NO_OVERLAP(a->out, bytes, "out", a->flags, a->n, "flags");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->in, bytes, "in");
@@ -233,8 +252,10 @@ static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void
     }
     if (n == 0) return PP_SUCCESS;
     NEED(keys, "keys");
+    ALIGNED(keys, pp_type_size(type), "keys");
     if (pairs) {
         NEED(values, "values");
+        ALIGNED(values, value_size, "values");
         NO_OVERLAP(values, n * value_size, "values", keys, n * pp_type_size(type), "keys");
     }
     if (n == 1) return PP_SUCCESS;

@@ -25,8 +25,9 @@
  * Sizes.      Element counts are size_t (64-bit on every supported
  *             platform); inputs of more than 2^31 elements are supported.
  *             n == 0 is always valid: reduce writes the identity, counts
- *             become 0, nothing else is touched; array pointers may then be
- *             NULL.
+ *             become 0, nothing else is touched; the input and output
+ *             arrays may then be NULL (not what is still written: reduce's
+ *             out, histogram counts, compaction's count).
  * Arithmetic. Integer arithmetic wraps (two's complement), with no undefined
  *             behaviour. Identities: SUM 0, PROD 1, MIN the type's largest
  *             value (+inf for floats), MAX the smallest (-inf), AND all ones,
@@ -124,7 +125,7 @@ pp_status pp_backend_status(pp_backend backend);
 typedef struct pp_options {
     size_t size;        /* sizeof(pp_options): lets the struct grow compatibly */
     pp_backend backend; /* PP_BACKEND_AUTO: CUDA, then an OpenCL GPU, then CPU */
-    int device;         /* GPU index on cuda and opencl (>= 0); ignored on cpu */
+    int device;         /* GPU index on cuda and opencl; must be >= 0 (unused on cpu) */
     int threads;        /* cpu threads; 0 means all cores (OpenMP's default count) */
 } pp_options;
 
@@ -202,11 +203,13 @@ pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
  * out[0] = in[0] op in[1] op ... op in[n-1]; the identity for n == 0.
  * in: n elements; out: one element; both in context memory. out may lie
  * inside in.
- * Determinism: integer results are exact. Float results on cpu are
- * reproducible run to run and independent of the thread count: the input
- * is cut into fixed blocks whose partial results are combined in a fixed
- * order (the sum is not the sequential left-to-right sum; its rounding
- * differs by at most the usual pairwise-summation bound).
+ * Determinism: integer results are exact. Float results are reproducible
+ * run to run: on cpu they are also independent of the thread count (fixed
+ * blocks of 8192 elements, each folded by 16 interleaved accumulators, the
+ * block results combined left to right); on cuda they depend on the GPU
+ * model (the grid follows the number of multiprocessors) but not on the
+ * run. The rounding differs from a left-to-right sum; the error bound is
+ * that of sequential summation.
  */
 pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -219,8 +222,12 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * in, out: n elements of context memory. in == out (in place) is allowed;
  * any other overlap is PP_ERROR_INVALID_ARGUMENT.
  * Determinism: integer results are exact. Float results on cpu depend only
- * on the input (not on the thread count): fixed tiles are scanned
- * sequentially from a carry, and carries are combined tile by tile.
+ * on the input (not on the thread count): fixed tiles of 4096 elements are
+ * scanned from a carry in groups of 8, and carries are combined tile by
+ * tile. On cuda, PP_ALGO_REDUCE_THEN_SCAN is reproducible run to run; the
+ * default single-pass look-back is not for floats (which earlier tiles have
+ * published their full prefix when a tile looks back depends on timing,
+ * and so does the order of the float additions).
  */
 pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
@@ -232,8 +239,9 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * for any 64-bit range and any nbins). Float samples (f32 and f64): in
  * double precision, d = x - lower, r = upper - lower (if r overflows to
  * infinity: d = 0.5*x - 0.5*lower, r = 0.5*upper - 0.5*lower), bin =
- * (uint64_t)(d * ((double)nbins / r)), clamped to nbins - 1. Every backend
- * evaluates this same expression. Samples outside [lower, upper) (compared
+ * (uint64_t)(d * ((double)nbins / r)), clamped to [0, nbins - 1] (so a
+ * sample equal to lower is in bin 0 even when nbins / r overflows). Every
+ * backend evaluates this same expression. Samples outside [lower, upper) (compared
  * in the sample type) and NaN are not counted.
  * samples: n elements, counts: nbins uint64_t, both context memory; counts
  * is overwritten (not accumulated) and must not overlap samples.
@@ -261,7 +269,8 @@ typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_
  * Stream compaction. All four are stable (input order is kept on both
  * sides). in, flags, out: context memory, n elements each; *count (one
  * uint64_t in context memory) receives the number of selected elements.
- * out must not overlap in, flags or count (PP_ERROR_INVALID_ARGUMENT).
+ * out, in, flags and count must not overlap one another
+ * (PP_ERROR_INVALID_ARGUMENT).
  * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
  * so NaN is selected only by PP_NE.
  */

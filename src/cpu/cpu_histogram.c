@@ -72,8 +72,8 @@ static even_float even_float_plan(double lo, double hi, size_t nbins)
 static inline uint64_t even_float_bin(const even_float *p, double x)
 {
     double d = p->halves ? 0.5 * x - p->lo : x - p->lo;
-    double k = d * p->scale;
-    return k >= p->nbins_minus_1 ? (uint64_t)p->nbins_minus_1 : (uint64_t)k;
+    double k = d * p->scale; /* NaN only for 0 * inf (a tiny range): bin 0 */
+    return k >= p->nbins_minus_1 ? (uint64_t)p->nbins_minus_1 : k > 0 ? (uint64_t)k : 0;
 }
 
 /* Per type: bin_S(plan, x) gives the bin of x or -1. */

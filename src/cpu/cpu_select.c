@@ -126,6 +126,10 @@ enum { MC_FLAG = 6, MC_UNIQUE = 7 };
         const int mc = a->mode == PP_SELECT_FLAGGED ? MC_FLAG                                      \
                        : a->mode == PP_SELECT_UNIQUE ? MC_UNIQUE : (int)a->cmp;                    \
         const size_t n = a->n;                                                                     \
+        if (n == 0) { /* out may be NULL */                                                        \
+            *a->count = 0;                                                                         \
+            return PP_SUCCESS;                                                                     \
+        }                                                                                          \
         int nt = pp_cpu_sequential(ctx, PP_PRIM_SELECT) ? 1 : pp_cpu_threads_for(ctx, n, 1 << 15); \
         size_t total;                                                                              \
         if (nt <= 1) {                                                                             \

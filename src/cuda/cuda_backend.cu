@@ -166,6 +166,9 @@ static pp_status cuda_set_stream(pp_context *ctx, void *native)
 {
     ENTER(ctx, "pp_set_stream");
     pp_cuda_state *s = pp_cuda(ctx);
+    // The scratch and look-back arena are shared by all of the context's
+    // work: let what was queued on the old stream finish first.
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(s->stream), "pp_set_stream");
     s->stream = native ? (cudaStream_t)native : s->own_stream;
     return PP_SUCCESS;
 }

@@ -1,7 +1,629 @@
-// Placeholder until the cuda histogram lands: the backend reports it unsupported.
+// cuda histograms: pp_histogram_even and pp_histogram_range.
+//
+// Counting. Blocks of HB threads stream the samples with 16-byte vector loads
+// (HU vectors per thread in flight), grid-stride over tiles of HB * HU
+// vectors; the few samples before the first 16-byte boundary and after the
+// last whole vector are counted one by one. Each thread keeps a run (the bin
+// of its last samples and how many): a sample in the same bin only bumps the
+// run, so sorted or skewed data costs few atomics.
+//
+// Where the bins fit in shared memory (nbins + 1 32-bit counters per copy,
+// up to the opt-in limit; range bins also keep their edges there), each
+// block counts into privatized sub-histograms: up to one copy per warp when
+// they fit in COPY_BUDGET bytes, fewer for wide histograms. Counter nbins of
+// each copy is a dummy that absorbs samples outside the range, so the hot
+// loop has no branch for them. The 32-bit counters cannot overflow: the grid
+// is sized so that no block counts more than 2^31 samples.
+//  - H_ATOMIC: counts are zeroed with cudaMemsetAsync, a grid of a few blocks
+//    per SM runs, and each block adds its nonzero bins into the 64-bit
+//    counts with atomicAdd.
+//  - H_LAST (small inputs, one launch): one block per tile; with one block it
+//    writes counts directly (zeros included); with several, each block
+//    writes its sub-histogram to scratch and the last block to finish (a
+//    ticket taken after a fence) adds them up and writes counts.
+// Otherwise (H_GLOBAL) the threads' runs go straight into the 64-bit counts
+// with atomicAdd after a cudaMemsetAsync; range edges stay in shared memory
+// if they fit, else they are read from global memory.
+//
+// Binning. Even integer bins are exact, floor((x - lo) * nbins / range),
+// with no division on the device: the host precomputes a fixed-point
+// reciprocal.
+//  - range < 2^32 and nbins < 2^32 (every 8/16/32-bit case, and 64-bit
+//    types over a narrow range): with M = ceil(2^64 * nbins / range), a
+//    96-bit constant, floor(d * M / 2^64) equals the exact quotient for
+//    every 0 <= d < range (see BinFast). Three 32-bit multiplies.
+//  - otherwise: M = floor(2^64 * nbins / range) (128 bits) gives q or q - 1;
+//    one 128-bit comparison of (q + 1) * range with d * nbins corrects it.
+// Float bins evaluate the documented double expression with the scale
+// (double)nbins / r computed once on the host, with explicitly rounded
+// operations (no contraction into fused multiply-adds), then clamp. Range
+// bins use a branch-free binary search with a fixed number of steps.
+//
+// Edges of range histograms are host memory: they are copied into scratch
+// with cudaMemcpyAsync on the context's stream. From pageable host memory
+// the driver stages the copy before the call returns (it may wait for that
+// staging); nothing waits for the GPU's queued work.
 #include "cuda_internal.cuh"
 
-pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *)
+#include <float.h>
+
+namespace {
+
+constexpr int HB = 512;                        // threads per block
+constexpr int HU = 4;                          // 16-byte vectors per thread per tile
+constexpr int HWARPS = HB / 32;
+constexpr size_t COPY_BUDGET = 48 * 1024;      // shared bytes for the per-warp copies
+constexpr uint64_t SMALL_TILES = 16;           // H_LAST: at most this many blocks ...
+constexpr uint64_t SMALL_WORDS = 32768;        // ... and blocks * (nbins + 1) words
+constexpr uint64_t BLOCK_SAMPLE_CAP = 1ull << 31; // samples one block may count
+
+enum { H_ATOMIC = 0, H_LAST = 1, H_GLOBAL = 2 };
+
+__extension__ typedef unsigned __int128 hist_u128;
+
+// Geometry and outputs shared by all histogram kernels.
+struct HistCommon {
+    const void *samples;
+    uint64_t n;
+    uint64_t head;       // samples before the first 16-byte aligned one (< one vector)
+    uint64_t nvec;       // whole 16-byte vectors after them
+    uint64_t tail;       // samples after the vectors (< one vector)
+    uint64_t ntiles;     // tiles of HB * HU vectors (the last may be partial)
+    uint64_t nbins;
+    uint32_t copies;     // sub-histograms per block (shared-memory modes)
+    uint32_t edge_bytes; // shared bytes before the sub-histograms (edges of range bins)
+    uint64_t *counts;
+    uint32_t *partials;  // H_LAST with several blocks: [block][nbins]
+    unsigned long long *ticket;
+    unsigned long long tbase;
+};
+
+// Element j of a 16-byte vector holding 16 / sizeof(T) elements (j is a
+// compile-time constant after unrolling, so this is register arithmetic).
+template <typename T> __device__ __forceinline__ T hist_vget(const uint4 &q, int j)
 {
-    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "pp_histogram: not implemented on the cuda backend yet");
+    constexpr int S = (int)sizeof(T);
+    const int k = (j * S) >> 2;
+    const uint32_t w = k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
+    T r;
+    if constexpr (S == 8) {
+        const uint32_t w2 = k == 0 ? q.y : q.w;
+        unsigned long long u = ((unsigned long long)w2 << 32) | w;
+        memcpy(&r, &u, 8);
+    } else {
+        typedef typename pp_traits<T>::bits U;
+        U b = (U)(w >> (((j * S) & 3) * 8));
+        memcpy(&r, &b, S);
+    }
+    return r;
+}
+
+// Read-only load of any 1/2/4/8-byte element through the non-coherent path.
+template <typename T> __device__ __forceinline__ T hist_ldg(const T *p)
+{
+    T r;
+    if constexpr (sizeof(T) == 1) {
+        unsigned char u = __ldg((const unsigned char *)p);
+        memcpy(&r, &u, 1);
+    } else if constexpr (sizeof(T) == 2) {
+        unsigned short u = __ldg((const unsigned short *)p);
+        memcpy(&r, &u, 2);
+    } else if constexpr (sizeof(T) == 4) {
+        unsigned int u = __ldg((const unsigned int *)p);
+        memcpy(&r, &u, 4);
+    } else {
+        unsigned long long u = __ldg((const unsigned long long *)p);
+        memcpy(&r, &u, 8);
+    }
+    return r;
+}
+
+// ---- binners: operator()(x) gives the bin of x, or `none` (== nbins) ----------
+
+// Integer even bins with range < 2^32 and nbins < 2^32. M = ceil(2^64 *
+// nbins / range) = m2 * 2^64 + m1 * 2^32 + m0. For 0 <= d < range:
+// d * M / 2^64 = d * nbins / range + d * e / 2^64 with 0 <= e < 1; the first
+// term is q + f / range with f <= range - 1, the second is below
+// 2^32 / 2^64 = 2^-32 < 1 / range, so the floor is exactly q. The floor is
+// evaluated without loss as d * m2 + ((d * m1 + hi32(d * m0)) >> 32), in
+// 32 bits because q < nbins < 2^32.
+template <typename T, typename I> struct BinFast {
+    typedef I index;
+    static constexpr int minb = sizeof(I) == 4 ? 3 : 2; // blocks per SM the registers must allow
+    T lo, hi;
+    uint32_t m0, m1, m2;
+    I none;
+    __device__ __forceinline__ void setup(unsigned char *) {}
+    __device__ __forceinline__ I operator()(T x) const
+    {
+        typedef typename pp_traits<T>::bits U;
+        const uint32_t d = (uint32_t)(U)((U)x - (U)lo); // exact when lo <= x < hi
+        const uint32_t t = __umulhi(d, m0);
+        const uint64_t u = (uint64_t)d * m1 + t;
+        const uint32_t q = d * m2 + (uint32_t)(u >> 32);
+        return (x >= lo && x < hi) ? (I)q : none;
+    }
+};
+
+// Integer even bins, any 64-bit range and nbins. M = floor(2^64 * nbins /
+// range) = mh * 2^64 + ml; q' = floor(d * M / 2^64) = d * mh + hi64(d * ml)
+// lies in (d * nbins / range - 1, d * nbins / range], so q' is q or q - 1
+// (and < nbins, so the 64-bit arithmetic is exact); it becomes q' + 1
+// exactly when (q' + 1) * range <= d * nbins, compared in 128 bits.
+template <typename T, typename I> struct BinWide {
+    typedef I index;
+    static constexpr int minb = 2;
+    T lo, hi;
+    uint64_t mh, ml, range, nbins;
+    I none;
+    __device__ __forceinline__ void setup(unsigned char *) {}
+    __device__ __forceinline__ I operator()(T x) const
+    {
+        typedef typename pp_traits<T>::bits U;
+        const uint64_t d = (uint64_t)(U)((U)x - (U)lo);
+        uint64_t q = d * mh + __umul64hi(d, ml);
+        const uint64_t c = q + 1;
+        const uint64_t plo = d * nbins, phi = __umul64hi(d, nbins);
+        const uint64_t clo = c * range, chi = __umul64hi(c, range);
+        if (chi < phi || (chi == phi && clo <= plo)) q = c;
+        return (x >= lo && x < hi) ? (I)q : none;
+    }
+};
+
+// Float even bins: d = xs * x - dlo with xs = 1 (or 0.5 when upper - lower
+// overflows, dlo then being 0.5 * lower; multiplying by 1 is exact), bin =
+// (uint64_t)(d * scale) clamped to nbins - 1, all in double with explicit
+// rounding as on the cpu.
+template <typename T, typename I> struct BinFloat {
+    typedef I index;
+    static constexpr int minb = sizeof(I) == 4 ? 3 : 2;
+    T lo, hi;
+    double xs, dlo, scale, top; // top = (double)(nbins - 1)
+    I topbin, none;
+    __device__ __forceinline__ void setup(unsigned char *) {}
+    __device__ __forceinline__ I operator()(T x) const
+    {
+        const double d = __dsub_rn(__dmul_rn(xs, (double)x), dlo);
+        const double k = __dmul_rn(d, scale);
+        I b;
+        if constexpr (sizeof(I) == 4) b = k >= top ? topbin : (I)__double2uint_rz(k);
+        else b = k >= top ? topbin : (I)__double2ull_rz(k);
+        return (x >= lo && x < hi) ? b : none;
+    }
+};
+
+// Range bins: the a with e[a] <= x < e[a + 1], found by binary lifting with a
+// fixed number of steps (top = the largest power of two <= nbins - 1): a
+// starts at 0 (e[0] <= x) and takes each step s while e[a + s] <= x and
+// a + s < nbins; as the edges increase strictly, this is the unique answer.
+// SMEM: the edges are copied into shared memory by setup().
+template <typename T, typename I, bool SMEM> struct BinRange {
+    typedef I index;
+    static constexpr int minb = 3;
+    const T *edges; // device copy (global); after setup(), where to search
+    uint64_t nbins, top;
+    T first, last;
+    I none;
+    __device__ __forceinline__ void setup(unsigned char *sm)
+    {
+        if constexpr (SMEM) {
+            T *se = reinterpret_cast<T *>(sm);
+            for (uint64_t i = threadIdx.x; i <= nbins; i += HB) se[i] = hist_ldg(edges + i);
+            edges = se; // the caller's __syncthreads() publishes them
+        }
+    }
+    __device__ __forceinline__ I operator()(T x) const
+    {
+        I a = 0;
+        const I nb = (I)nbins;
+        for (I s = (I)top; s != 0; s >>= 1) {
+            const I j = a + s;
+            if (j < nb) {
+                const T e = SMEM ? edges[j] : hist_ldg(edges + j);
+                if (x >= e) a = j;
+            }
+        }
+        return (x >= first && x < last) ? a : none;
+    }
+};
+
+// Reductions done only where f holds (a run ends).
+__device__ __forceinline__ void red_shared_if(bool f, uint32_t *p, uint32_t v)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q red.shared.add.u32 [%0], %1;\n\t}"
+                 ::"r"((uint32_t)__cvta_generic_to_shared(p)), "r"(v), "r"((uint32_t)f)
+                 : "memory");
+}
+__device__ __forceinline__ void red_global_if(bool f, uint64_t *p, uint64_t v)
+{
+    asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\t@q red.global.add.u64 [%0], %1;\n\t}"
+                 ::"l"(p), "l"(v), "r"((uint32_t)f)
+                 : "memory");
+}
+
+// A thread's current run of samples in one bin: a sample in another bin
+// flushes the run (adds its length to its bin) and starts a new one.
+template <typename I, int MODE> struct Run {
+    I cur, none;
+    uint32_t cnt;
+    uint32_t *sh;    // this warp's sub-histogram (shared-memory modes)
+    uint64_t *counts;
+    __device__ __forceinline__ void flush_if(bool f)
+    {
+        if constexpr (MODE == H_GLOBAL) red_global_if(f && cur != none, counts + cur, cnt);
+        else red_shared_if(f, sh + cur, cnt); // cur == nbins is the dummy counter
+    }
+    __device__ __forceinline__ void flush() { flush_if(true); }
+    __device__ __forceinline__ void put(I b)
+    {
+        const bool f = b != cur;
+        flush_if(f);
+        cur = b;
+        cnt = f ? 1u : cnt + 1u;
+    }
+};
+
+// One tile: HU vectors per thread, all loads issued before any counting.
+template <typename T, bool GUARD, typename B, typename R>
+__device__ __forceinline__ void hist_tile(const uint4 *__restrict__ vin, uint64_t v0, uint64_t nvec, const B &bn,
+                                          R &run)
+{
+    constexpr int VEC = 16 / (int)sizeof(T);
+    uint4 q[HU];
+#pragma unroll
+    for (int u = 0; u < HU; u++) {
+        q[u] = make_uint4(0, 0, 0, 0);
+        if (!GUARD || v0 + (uint64_t)u * HB < nvec) q[u] = __ldg(vin + v0 + (uint64_t)u * HB);
+    }
+#pragma unroll
+    for (int u = 0; u < HU; u++) {
+        if (!GUARD || v0 + (uint64_t)u * HB < nvec) {
+#pragma unroll
+            for (int j = 0; j < VEC; j++) run.put(bn(hist_vget<T>(q[u], j)));
+        }
+    }
+}
+
+// The histogram kernel (see the top of the file for the three modes).
+// Correctness: every sample is counted exactly once (head and tail by the
+// first threads of block 0, each vector by exactly one thread of the block
+// owning its tile); runs are flushed before the block's barrier, so the
+// sub-histograms are complete when they are merged; in H_ATOMIC and
+// H_GLOBAL the counts were zeroed earlier on the same stream; in H_LAST the
+// partials are written before a gpu-scope fence and the ticket increment,
+// and the last block reads them only after it has seen every other block's
+// increment and issued a fence of its own (fence-to-fence synchronization),
+// bypassing L1.
+template <typename T, typename B, int MODE>
+__global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, const B bn0)
+{
+    constexpr int VEC = 16 / (int)sizeof(T);
+    typedef typename B::index I;
+    extern __shared__ __align__(16) unsigned char hsm[];
+    B bn = bn0;
+    bn.setup(hsm);
+    uint32_t *hist = reinterpret_cast<uint32_t *>(hsm + c.edge_bytes);
+    const uint32_t stride = (uint32_t)(c.nbins + 1);
+
+    Run<I, MODE> run;
+    run.cur = bn.none;
+    run.none = bn.none;
+    run.cnt = 0;
+    run.counts = c.counts;
+    run.sh = hist;
+    if constexpr (MODE != H_GLOBAL) {
+        const uint32_t words = c.copies * stride;
+        for (uint32_t i = threadIdx.x; i < words; i += HB) hist[i] = 0;
+        run.sh = hist + ((threadIdx.x >> 5) % c.copies) * stride;
+    }
+    __syncthreads();
+
+    const T *in = (const T *)c.samples;
+    const uint64_t g = (uint64_t)blockIdx.x * HB + threadIdx.x;
+    if (g < c.head) run.put(bn(in[g]));
+    if (g < c.tail) run.put(bn(in[c.head + c.nvec * VEC + g]));
+
+    const uint4 *vin = reinterpret_cast<const uint4 *>(in + c.head);
+    const uint64_t nfull = c.nvec / (HB * HU);
+    for (uint64_t t = blockIdx.x; t < c.ntiles; t += gridDim.x) {
+        const uint64_t v0 = t * (HB * HU) + threadIdx.x;
+        if (t < nfull) hist_tile<T, false>(vin, v0, c.nvec, bn, run);
+        else hist_tile<T, true>(vin, v0, c.nvec, bn, run);
+    }
+    run.flush();
+
+    if constexpr (MODE == H_ATOMIC) {
+        __syncthreads();
+        for (uint32_t b = threadIdx.x; b < (uint32_t)c.nbins; b += HB) {
+            uint32_t s = 0;
+            for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
+            if (s) atomicAdd((unsigned long long *)c.counts + b, (unsigned long long)s);
+        }
+    } else if constexpr (MODE == H_LAST) {
+        __syncthreads();
+        const uint32_t nb = (uint32_t)c.nbins;
+        if (gridDim.x == 1) {
+            for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+                uint32_t s = 0;
+                for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
+                c.counts[b] = s;
+            }
+            return;
+        }
+        uint32_t *mine = c.partials + (uint64_t)blockIdx.x * nb;
+        for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+            uint32_t s = 0;
+            for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
+            mine[b] = s;
+        }
+        __syncthreads(); // every thread is done with hist: hist[0] is free
+        if (threadIdx.x == 0) {
+            __threadfence();
+            const unsigned long long t = atomicAdd(c.ticket, 1ull) - c.tbase;
+            hist[0] = t == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (hist[0]) {
+            __threadfence();
+            for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+                uint64_t s = 0;
+                for (uint32_t k = 0; k < gridDim.x; k++) s += __ldcg(c.partials + (uint64_t)k * nb + b);
+                c.counts[b] = s;
+            }
+        }
+    }
+}
+
+// How a call runs, decided on the host.
+struct HistPlan {
+    int mode;
+    size_t smem;        // dynamic shared bytes
+    uint64_t grid_last; // H_LAST: blocks
+};
+
+template <typename T, int MODE, typename B>
+pp_status hist_run(pp_context *ctx, HistCommon c, const B &bn, const HistPlan &pl, const char *fn)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    void (*kern)(const HistCommon, const B) = hist_kernel<T, B, MODE>;
+    if (pl.smem > 48 * 1024)
+        PP_CUDA_TRY(ctx, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)s->smem_optin),
+                    fn);
+    uint64_t grid;
+    if (MODE == H_LAST) {
+        grid = pl.grid_last;
+    } else {
+        int per_sm = 0;
+        PP_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, HB, pl.smem), fn);
+        if (per_sm < 1) per_sm = 1;
+        grid = (uint64_t)per_sm * (uint64_t)s->sm_count;
+        if (grid > c.ntiles) grid = c.ntiles;
+        // No block may count 2^31 samples or more (32-bit counters and runs).
+        const uint64_t cap_tiles = BLOCK_SAMPLE_CAP / ((uint64_t)HB * HU * (16 / sizeof(T)));
+        const uint64_t need = (c.ntiles + cap_tiles - 1) / cap_tiles;
+        if (grid < need) grid = need;
+        if (grid < 1) grid = 1;
+        PP_CUDA_TRY(ctx, cudaMemsetAsync(c.counts, 0, c.nbins * sizeof(uint64_t), s->stream), fn);
+    }
+    const bool tickets = MODE == H_LAST && grid > 1;
+    if (tickets) {
+        uint32_t epoch;
+        c.ticket = s->ticket;
+        if (!pp_cuda_lookback(ctx, grid, &epoch, &c.tbase, fn)) return PP_ERROR_OUT_OF_MEMORY;
+    }
+    kern<<<(unsigned)grid, HB, pl.smem, s->stream>>>(c, bn);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        pp_status st = pp_cuda_error(ctx, e, fn, "kernel launch");
+        if (tickets) {
+            cudaStreamSynchronize(s->stream);
+            pp_cuda_ticket_resync(ctx);
+        }
+        return st;
+    }
+    return PP_SUCCESS;
+}
+
+// Runs binner b32 (32-bit bins) in the shared-memory modes, b64 in H_GLOBAL.
+template <typename T, typename B32, typename B64>
+pp_status hist_modes(pp_context *ctx, const HistCommon &c, const HistPlan &pl, const B32 &b32, const B64 &b64,
+                     const char *fn)
+{
+    if (pl.mode == H_GLOBAL) return hist_run<T, H_GLOBAL>(ctx, c, b64, pl, fn);
+    if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, b32, pl, fn);
+    return hist_run<T, H_ATOMIC>(ctx, c, b32, pl, fn);
+}
+
+template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_args *a)
+{
+    typedef typename pp_traits<T>::bits U;
+    constexpr uint64_t VEC = 16 / sizeof(T);
+    const char *fn = a->edges ? "pp_histogram_range" : "pp_histogram_even";
+    pp_cuda_state *s = pp_cuda(ctx);
+    const uint64_t n = a->n, nb = a->nbins;
+    if (n == 0) {
+        PP_CUDA_TRY(ctx, cudaMemsetAsync(a->counts, 0, nb * sizeof(uint64_t), s->stream), fn);
+        return PP_SUCCESS;
+    }
+
+    // Geometry: scalar head up to the first 16-byte boundary, whole vectors, scalar tail.
+    HistCommon c;
+    memset(&c, 0, sizeof c);
+    c.samples = a->samples;
+    c.n = n;
+    c.head = ((16 - ((uintptr_t)a->samples & 15)) & 15) / sizeof(T);
+    if (c.head > n) c.head = n;
+    c.nvec = (n - c.head) / VEC;
+    c.tail = (n - c.head) % VEC;
+    c.ntiles = (c.nvec + (uint64_t)HB * HU - 1) / ((uint64_t)HB * HU);
+    c.nbins = nb;
+    c.counts = a->counts;
+
+    // Shared memory: edges first (range bins), then the sub-histograms.
+    const size_t optin = s->smem_optin;
+    const uint64_t edge_raw = a->edges ? (nb + 1) * sizeof(T) : 0;
+    const uint64_t edge_bytes = (edge_raw + 15) & ~(uint64_t)15;
+    const uint64_t copy_bytes = (nb + 1) * 4;
+    HistPlan pl;
+    pl.grid_last = 1;
+    pl.smem = 0;
+    if (nb < (1ull << 31) && edge_bytes + copy_bytes <= optin) {
+        uint64_t copies = COPY_BUDGET / copy_bytes;
+        if (copies > HWARPS) copies = HWARPS;
+        uint64_t p2 = 1;
+        while (p2 * 2 <= copies) p2 *= 2;
+        while (p2 > 1 && edge_bytes + p2 * copy_bytes > optin) p2 /= 2;
+        c.copies = (uint32_t)p2;
+        c.edge_bytes = (uint32_t)edge_bytes;
+        pl.smem = (size_t)(edge_bytes + p2 * copy_bytes);
+        const uint64_t blocks = c.ntiles ? c.ntiles : 1;
+        if (blocks <= SMALL_TILES && blocks * (nb + 1) <= SMALL_WORDS) {
+            pl.mode = H_LAST;
+            pl.grid_last = blocks;
+        } else {
+            pl.mode = H_ATOMIC;
+        }
+    } else {
+        pl.mode = H_GLOBAL;
+        c.copies = 0;
+        const bool edges_smem = a->edges && edge_bytes <= optin;
+        c.edge_bytes = edges_smem ? (uint32_t)edge_bytes : 0;
+        pl.smem = edges_smem ? (size_t)edge_bytes : 0;
+    }
+
+    // Scratch: the edges (range bins), then H_LAST's partial histograms.
+    const uint64_t edge_region = (edge_raw + 255) & ~(uint64_t)255;
+    const uint64_t partial_bytes = pl.mode == H_LAST && pl.grid_last > 1 ? pl.grid_last * nb * 4 : 0;
+    unsigned char *scratch = NULL;
+    if (edge_region + partial_bytes) {
+        scratch = (unsigned char *)pp_cuda_scratch(ctx, (size_t)(edge_region + partial_bytes), fn);
+        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+    }
+    if (partial_bytes) c.partials = (uint32_t *)(scratch + edge_region);
+
+    if (a->edges) {
+        T *dev_edges = (T *)scratch;
+        PP_CUDA_TRY(ctx, cudaMemcpyAsync(dev_edges, a->edges, (size_t)edge_raw, cudaMemcpyHostToDevice, s->stream), fn);
+        const T *he = (const T *)a->edges;
+        uint64_t top = 0;
+        if (nb > 1) {
+            top = 1;
+            while (top <= (nb - 1) / 2) top *= 2;
+        }
+        BinRange<T, uint32_t, true> r32;
+        r32.edges = dev_edges;
+        r32.nbins = nb;
+        r32.top = top;
+        r32.first = he[0];
+        r32.last = he[nb];
+        r32.none = (uint32_t)nb;
+        if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, r32, pl, fn);
+        if (pl.mode == H_ATOMIC) return hist_run<T, H_ATOMIC>(ctx, c, r32, pl, fn);
+        if (c.edge_bytes) {
+            BinRange<T, uint64_t, true> r;
+            r.edges = dev_edges;
+            r.nbins = nb;
+            r.top = top;
+            r.first = he[0];
+            r.last = he[nb];
+            r.none = nb;
+            return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
+        }
+        BinRange<T, uint64_t, false> r;
+        r.edges = dev_edges;
+        r.nbins = nb;
+        r.top = top;
+        r.first = he[0];
+        r.last = he[nb];
+        r.none = nb;
+        return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
+    }
+
+    T lo, hi;
+    memcpy(&lo, a->lower, sizeof lo);
+    memcpy(&hi, a->upper, sizeof hi);
+    if constexpr (pp_is_float<T>()) {
+        const double dl = (double)lo, dh = (double)hi;
+        double r = dh - dl;
+        const bool halves = !(r <= DBL_MAX);
+        if (halves) r = 0.5 * dh - 0.5 * dl;
+        BinFloat<T, uint64_t> f64;
+        f64.lo = lo;
+        f64.hi = hi;
+        f64.xs = halves ? 0.5 : 1.0;
+        f64.dlo = halves ? 0.5 * dl : dl;
+        f64.scale = (double)nb / r;
+        f64.top = (double)(nb - 1);
+        uint64_t tb = (uint64_t)f64.top;
+        f64.topbin = tb < nb - 1 ? tb : nb - 1;
+        f64.none = nb;
+        BinFloat<T, uint32_t> f32;
+        f32.lo = lo;
+        f32.hi = hi;
+        f32.xs = f64.xs;
+        f32.dlo = f64.dlo;
+        f32.scale = f64.scale;
+        f32.top = f64.top;
+        f32.topbin = (uint32_t)f64.topbin; // only used when nbins < 2^31
+        f32.none = (uint32_t)nb;
+        return hist_modes<T>(ctx, c, pl, f32, f64, fn);
+    } else {
+        const uint64_t range = (uint64_t)(U)((U)hi - (U)lo); // >= 1
+        if (range < (1ull << 32) && nb < (1ull << 32)) {
+            const hist_u128 m = ((((hist_u128)nb) << 64) + range - 1) / range;
+            BinFast<T, uint32_t> f32;
+            f32.lo = lo;
+            f32.hi = hi;
+            f32.m0 = (uint32_t)m;
+            f32.m1 = (uint32_t)(m >> 32);
+            f32.m2 = (uint32_t)(m >> 64);
+            f32.none = (uint32_t)nb;
+            BinFast<T, uint64_t> f64;
+            f64.lo = lo;
+            f64.hi = hi;
+            f64.m0 = f32.m0;
+            f64.m1 = f32.m1;
+            f64.m2 = f32.m2;
+            f64.none = nb;
+            return hist_modes<T>(ctx, c, pl, f32, f64, fn);
+        }
+        const hist_u128 m = (((hist_u128)nb) << 64) / range;
+        BinWide<T, uint64_t> w64;
+        w64.lo = lo;
+        w64.hi = hi;
+        w64.mh = (uint64_t)(m >> 64);
+        w64.ml = (uint64_t)m;
+        w64.range = range;
+        w64.nbins = nb;
+        w64.none = nb;
+        if constexpr (sizeof(T) == 8) {
+            BinWide<T, uint32_t> w32;
+            w32.lo = lo;
+            w32.hi = hi;
+            w32.mh = w64.mh;
+            w32.ml = w64.ml;
+            w32.range = range;
+            w32.nbins = nb;
+            w32.none = (uint32_t)nb;
+            return hist_modes<T>(ctx, c, pl, w32, w64, fn);
+        } else {
+            // Narrow types reach here only with nbins >= 2^32: never in shared memory.
+            if (pl.mode != H_GLOBAL) return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: bad histogram plan", fn);
+            return hist_run<T, H_GLOBAL>(ctx, c, w64, pl, fn);
+        }
+    }
+}
+
+} // namespace
+
+pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a)
+{
+    switch (a->type) {
+#define PP_HIST_CASE(E, T, S, K, U, W) \
+    case E: return hist_typed<T>(ctx, a);
+        PP_FOR_EACH_TYPE(PP_HIST_CASE)
+#undef PP_HIST_CASE
+    default: break;
+    }
+    return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_histogram: type %d not dispatched", (int)a->type);
 }

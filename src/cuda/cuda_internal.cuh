@@ -388,4 +388,85 @@ __device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *t
     return r;
 }
 
+// ---- packed 16-byte vectors and block reduction (added for reduce and scan) ----------
+
+// Sixteen bytes of elements (16 / sizeof(T) of them) kept packed in four
+// 32-bit registers, so that 1- and 2-byte types do not take a register per
+// element. Call get/set with indices known at compile time (from unrolled
+// loops): they become shifts and bit-field inserts. load/store are single
+// 16-byte accesses, so their address must be 16-byte aligned.
+template <typename T> struct pp_vec16 {
+    static constexpr int N = 16 / (int)sizeof(T);
+    uint32_t w[4];
+
+    __device__ __forceinline__ void load(const T *p)
+    {
+        uint4 u = *reinterpret_cast<const uint4 *>(p);
+        w[0] = u.x;
+        w[1] = u.y;
+        w[2] = u.z;
+        w[3] = u.w;
+    }
+    __device__ __forceinline__ void store(T *p) const
+    {
+        *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    __device__ __forceinline__ T get(int i) const
+    {
+        T r;
+        if constexpr (sizeof(T) == 8) {
+            unsigned long long u = ((unsigned long long)w[2 * i + 1] << 32) | w[2 * i];
+            memcpy(&r, &u, 8);
+        } else if constexpr (sizeof(T) == 4) {
+            memcpy(&r, &w[i], 4);
+        } else {
+            constexpr int PER = 4 / (int)sizeof(T);
+            typename pp_traits<T>::bits u = (typename pp_traits<T>::bits)(w[i / PER] >> (8 * (int)sizeof(T) * (i % PER)));
+            memcpy(&r, &u, sizeof(T));
+        }
+        return r;
+    }
+    __device__ __forceinline__ void set(int i, T v)
+    {
+        if constexpr (sizeof(T) == 8) {
+            unsigned long long u;
+            memcpy(&u, &v, 8);
+            w[2 * i] = (uint32_t)u;
+            w[2 * i + 1] = (uint32_t)(u >> 32);
+        } else if constexpr (sizeof(T) == 4) {
+            memcpy(&w[i], &v, 4);
+        } else {
+            constexpr int PER = 4 / (int)sizeof(T);
+            typename pp_traits<T>::bits u;
+            memcpy(&u, &v, sizeof(T));
+            const int sh = 8 * (int)sizeof(T) * (i % PER);
+            const uint32_t m = ((1u << (8 * sizeof(T))) - 1u) << sh;
+            w[i / PER] = (w[i / PER] & ~m) | ((uint32_t)u << sh);
+        }
+    }
+};
+
+// Reduction of one value per thread across a block of BLOCK threads (a
+// multiple of 32) in a fixed order (reproducible); the result is valid in
+// lane 0 of warp 0 (the other lanes of warp 0 hold it too, but float sums
+// and products may round differently there: the butterfly pairs values
+// differently in each lane). smem: BLOCK / 32 elements. For BLOCK > 32 it
+// contains one __syncthreads(), so every thread of the block must call it,
+// and the caller must synchronize again before smem is written anew.
+template <typename T, typename Op, int BLOCK> __device__ __forceinline__ T pp_block_reduce(T v, T *smem)
+{
+    constexpr int WARPS = BLOCK / 32;
+    v = pp_warp_reduce<T, Op>(v);
+    if constexpr (WARPS > 1) {
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        if (lane == 0) smem[warp] = v;
+        __syncthreads();
+        if (warp == 0) {
+            v = lane < WARPS ? smem[lane] : Op::template identity<T>();
+            v = pp_warp_reduce<T, Op>(v);
+        }
+    }
+    return v;
+}
+
 #endif

@@ -1,7 +1,214 @@
-// Placeholder until the cuda reduce lands: the backend reports it unsupported.
+// pp_reduce on the cuda backend: one kernel launch for every n.
+//
+// Each thread folds a grid-strided share of the input, read as 16-byte
+// vectors (RED_U of them in flight per iteration), into 16 / sizeof(T)
+// independent accumulators. The few elements before the first 16-byte
+// boundary of `in` (head) and after the last whole vector (tail) are folded
+// in by the first threads of the grid. A block combines its threads in a
+// fixed order (warp shuffles, then one warp over the warp results).
+//
+// With one block, thread 0 writes *out. With more, every block writes its
+// partial to scratch, fences, and takes a ticket from the context's ticket
+// counter (the launch takes exactly gridDim.x tickets, numbered from
+// ticket_base). The block that draws the last number knows that every other
+// block has published its partial: it combines the partials in index order
+// and writes *out. A ticket counter never needs resetting, so no memset and
+// no second launch are needed.
+//
+// The grid size depends only on n and the GPU's SM count, and every
+// combination order is fixed, so float results are reproducible run to run
+// (for a given alignment of `in`). *out is written after every block has
+// read all of its input, so out may lie inside in.
 #include "cuda_internal.cuh"
 
-pp_status pp_cuda_reduce(pp_context *ctx, pp_type, pp_op, const void *, size_t, void *)
+namespace {
+
+constexpr int RED_BLOCK = 256;        // threads per block
+constexpr int RED_U = 4;              // 16-byte loads in flight per thread
+constexpr int RED_BLOCKS_PER_SM = 4;  // grid cap: resident blocks per SM
+
+// acc = acc op x, element by element. Sub-word types use SIMD-within-a-word
+// intrinsics where the operator has one (byte and halfword sums wrap exactly
+// like the element type), so 16 bytes stay in four registers.
+template <typename T, typename Op> __device__ __forceinline__ void fold_vec(pp_vec16<T> &acc, const pp_vec16<T> &x)
 {
-    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "pp_reduce: not implemented on the cuda backend yet");
+    constexpr bool sub = sizeof(T) < 4;
+    constexpr bool sgn = pp_traits<T>::kind == PP_KIND_SINT;
+    if constexpr (sub && pp_same<Op, Op_and>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] &= x.w[k];
+    } else if constexpr (sub && pp_same<Op, Op_or>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] |= x.w[k];
+    } else if constexpr (sub && pp_same<Op, Op_xor>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] ^= x.w[k];
+    } else if constexpr (sizeof(T) == 1 && pp_same<Op, Op_sum>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = __vadd4(acc.w[k], x.w[k]);
+    } else if constexpr (sizeof(T) == 2 && pp_same<Op, Op_sum>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = __vadd2(acc.w[k], x.w[k]);
+    } else if constexpr (sizeof(T) == 1 && pp_same<Op, Op_min>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = sgn ? __vmins4(acc.w[k], x.w[k]) : __vminu4(acc.w[k], x.w[k]);
+    } else if constexpr (sizeof(T) == 1 && pp_same<Op, Op_max>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = sgn ? __vmaxs4(acc.w[k], x.w[k]) : __vmaxu4(acc.w[k], x.w[k]);
+    } else if constexpr (sizeof(T) == 2 && pp_same<Op, Op_min>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = sgn ? __vmins2(acc.w[k], x.w[k]) : __vminu2(acc.w[k], x.w[k]);
+    } else if constexpr (sizeof(T) == 2 && pp_same<Op, Op_max>::value) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) acc.w[k] = sgn ? __vmaxs2(acc.w[k], x.w[k]) : __vmaxu2(acc.w[k], x.w[k]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < pp_vec16<T>::N; e++) acc.set(e, Op::apply(acc.get(e), x.get(e)));
+    }
+}
+
+template <typename T, typename Op> __device__ __forceinline__ void fill_identity(pp_vec16<T> &v)
+{
+#pragma unroll
+    for (int e = 0; e < pp_vec16<T>::N; e++) v.set(e, Op::template identity<T>());
+}
+
+// Memory ordering of the last-block combine: writer side, a block's partial
+// is stored, then __threadfence(), then its ticket atomic; reader side, the
+// last block's ticket atomic has observed all the others, then every thread
+// fences and reads the partials with volatile (L1-bypassing) loads. The
+// fence-atomic / atomic-fence pair makes every partial visible to the last
+// block.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(RED_BLOCK, RED_BLOCKS_PER_SM)
+    reduce_kernel(const T *in, size_t n, T *out, T *partials, unsigned long long *ticket,
+                  unsigned long long ticket_base)
+{
+    constexpr int E = pp_vec16<T>::N;
+    __shared__ T smem[RED_BLOCK / 32];
+    __shared__ int is_last;
+
+    pp_vec16<T> acc; // E independent accumulators, packed
+    fill_identity<T, Op>(acc);
+    T lone = Op::template identity<T>(); // head and tail elements
+
+    // Head: elements before the first 16-byte boundary (in is element aligned).
+    const unsigned mis = (unsigned)((uintptr_t)in & 15u);
+    size_t head = mis ? (16u - mis) / sizeof(T) : 0;
+    if (head > n) head = n;
+    const size_t body = (n - head) / E; // whole vectors
+    const size_t tail0 = head + body * E, tail = n - tail0;
+    const T *vin = in + head; // 16-byte aligned where body > 0
+
+    const size_t G = (size_t)gridDim.x * RED_BLOCK;
+    const size_t g = (size_t)blockIdx.x * RED_BLOCK + threadIdx.x;
+    if (g < head) lone = Op::apply(lone, in[g]);
+
+    size_t i = g;
+    for (; i + (RED_U - 1) * G < body; i += RED_U * G) {
+        pp_vec16<T> x[RED_U];
+#pragma unroll
+        for (int k = 0; k < RED_U; k++) x[k].load(vin + (i + k * G) * E);
+#pragma unroll
+        for (int k = 0; k < RED_U; k++) fold_vec<T, Op>(acc, x[k]);
+    }
+    // Fewer than RED_U vectors left for this thread: guarded, still issued together.
+    {
+        pp_vec16<T> x[RED_U - 1];
+#pragma unroll
+        for (int k = 0; k < RED_U - 1; k++) {
+            fill_identity<T, Op>(x[k]);
+            if (i + k * G < body) x[k].load(vin + (i + k * G) * E);
+        }
+#pragma unroll
+        for (int k = 0; k < RED_U - 1; k++) fold_vec<T, Op>(acc, x[k]);
+    }
+    if (g < tail) lone = Op::apply(lone, in[tail0 + g]);
+
+    // Fold the accumulators (once per thread, in a fixed order).
+    T r = lone;
+#pragma unroll
+    for (int e = 0; e < E; e++) r = Op::apply(r, acc.get(e));
+    r = pp_block_reduce<T, Op, RED_BLOCK>(r, smem);
+
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) *out = n ? r : pp_public_identity<T, Op>();
+        return;
+    }
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = r;
+        __threadfence();
+        unsigned long long t = atomicAdd(ticket, 1ull) - ticket_base;
+        is_last = t == (unsigned long long)gridDim.x - 1;
+    }
+    __syncthreads(); // also orders pp_block_reduce's smem reads before its reuse below
+    if (!is_last) return; // uniform across the block
+    __threadfence();
+    T p = Op::template identity<T>();
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += RED_BLOCK) p = Op::apply(p, *(volatile const T *)&partials[b]);
+    p = pp_block_reduce<T, Op, RED_BLOCK>(p, smem);
+    if (threadIdx.x == 0) *out = p; // n > 0 whenever there is more than one block
+}
+
+template <typename T, typename Op> pp_status reduce_launch(pp_context *ctx, const void *in, size_t n, void *out)
+{
+    if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
+                                       pp_same<Op, Op_xor>::value)) {
+        (void)in;
+        (void)n;
+        (void)out;
+        return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_reduce: bitwise operator on a float type reached the cuda backend");
+    } else {
+        pp_cuda_state *s = pp_cuda(ctx);
+        // One block per RED_BLOCK * RED_U vectors, at most RED_BLOCKS_PER_SM per SM:
+        // small inputs take one round of loads per thread (latency of about one
+        // launch), large ones a grid that fills the GPU once.
+        const size_t per_block = (size_t)RED_BLOCK * RED_U * pp_vec16<T>::N;
+        size_t grid = n / per_block + (n % per_block != 0);
+        const size_t cap = (size_t)(s->sm_count > 0 ? s->sm_count : 1) * RED_BLOCKS_PER_SM;
+        if (grid > cap) grid = cap;
+        if (grid < 1) grid = 1;
+        T *partials = NULL;
+        unsigned long long base = 0;
+        if (grid > 1) {
+            partials = (T *)pp_cuda_scratch(ctx, grid * sizeof(T), "pp_reduce");
+            if (!partials) return PP_ERROR_OUT_OF_MEMORY;
+            base = s->ticket_base; // this launch takes tickets base .. base + grid - 1
+            s->ticket_base += grid;
+        }
+        reduce_kernel<T, Op><<<(unsigned)grid, RED_BLOCK, 0, s->stream>>>((const T *)in, n, (T *)out, partials,
+                                                                          s->ticket, base);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            if (grid > 1) pp_cuda_ticket_resync(ctx);
+            return pp_cuda_error(ctx, e, "pp_reduce", "kernel launch");
+        }
+        return PP_SUCCESS;
+    }
+}
+
+typedef pp_status (*reduce_fn)(pp_context *, const void *, size_t, void *);
+
+// The table is filled in list order; check that list order is enum order.
+#define PP_RED_ORDER(E, T, S, K, OE, OS) (int)(E) * PP_OP_COUNT + (int)(OE),
+constexpr int reduce_order[] = {PP_FOR_EACH_TYPE_OP(PP_RED_ORDER)};
+constexpr bool reduce_order_ok()
+{
+    if (sizeof reduce_order / sizeof reduce_order[0] != PP_TYPE_COUNT * PP_OP_COUNT) return false;
+    for (int i = 0; i < PP_TYPE_COUNT * PP_OP_COUNT; i++)
+        if (reduce_order[i] != i) return false;
+    return true;
+}
+static_assert(reduce_order_ok(), "the type and operator lists must be in enum order");
+#undef PP_RED_ORDER
+
+#define PP_RED_ENTRY(E, T, S, K, OE, OS) reduce_launch<T, Op_##OS>,
+const reduce_fn reduce_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_RED_ENTRY)};
+#undef PP_RED_ENTRY
+
+} // namespace
+
+pp_status pp_cuda_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
+{
+    return reduce_table[type][op](ctx, in, n, out);
 }

@@ -1,7 +1,370 @@
-// Placeholder until the cuda scan lands: the backend reports it unsupported.
+// pp_scan on the cuda backend.
+//
+// Tiles. A block of SCAN_BLOCK threads scans one tile of TILE elements; every
+// thread holds SCAN_V 16-byte vectors (64 bytes: 16 items of a 4-byte type,
+// 8 of an 8-byte type, 64 of a 1-byte type). The arrangement is warp-striped:
+// warp w owns the WARP_ITEMS consecutive elements from w * WARP_ITEMS, and
+// its vector j of lane l holds the E = 16 / sizeof(T) elements from
+// (j * 32 + l) * E. Every load and store instruction of a warp therefore
+// covers 512 consecutive bytes, and no shared-memory transpose is needed.
+// (Only the last, partial tile, or any tile when `in` or `out` is not 16-byte
+// aligned, goes through shared memory: coalesced element accesses there,
+// 16-byte accesses to shared memory by each thread.)
+// In-tile scan: each thread folds each of its vectors; SCAN_V interleaved
+// warp scans (one per vector index j, in j-major element order) give each
+// vector its prefix within the warp and the warp's total; one warp scans the
+// warp totals. The tile then finds its exclusive prefix (see below), and each
+// thread rescans its vectors serially from their prefixes and stores them.
+// A tile reads all of its input into registers before it writes anything,
+// and tiles touch disjoint ranges, so in == out works.
+//
+// Default (PP_ALGO_AUTO, PP_ALGO_DECOUPLED_LOOKBACK): one launch, grid =
+// tiles. Each block draws a ticket (pp_take_tile): tiles are numbered in the
+// order blocks start, so every predecessor of a tile is running or done and
+// the look-back cannot wait on a block that never gets an SM. The launch
+// takes exactly `tiles` tickets. pp_lookback_prefix publishes the tile's
+// aggregate, then walks back over predecessors' flags (acquire loads) until it
+// meets an inclusive prefix, and publishes the tile's own inclusive prefix
+// (value first, then the flag with a release store). Flags carry this
+// launch's epoch, so stale flags of earlier launches read as "not yet", and
+// no memset is needed before the launch.
+//
+// PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
+// tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one
+// block turns sums into exclusive tile prefixes, in chunks), and the same
+// tile kernel as above, taking its prefix from sums[blockIdx.x].
 #include "cuda_internal.cuh"
 
-pp_status pp_cuda_scan(pp_context *ctx, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t)
+namespace {
+
+constexpr int SCAN_BLOCK = 256;      // threads per tile
+constexpr int SCAN_V = 4;            // 16-byte vectors per thread
+constexpr int SCAN_WARPS = SCAN_BLOCK / 32;
+constexpr int SUMS_BLOCK = 1024;     // scan_tile_sums: one block
+constexpr int SUMS_ITEMS = 8;        // tile sums per thread per round
+
+template <typename T> struct shape {
+    static constexpr int E = pp_vec16<T>::N;             // elements per vector
+    static constexpr int ITEMS = SCAN_V * E;              // per thread
+    static constexpr int WARP_ITEMS = 32 * ITEMS;         // per warp
+    static constexpr int TILE = SCAN_BLOCK * ITEMS;       // per block
+    // Resident blocks per SM asked of ptxas: 4 (<= 64 registers); 3 for
+    // 1-byte types, whose 64 items per thread would spill at 64 registers.
+    static constexpr int MIN_BLOCKS = sizeof(T) == 1 ? 3 : 4;
+};
+
+// Hides the words of x from the optimizer (no instruction is emitted), so
+// that element extractions after this point are not merged with those before
+// it: between the fold and the rescan only the 16 packed words stay live,
+// not every extracted element (which matters for 1- and 2-byte types).
+template <typename T> __device__ __forceinline__ void launder(pp_vec16<T> (&x)[SCAN_V])
 {
-    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "pp_scan: not implemented on the cuda backend yet");
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++)
+#pragma unroll
+        for (int k = 0; k < 4; k++) asm volatile("" : "+r"(x[j].w[k]));
+}
+
+// Loads this thread's SCAN_V vectors. `off` is the offset in the tile of the
+// thread's vector 0 (vector j is at off + j * 32 * E). vec (whole tile,
+// `in` 16-byte aligned): one 16-byte load per vector. Otherwise (the last,
+// partial tile, or a misaligned `in`) the block stages the tile through
+// shared memory: element loads, coalesced and guarded by n, with the
+// identity past the end, then 16-byte reads from `stage`. vec is the same in
+// the whole block, so the barriers are reached by all threads.
+template <typename T, typename Op>
+__device__ __forceinline__ void load_tile(const T *in, size_t tile_base, int off, size_t n, bool vec, T *stage,
+                                          pp_vec16<T> (&x)[SCAN_V])
+{
+    constexpr int E = shape<T>::E, TILE = shape<T>::TILE;
+    if (vec) {
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) x[j].load(in + tile_base + off + j * 32 * E);
+    } else {
+        const size_t len = n - tile_base < (size_t)TILE ? n - tile_base : (size_t)TILE;
+        __syncthreads(); // earlier users of stage are done
+#pragma unroll 4
+        for (int k = threadIdx.x; k < TILE; k += SCAN_BLOCK)
+            stage[k] = (size_t)k < len ? in[tile_base + k] : Op::template identity<T>();
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) x[j].load(stage + off + j * 32 * E);
+    }
+    launder<T>(x);
+}
+
+// Stores this thread's vectors, the same way round (staged: only the first
+// n - tile_base elements of the tile are written).
+template <typename T>
+__device__ __forceinline__ void store_tile(T *out, size_t tile_base, int off, size_t n, bool vec, T *stage,
+                                           const pp_vec16<T> (&x)[SCAN_V])
+{
+    constexpr int E = shape<T>::E, TILE = shape<T>::TILE;
+    if (vec) {
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) x[j].store(out + tile_base + off + j * 32 * E);
+    } else {
+        const size_t len = n - tile_base < (size_t)TILE ? n - tile_base : (size_t)TILE;
+        __syncthreads(); // every thread has read its vectors from stage
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) x[j].store(stage + off + j * 32 * E);
+        __syncthreads();
+#pragma unroll 4
+        for (int k = threadIdx.x; k < TILE; k += SCAN_BLOCK)
+            if ((size_t)k < len) out[tile_base + k] = stage[k];
+    }
+}
+
+enum { F_EXCL = 1, F_IN16 = 2, F_OUT16 = 4 };
+
+// Scans one tile per block. LOOKBACK: the tile comes from a ticket and its
+// prefix from the decoupled look-back; otherwise tile = blockIdx.x and its
+// exclusive prefix is prefixes[tile] (reduce-then-scan).
+template <typename T, typename Op, bool LOOKBACK>
+__global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
+    scan_tiles(const T *in, T *out, size_t n, int flags, pp_lookback<T> lb, unsigned long long *ticket,
+               unsigned long long ticket_base, const T *prefixes)
+{
+    typedef shape<T> S;
+    constexpr int E = S::E;
+    __shared__ T s_warp[SCAN_WARPS]; // warp totals, then each warp's exclusive prefix
+    __shared__ __align__(16) T stage[S::TILE]; // partial or misaligned tiles only
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T id = Op::template identity<T>();
+
+    unsigned long long tile;
+    if constexpr (LOOKBACK) tile = pp_take_tile(ticket, ticket_base);
+    else tile = blockIdx.x;
+    const size_t tile_base = (size_t)tile * S::TILE; // < n
+    const bool whole = n - tile_base >= (size_t)S::TILE;
+    const int off = warp * S::WARP_ITEMS + lane * E;
+
+    pp_vec16<T> x[SCAN_V];
+    load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
+
+    // Thread: fold each vector. Warp: SCAN_V interleaved inclusive scans.
+    T inc[SCAN_V];
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++) {
+        T r = x[j].get(0);
+#pragma unroll
+        for (int e = 1; e < E; e++) r = Op::apply(r, x[j].get(e));
+        inc[j] = r;
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) {
+            T u = pp_shfl_up(inc[j], d);
+            if (lane >= d) inc[j] = Op::apply(u, inc[j]);
+        }
+    // pre[j]: everything of the warp before vector j of this lane, i.e. the
+    // totals of vector rows 0..j-1 and row j's lanes before this one.
+    T pre[SCAN_V];
+    T run = id;
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++) {
+        T ex = pp_shfl_up(inc[j], 1);
+        if (lane == 0) ex = id;
+        pre[j] = j == 0 ? ex : Op::apply(run, ex);
+        run = Op::apply(run, pp_shfl(inc[j], 31));
+    }
+    if (lane == 0) s_warp[warp] = run; // the warp's total
+    __syncthreads();
+
+    // Warp 0: scan the warp totals, find the tile's prefix, and leave each
+    // warp's exclusive prefix in s_warp (lane k reads and then writes only
+    // s_warp[k]; the other warps wait at the barrier below).
+    if (warp == 0) {
+        T wi = pp_warp_inclusive<T, Op>(lane < SCAN_WARPS ? s_warp[lane] : id);
+        T tile_agg = pp_shfl(wi, SCAN_WARPS - 1);
+        T wex = pp_shfl_up(wi, 1);
+        if (lane == 0) wex = id;
+        T prefix;
+        if constexpr (LOOKBACK) {
+            // The look-back's butterfly can round differently in each lane
+            // (floats); use lane 0's value, the one it published.
+            prefix = pp_shfl(pp_lookback_prefix<T, Op>(lb, tile, tile_agg), 0);
+        } else {
+            prefix = prefixes[tile];
+        }
+        if (lane < SCAN_WARPS) s_warp[lane] = Op::apply(prefix, wex);
+    }
+    __syncthreads();
+    const T wp = s_warp[warp];
+
+    // Rescan each vector serially from its prefix, in registers.
+    const bool excl = flags & F_EXCL;
+    launder<T>(x);
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++) {
+        T c = Op::apply(wp, pre[j]);
+        if constexpr (sizeof(T) >= 4) {
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                T v = x[j].get(e);
+                T nc = Op::apply(c, v);
+                x[j].set(e, excl ? c : nc);
+                c = nc;
+            }
+        } else {
+            // Sub-word types: rebuild each 32-bit word from its outputs.
+            constexpr int PER = 4 / (int)sizeof(T);
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                uint32_t word = 0;
+#pragma unroll
+                for (int b = 0; b < PER; b++) {
+                    T v = x[j].get(k * PER + b);
+                    T nc = Op::apply(c, v);
+                    T y = excl ? c : nc;
+                    typename pp_traits<T>::bits u;
+                    memcpy(&u, &y, sizeof(T));
+                    word |= (uint32_t)u << (8 * (int)sizeof(T) * b);
+                    c = nc;
+                }
+                x[j].w[k] = word;
+            }
+        }
+    }
+    // Exclusive out[0] is the public identity (+0.0 for a float sum, where
+    // the neutral start is -0.0).
+    if (excl && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+    store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
+}
+
+// Reduce-then-scan, pass 1: sums[blockIdx.x] = fold of tile blockIdx.x.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS) tile_sums(const T *in, size_t n, int flags, T *sums)
+{
+    typedef shape<T> S;
+    constexpr int E = S::E;
+    __shared__ T smem[SCAN_WARPS];
+    __shared__ __align__(16) T stage[S::TILE];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t tile_base = (size_t)blockIdx.x * S::TILE;
+    const bool whole = n - tile_base >= (size_t)S::TILE;
+    const int off = warp * S::WARP_ITEMS + lane * E;
+    pp_vec16<T> x[SCAN_V];
+    load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
+    T r = Op::template identity<T>();
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++)
+#pragma unroll
+        for (int e = 0; e < E; e++) r = Op::apply(r, x[j].get(e));
+    r = pp_block_reduce<T, Op, SCAN_BLOCK>(r, smem);
+    if (threadIdx.x == 0) sums[blockIdx.x] = r;
+}
+
+// Reduce-then-scan, pass 2 (one block): sums[t] becomes the exclusive prefix
+// of tile t, in rounds of SUMS_BLOCK * SUMS_ITEMS sums with a carry between
+// rounds. Each thread reads and writes only its own SUMS_ITEMS sums.
+template <typename T, typename Op> __global__ void __launch_bounds__(SUMS_BLOCK) scan_tile_sums(T *sums, size_t tiles)
+{
+    __shared__ T smem[SUMS_BLOCK / 32];
+    const T id = Op::template identity<T>();
+    T carry = id;
+    for (size_t base = 0; base < tiles; base += (size_t)SUMS_BLOCK * SUMS_ITEMS) {
+        const size_t i0 = base + (size_t)threadIdx.x * SUMS_ITEMS;
+        T x[SUMS_ITEMS];
+#pragma unroll
+        for (int k = 0; k < SUMS_ITEMS; k++) x[k] = i0 + k < tiles ? sums[i0 + k] : id;
+        T r = x[0];
+#pragma unroll
+        for (int k = 1; k < SUMS_ITEMS; k++) r = Op::apply(r, x[k]);
+        T total;
+        T c = Op::apply(carry, pp_block_exclusive<T, Op, SUMS_BLOCK>(r, &total, smem));
+#pragma unroll
+        for (int k = 0; k < SUMS_ITEMS; k++) {
+            if (i0 + k < tiles) sums[i0 + k] = c;
+            c = Op::apply(c, x[k]);
+        }
+        carry = Op::apply(carry, total);
+    }
+}
+
+template <typename T, typename Op>
+pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void *out_, size_t n)
+{
+    if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
+                                       pp_same<Op, Op_xor>::value)) {
+        (void)kind;
+        (void)in_;
+        (void)out_;
+        (void)n;
+        return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_scan: bitwise operator on a float type reached the cuda backend");
+    } else {
+        static const char fn[] = "pp_scan";
+        pp_cuda_state *s = pp_cuda(ctx);
+        const T *in = (const T *)in_;
+        T *out = (T *)out_;
+        const size_t tiles = n / shape<T>::TILE + (n % shape<T>::TILE != 0); // n >= 1
+        if (tiles > 0x7fffffffu)
+            return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for one launch", fn, n);
+        const int flags = (kind == PP_EXCLUSIVE ? F_EXCL : 0) | (((uintptr_t)in & 15u) == 0 ? F_IN16 : 0) |
+                          (((uintptr_t)out & 15u) == 0 ? F_OUT16 : 0);
+        const unsigned grid = (unsigned)tiles;
+        cudaStream_t st = s->stream;
+
+        if (ctx->algo[PP_PRIM_SCAN] == PP_ALGO_REDUCE_THEN_SCAN) {
+            T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
+            if (!sums) return PP_ERROR_OUT_OF_MEMORY;
+            tile_sums<T, Op><<<grid, SCAN_BLOCK, 0, st>>>(in, n, flags, sums);
+            PP_CUDA_LAUNCHED(ctx, fn);
+            scan_tile_sums<T, Op><<<1, SUMS_BLOCK, 0, st>>>(sums, tiles);
+            PP_CUDA_LAUNCHED(ctx, fn);
+            scan_tiles<T, Op, false><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, pp_lookback<T>{}, NULL, 0, sums);
+            PP_CUDA_LAUNCHED(ctx, fn);
+            return PP_SUCCESS;
+        }
+
+        // Decoupled look-back: per-tile aggregates and inclusive prefixes in
+        // scratch, flags in the look-back arena. Scratch first: once
+        // pp_cuda_lookback has counted the tickets, the launch must happen.
+        T *vals = (T *)pp_cuda_scratch(ctx, 2 * tiles * sizeof(T), fn);
+        if (!vals) return PP_ERROR_OUT_OF_MEMORY;
+        uint32_t epoch = 0;
+        unsigned long long tbase = 0;
+        uint32_t *flg = pp_cuda_lookback(ctx, tiles, &epoch, &tbase, fn);
+        if (!flg) return PP_ERROR_OUT_OF_MEMORY;
+        pp_lookback<T> lb;
+        lb.flags = flg;
+        lb.agg = vals;
+        lb.incl = vals + tiles;
+        lb.epoch = epoch;
+        scan_tiles<T, Op, true><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, lb, s->ticket, tbase, NULL);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) {
+            pp_cuda_ticket_resync(ctx);
+            return pp_cuda_error(ctx, e, fn, "kernel launch");
+        }
+        return PP_SUCCESS;
+    }
+}
+
+typedef pp_status (*scan_fn)(pp_context *, pp_scan_kind, const void *, void *, size_t);
+
+// The table is filled in list order; check that list order is enum order.
+#define PP_SCAN_ORDER(E, T, S, K, OE, OS) (int)(E) * PP_OP_COUNT + (int)(OE),
+constexpr int scan_order[] = {PP_FOR_EACH_TYPE_OP(PP_SCAN_ORDER)};
+constexpr bool scan_order_ok()
+{
+    if (sizeof scan_order / sizeof scan_order[0] != PP_TYPE_COUNT * PP_OP_COUNT) return false;
+    for (int i = 0; i < PP_TYPE_COUNT * PP_OP_COUNT; i++)
+        if (scan_order[i] != i) return false;
+    return true;
+}
+static_assert(scan_order_ok(), "the type and operator lists must be in enum order");
+#undef PP_SCAN_ORDER
+
+#define PP_SCAN_ENTRY(E, T, S, K, OE, OS) scan_launch<T, Op_##OS>,
+const scan_fn scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_SCAN_ENTRY)};
+#undef PP_SCAN_ENTRY
+
+} // namespace
+
+pp_status pp_cuda_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                       size_t n)
+{
+    return scan_table[type][op](ctx, kind, in, out, n);
 }

@@ -1,0 +1,46 @@
+/* The plain sequential reference that every backend and algorithm is checked
+ * against. It shares no code with the library: each function is the
+ * textbook loop over host memory, written from the semantics documented in
+ * include/parprim.h. */
+#ifndef PP_REFERENCE_H
+#define PP_REFERENCE_H
+
+#include "parprim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* out = in[0] op ... op in[n-1], left to right; identity for n == 0. */
+void ref_reduce(pp_type type, pp_op op, const void *in, size_t n, void *out);
+/* Sequential inclusive or exclusive scan; in == out allowed. */
+void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n);
+/* Histograms with the documented binning rules; counts overwritten. */
+void ref_histogram_even(pp_type type, const void *samples, size_t n, const void *lower,
+                        const void *upper, size_t nbins, uint64_t *counts);
+void ref_histogram_range(pp_type type, const void *samples, size_t n, const void *edges,
+                         size_t nbins, uint64_t *counts);
+/* Compaction; each returns the selected count. partition writes all n. */
+uint64_t ref_select_flagged(pp_type type, const void *in, const uint8_t *flags, size_t n, void *out);
+uint64_t ref_select_if(pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value, void *out);
+uint64_t ref_unique(pp_type type, const void *in, size_t n, void *out);
+uint64_t ref_partition_if(pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value, void *out);
+/* Stable sort in the documented order (floats: -0.0 < +0.0, every NaN
+ * greater than +inf); values (value_size bytes each) may be NULL. */
+void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order);
+
+/* Element-wise equality of two arrays of type: bitwise, except that any two
+ * NaNs are equal. Returns 1 if equal; else 0 and the first index that
+ * differs in *where (if where is not NULL). */
+int ref_equal(pp_type type, const void *a, const void *b, size_t n, size_t *where);
+/* Formats element i of an array of type into buf (for failure messages). */
+const char *ref_format(pp_type type, const void *array, size_t i, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

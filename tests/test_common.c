@@ -1,0 +1,494 @@
+#define _POSIX_C_SOURCE 200809L
+#include "test_common.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const size_t tc_sizes[] = {
+    0,     1,     2,     3,     5,     7,      15,     16,     17,     31,     32,     33,    63,
+    64,    65,    127,   128,   129,   255,    256,    257,    1009,   1023,   1024,   1025,  4095,
+    4096,  4097,  8191,  8192,  8193,  16383,  16384,  16385,  32767,  32768,  32769,  49151, 49152,
+    49153, 65535, 65536, 65537, 98303, 98305,  100003, 131071, 131072, 131073,
+};
+const size_t tc_nsizes = sizeof tc_sizes / sizeof tc_sizes[0];
+const size_t tc_big_sizes[] = {1048575, 1048577, 1097729};
+const size_t tc_nbig = sizeof tc_big_sizes / sizeof tc_big_sizes[0];
+
+const pp_type tc_types[PP_TYPE_COUNT] = {PP_I8, PP_U8,  PP_I16, PP_U16, PP_I32,
+                                         PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
+
+unsigned long long tc_skipped;
+
+static uint64_t g_seed;
+static char g_case[768];
+static const char *g_program = "test";
+
+/* ---- random numbers (splitmix64) ------------------------------------------------------- */
+uint64_t tc_next(tc_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t tc_below(tc_rng *r, uint64_t bound)
+{
+    return (uint64_t)(((unsigned __int128)tc_next(r) * bound) >> 64);
+}
+
+int64_t tc_between(tc_rng *r, int64_t lo, int64_t hi)
+{
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0 means the full 64-bit range */
+    uint64_t v = span ? tc_below(r, span) : tc_next(r);
+    return (int64_t)((uint64_t)lo + v);
+}
+
+void tc_fill_random(tc_rng *r, void *buf, size_t bytes)
+{
+    unsigned char *p = (unsigned char *)buf;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t v = tc_next(r);
+        memcpy(p + i, &v, 8);
+    }
+    if (i < bytes) {
+        uint64_t v = tc_next(r);
+        memcpy(p + i, &v, bytes - i);
+    }
+}
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+tc_rng tc_rng_for(const char *name)
+{
+    tc_rng r = {g_seed ^ hash_name(name)};
+    tc_next(&r);
+    return r;
+}
+
+uint64_t tc_seed(void) { return g_seed; }
+
+/* ---- backends and configurations ----------------------------------------------------------- */
+#define MAX_CTX 8
+#define MAX_CFG 64
+
+static pp_context *g_ctx[MAX_CTX];
+static pp_backend g_ctx_backend[MAX_CTX];
+static int g_ctx_threads[MAX_CTX];
+static size_t g_nctx;
+static pp_context *g_main_ctx[MAX_CTX]; /* one per backend */
+static size_t g_nmain;
+static tc_config g_cfg[PP_PRIM_COUNT][MAX_CFG];
+static size_t g_ncfg[PP_PRIM_COUNT];
+static int g_cfg_done[PP_PRIM_COUNT];
+
+static int backend_wanted(pp_backend b)
+{
+    const char *env = getenv("PARPRIM_TEST_BACKENDS");
+    if (!env || !*env) return 1;
+    const char *name = pp_backend_name(b);
+    size_t len = strlen(name);
+    for (const char *p = env; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        while (l && (*p == ' ')) p++, l--;
+        while (l && p[l - 1] == ' ') l--;
+        if (l == len && strncmp(p, name, len) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void add_context(pp_backend b, int threads)
+{
+    pp_options o = PP_OPTIONS_INIT;
+    o.backend = b;
+    o.threads = threads;
+    pp_context *ctx = NULL;
+    pp_status st = pp_create(&ctx, &o);
+    if (st != PP_SUCCESS) {
+        fprintf(stderr, "%s: cannot create a %s context (threads %d): %s: %s\n", g_program, pp_backend_name(b),
+                threads, pp_status_string(st), pp_last_error(NULL));
+        exit(1);
+    }
+    g_ctx[g_nctx] = ctx;
+    g_ctx_backend[g_nctx] = b;
+    g_ctx_threads[g_nctx] = threads;
+    g_nctx++;
+}
+
+void tc_init(const char *program)
+{
+    g_program = program;
+    const char *env = getenv("PARPRIM_TEST_SEED");
+    if (env && *env) {
+        g_seed = strtoull(env, NULL, 0);
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        tc_rng r = {(uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec};
+        g_seed = tc_next(&r) % 1000000000000ull;
+    }
+    printf("%s: seed %llu (set PARPRIM_TEST_SEED=%llu to reproduce)\n", program, (unsigned long long)g_seed,
+           (unsigned long long)g_seed);
+
+    static const pp_backend all[] = {PP_BACKEND_CPU, PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        pp_backend b = all[i];
+        if (pp_backend_status(b) != PP_SUCCESS || !backend_wanted(b)) continue;
+        size_t first = g_nctx;
+        if (b == PP_BACKEND_CPU) {
+            add_context(b, 1);
+            add_context(b, 2);
+            add_context(b, 3);
+            g_main_ctx[g_nmain++] = g_ctx[first + 1];
+        } else {
+            add_context(b, 0);
+            g_main_ctx[g_nmain++] = g_ctx[first];
+        }
+    }
+    if (g_nctx == 0) {
+        fprintf(stderr, "%s: no backend to test (PARPRIM_TEST_BACKENDS=%s)\n", program,
+                getenv("PARPRIM_TEST_BACKENDS") ? getenv("PARPRIM_TEST_BACKENDS") : "");
+        exit(1);
+    }
+    printf("%s: backends:", program);
+    for (size_t i = 0; i < g_nmain; i++) printf(" %s (%s)", pp_backend_name(pp_context_backend(g_main_ctx[i])),
+                                                pp_context_device_name(g_main_ctx[i]));
+    printf("\n");
+    fflush(stdout);
+}
+
+void tc_finish(void)
+{
+    if (tc_skipped)
+        printf("%s: %llu calls skipped (an algorithm other than auto returned PP_ERROR_UNSUPPORTED)\n",
+               g_program, tc_skipped);
+    for (size_t i = 0; i < g_nctx; i++) pp_destroy(g_ctx[i]);
+    g_nctx = g_nmain = 0;
+}
+
+size_t tc_configs(pp_primitive prim, const tc_config **list)
+{
+    if (!g_cfg_done[prim]) {
+        size_t k = 0;
+        for (size_t i = 0; i < g_nctx; i++) {
+            for (int a = 0; a < PP_ALGO_COUNT; a++) {
+                pp_algorithm algo = (pp_algorithm)a;
+                if (algo != PP_ALGO_AUTO && pp_set_algorithm(g_ctx[i], prim, algo) != PP_SUCCESS) continue;
+                /* the sequential algorithm is one thread whatever the count */
+                if (algo == PP_ALGO_SEQUENTIAL && g_ctx_backend[i] == PP_BACKEND_CPU && g_ctx_threads[i] != 2)
+                    continue;
+                if (k < MAX_CFG) {
+                    tc_config c = {g_ctx[i], g_ctx_backend[i], g_ctx_threads[i], algo};
+                    g_cfg[prim][k++] = c;
+                }
+            }
+            pp_set_algorithm(g_ctx[i], prim, PP_ALGO_AUTO);
+        }
+        g_ncfg[prim] = k;
+        g_cfg_done[prim] = 1;
+    }
+    *list = g_cfg[prim];
+    return g_ncfg[prim];
+}
+
+size_t tc_contexts(pp_context *const **list)
+{
+    *list = g_main_ctx;
+    return g_nmain;
+}
+
+void tc_use(const tc_config *c, pp_primitive prim)
+{
+    pp_status st = pp_set_algorithm(c->ctx, prim, c->algo);
+    if (st != PP_SUCCESS)
+        TC_FAIL("pp_set_algorithm(%s, %s) returned %s: %s", pp_primitive_name(prim), pp_algorithm_name(c->algo),
+                pp_status_string(st), pp_last_error(c->ctx));
+    if (pp_get_algorithm(c->ctx, prim) != c->algo)
+        TC_FAIL("pp_get_algorithm(%s) does not return the algorithm just set", pp_primitive_name(prim));
+}
+
+const char *tc_config_name(const tc_config *c)
+{
+    static char buf[96];
+    if (c->backend == PP_BACKEND_CPU)
+        snprintf(buf, sizeof buf, "backend=cpu threads=%d algo=%s", c->threads, pp_algorithm_name(c->algo));
+    else
+        snprintf(buf, sizeof buf, "backend=%s algo=%s", pp_backend_name(c->backend), pp_algorithm_name(c->algo));
+    return buf;
+}
+
+int tc_status_ok(const tc_config *c, pp_status st, const char *fn)
+{
+    if (st == PP_SUCCESS) return 1;
+    if (st == PP_ERROR_UNSUPPORTED && c->algo != PP_ALGO_AUTO) {
+        tc_skipped++;
+        return 0;
+    }
+    TC_FAIL("%s returned %s: \"%s\"", fn, pp_status_string(st), pp_last_error(c->ctx));
+    return 0;
+}
+
+/* ---- failures -------------------------------------------------------------------------------- */
+void tc_case(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_case, sizeof g_case, fmt, ap);
+    va_end(ap);
+}
+
+void tc_fail_at(const char *file, int line, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print_error("FAILED (seed %llu: PARPRIM_TEST_SEED=%llu reproduces)\n  case: %s\n  %s\n",
+                (unsigned long long)g_seed, (unsigned long long)g_seed, g_case, msg);
+    _fail(file, line);
+}
+
+void tc_expect_equal_at(const char *file, int line, pp_type type, const void *got, const void *want, size_t n,
+                        const char *what)
+{
+    size_t at = 0;
+    if (ref_equal(type, got, want, n, &at)) return;
+    char a[80], b[80];
+    tc_fail_at(file, line, "%s: first difference at index %zu of %zu: got %s, expected %s", what, at, n,
+               ref_format(type, got, at, a, sizeof a), ref_format(type, want, at, b, sizeof b));
+}
+
+void tc_expect_bits_at(const char *file, int line, pp_type type, const void *got, const void *want, size_t n,
+                       const char *what)
+{
+    size_t sz = pp_type_size(type);
+    if (n == 0 || memcmp(got, want, n * sz) == 0) return;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp((const char *)got + i * sz, (const char *)want + i * sz, sz) != 0) {
+            char a[80], b[80];
+            tc_fail_at(file, line, "%s: first difference (bitwise) at index %zu of %zu: got %s, expected %s",
+                       what, i, n, ref_format(type, got, i, a, sizeof a), ref_format(type, want, i, b, sizeof b));
+        }
+    }
+}
+
+/* ---- memory ----------------------------------------------------------------------------------- */
+static unsigned char guard_byte(size_t i) { return (unsigned char)(0xA5 ^ (i * 29)); }
+
+void *tc_halloc(size_t bytes)
+{
+    void *p = malloc(bytes + TC_GUARD);
+    if (!p) {
+        fprintf(stderr, "%s: out of host memory (%zu bytes)\n", g_program, bytes);
+        abort();
+    }
+    return p;
+}
+
+static void *dev_with(pp_context *ctx, const void *host, size_t bytes, int fill)
+{
+    unsigned char *tmp = (unsigned char *)tc_halloc(bytes);
+    if (host) {
+        if (bytes) memcpy(tmp, host, bytes);
+    } else {
+        memset(tmp, fill, bytes);
+    }
+    for (size_t i = 0; i < TC_GUARD; i++) tmp[bytes + i] = guard_byte(i);
+    void *d = NULL;
+    pp_status st = pp_malloc(ctx, &d, bytes + TC_GUARD);
+    if (st != PP_SUCCESS || !d) {
+        free(tmp);
+        TC_FAIL("pp_malloc(%zu) returned %s: %s", bytes + TC_GUARD, pp_status_string(st), pp_last_error(ctx));
+    }
+    st = pp_upload(ctx, d, tmp, bytes + TC_GUARD);
+    free(tmp);
+    if (st != PP_SUCCESS) TC_FAIL("pp_upload returned %s: %s", pp_status_string(st), pp_last_error(ctx));
+    return d;
+}
+
+void *tc_dev_upload(pp_context *ctx, const void *host, size_t bytes)
+{
+    static const char empty = 0;
+    return dev_with(ctx, host ? host : &empty, host ? bytes : 0, 0);
+}
+
+void *tc_dev_filled(pp_context *ctx, size_t bytes, unsigned char fill) { return dev_with(ctx, NULL, bytes, fill); }
+
+void tc_dev_download_at(const char *file, int line, pp_context *ctx, void *host, const void *dev, size_t bytes,
+                        const char *what)
+{
+    pp_status st = pp_download(ctx, host, dev, bytes + TC_GUARD);
+    if (st != PP_SUCCESS)
+        tc_fail_at(file, line, "pp_download(%s) returned %s: %s", what, pp_status_string(st), pp_last_error(ctx));
+    const unsigned char *g = (const unsigned char *)host + bytes;
+    for (size_t i = 0; i < TC_GUARD; i++)
+        if (g[i] != guard_byte(i))
+            tc_fail_at(file, line, "%s: written past its end (guard byte %zu after %zu bytes changed)", what, i,
+                       bytes);
+}
+
+void tc_dev_free(pp_context *ctx, void *p)
+{
+    pp_status st = pp_free(ctx, p);
+    if (st != PP_SUCCESS) TC_FAIL("pp_free returned %s", pp_status_string(st));
+}
+
+/* ---- element helpers ---------------------------------------------------------------------------- */
+int tc_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
+int tc_is_signed(pp_type t) { return t == PP_I8 || t == PP_I16 || t == PP_I32 || t == PP_I64; }
+size_t tc_size(pp_type t) { return pp_type_size(t); }
+
+void tc_set_int(pp_type t, void *buf, size_t i, uint64_t v)
+{
+    /* little-endian: the low bytes of v are the value truncated to the type */
+    size_t sz = pp_type_size(t);
+    unsigned char b[8];
+    for (size_t k = 0; k < 8; k++) b[k] = (unsigned char)(v >> (8 * k));
+    memcpy((char *)buf + i * sz, b, sz);
+}
+
+void tc_set_f(pp_type t, void *buf, size_t i, double v)
+{
+    if (t == PP_F32) {
+        float f = (float)v;
+        memcpy((char *)buf + i * 4, &f, 4);
+    } else {
+        memcpy((char *)buf + i * 8, &v, 8);
+    }
+}
+
+double tc_get_f(pp_type t, const void *buf, size_t i)
+{
+    if (t == PP_F32) {
+        float f;
+        memcpy(&f, (const char *)buf + i * 4, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, (const char *)buf + i * 8, 8);
+    return d;
+}
+
+uint64_t tc_get_bits(pp_type t, const void *buf, size_t i)
+{
+    size_t sz = pp_type_size(t);
+    const unsigned char *p = (const unsigned char *)buf + i * sz;
+    uint64_t v = 0;
+    for (size_t k = 0; k < sz; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+int64_t tc_get_i(pp_type t, const void *buf, size_t i)
+{
+    uint64_t v = tc_get_bits(t, buf, i);
+    size_t bits = 8 * pp_type_size(t);
+    if (tc_is_signed(t) && bits < 64 && (v >> (bits - 1)) & 1) v |= ~(uint64_t)0 << bits;
+    return (int64_t)v;
+}
+
+int64_t tc_type_min(pp_type t)
+{
+    switch (t) {
+    case PP_I8: return INT8_MIN;
+    case PP_I16: return INT16_MIN;
+    case PP_I32: return INT32_MIN;
+    case PP_I64: return INT64_MIN;
+    default: return 0;
+    }
+}
+
+uint64_t tc_type_max(pp_type t)
+{
+    switch (t) {
+    case PP_I8: return INT8_MAX;
+    case PP_U8: return UINT8_MAX;
+    case PP_I16: return INT16_MAX;
+    case PP_U16: return UINT16_MAX;
+    case PP_I32: return INT32_MAX;
+    case PP_U32: return UINT32_MAX;
+    case PP_I64: return INT64_MAX;
+    case PP_U64: return UINT64_MAX;
+    default: return 0;
+    }
+}
+
+void tc_set_nan(tc_rng *r, pp_type t, void *buf, size_t i)
+{
+    uint64_t x = tc_next(r);
+    if (t == PP_F32) {
+        uint32_t b = 0x7f800000u | (uint32_t)(x & 0x807fffffu);
+        if ((b & 0x007fffffu) == 0) b |= 0x00400000u;
+        memcpy((char *)buf + i * 4, &b, 4);
+    } else {
+        uint64_t b = 0x7ff0000000000000ull | (x & 0x800fffffffffffffull);
+        if ((b & 0x000fffffffffffffull) == 0) b |= 0x0008000000000000ull;
+        memcpy((char *)buf + i * 8, &b, 8);
+    }
+}
+
+void tc_set_any_float(tc_rng *r, pp_type t, void *buf, size_t i)
+{
+    uint64_t x = tc_next(r);
+    switch (x & 15) {
+    case 0: tc_set_f(t, buf, i, 0.0); return;
+    case 1: tc_set_f(t, buf, i, -0.0); return;
+    case 2: tc_set_f(t, buf, i, (x & 16) ? INFINITY : -INFINITY); return;
+    case 3: /* subnormal */
+        if (t == PP_F32) {
+            uint32_t b = (uint32_t)(x >> 32) & 0x807fffffu;
+            memcpy((char *)buf + i * 4, &b, 4);
+        } else {
+            uint64_t b = (x >> 4) & 0x800fffffffffffffull;
+            memcpy((char *)buf + i * 8, &b, 8);
+        }
+        return;
+    case 4: case 5: case 6: /* small values, many duplicates */
+        tc_set_f(t, buf, i, (double)((int)((x >> 8) % 17) - 8) * 0.5);
+        return;
+    default: /* random bits that are not NaN */
+        for (;;) {
+            if (t == PP_F32) {
+                uint32_t b = (uint32_t)(x >> 16);
+                float f;
+                memcpy(&f, &b, 4);
+                if (!isnan(f)) {
+                    memcpy((char *)buf + i * 4, &b, 4);
+                    return;
+                }
+            } else {
+                double d;
+                memcpy(&d, &x, 8);
+                if (!isnan(d)) {
+                    memcpy((char *)buf + i * 8, &x, 8);
+                    return;
+                }
+            }
+            x = tc_next(r);
+        }
+    }
+}
+
+void tc_not_all_zero(pp_type t, void *buf, size_t n)
+{
+    size_t bytes = n * pp_type_size(t);
+    const unsigned char *p = (const unsigned char *)buf;
+    for (size_t i = 0; i < bytes; i++)
+        if (p[i]) return;
+    if (n == 0) return;
+    if (tc_is_float(t)) tc_set_f(t, buf, 0, 1.0);
+    else tc_set_int(t, buf, 0, 1);
+}

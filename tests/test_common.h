@@ -1,0 +1,145 @@
+/* Shared pieces of the test programs: the run's seed and random numbers,
+ * the list of backend/algorithm/thread configurations to test, device
+ * buffers with guard bytes, element helpers and failure reporting.
+ *
+ * Environment:
+ *   PARPRIM_TEST_SEED=N        reproduce a run (the seed is printed at start)
+ *   PARPRIM_TEST_BACKENDS=a,b  test only these backends (cpu, cuda, opencl)
+ */
+#ifndef PP_TEST_COMMON_H
+#define PP_TEST_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "parprim.h"
+#include "reference.h"
+
+/* ---- seed and random numbers ---------------------------------------------------------- */
+typedef struct tc_rng {
+    uint64_t s;
+} tc_rng;
+
+/* Reads PARPRIM_TEST_SEED or takes a time-based seed, prints it, and finds
+ * the backends to test. Call first in main(). */
+void tc_init(const char *program);
+/* Destroys the contexts; prints the number of skipped calls. */
+void tc_finish(void);
+uint64_t tc_seed(void);
+/* A generator for one test, derived from the run's seed and the test's name
+ * (so one test reproduces on its own). */
+tc_rng tc_rng_for(const char *name);
+uint64_t tc_next(tc_rng *r);
+uint64_t tc_below(tc_rng *r, uint64_t bound); /* uniform in [0, bound), bound > 0 */
+int64_t tc_between(tc_rng *r, int64_t lo, int64_t hi); /* uniform in [lo, hi] */
+void tc_fill_random(tc_rng *r, void *buf, size_t bytes);
+
+/* ---- configurations ----------------------------------------------------------------------- */
+typedef struct tc_config {
+    pp_context *ctx;
+    pp_backend backend;
+    int threads;        /* as asked in pp_options (0: the default) */
+    pp_algorithm algo;
+} tc_config;
+
+/* Every configuration to test prim on: each backend (restricted by
+ * PARPRIM_TEST_BACKENDS), on cpu each thread count (1, 2, 3), and each
+ * algorithm that pp_set_algorithm accepts for prim, PP_ALGO_AUTO first
+ * (PP_ALGO_SEQUENTIAL, one thread by definition, with one count only).
+ * Returns the count; *list stays valid until tc_finish. */
+size_t tc_configs(pp_primitive prim, const tc_config **list);
+/* Selects c->algo for prim on c->ctx (fails the test if refused). */
+void tc_use(const tc_config *c, pp_primitive prim);
+/* One context per available backend (cpu: default threads). */
+size_t tc_contexts(pp_context *const **list);
+const char *tc_config_name(const tc_config *c); /* static buffer */
+
+/* The status of a primitive call: 1 to go on and check the result, 0 to
+ * skip it (PP_ERROR_UNSUPPORTED from an algorithm other than AUTO, which
+ * the header allows); fails the test on anything else. */
+int tc_status_ok(const tc_config *c, pp_status st, const char *fn);
+extern unsigned long long tc_skipped;
+
+/* ---- failure reporting -------------------------------------------------------------------- */
+/* Describes what is being tested now (printed with any failure). */
+void tc_case(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void tc_fail_at(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define TC_FAIL(...) tc_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+#define TC_REQUIRE(cond, ...)                     \
+    do {                                          \
+        if (!(cond)) TC_FAIL(__VA_ARGS__);        \
+    } while (0)
+#define TC_OK(call)                                                                   \
+    do {                                                                              \
+        pp_status st_ = (call);                                                       \
+        if (st_ != PP_SUCCESS) TC_FAIL("%s returned %s", #call, pp_status_string(st_)); \
+    } while (0)
+
+/* Compares n elements with ref_equal (NaNs equal); fails with the first
+ * differing index and both values. */
+void tc_expect_equal_at(const char *file, int line, pp_type type, const void *got, const void *want,
+                        size_t n, const char *what);
+#define TC_EXPECT_EQUAL(type, got, want, n, what) tc_expect_equal_at(__FILE__, __LINE__, type, got, want, n, what)
+/* Compares n elements bit for bit (NaN payloads included). */
+void tc_expect_bits_at(const char *file, int line, pp_type type, const void *got, const void *want, size_t n,
+                       const char *what);
+#define TC_EXPECT_BITS(type, got, want, n, what) tc_expect_bits_at(__FILE__, __LINE__, type, got, want, n, what)
+
+/* ---- memory ------------------------------------------------------------------------------- */
+/* Every device buffer carries TC_GUARD bytes after its payload, set to a
+ * known pattern; downloads read them back and check them, which finds
+ * writes past the end on every backend (no pointer arithmetic is done on
+ * device handles). Host buffers that receive downloads must have room for
+ * the guard: allocate them with tc_halloc. */
+#define TC_GUARD 64
+void *tc_halloc(size_t bytes);             /* malloc(bytes + TC_GUARD); never NULL */
+void *tc_dev_upload(pp_context *ctx, const void *host, size_t bytes);
+void *tc_dev_filled(pp_context *ctx, size_t bytes, unsigned char fill);
+/* Downloads bytes (+ the guard) into host (tc_halloc'ed) and checks the guard. */
+void tc_dev_download_at(const char *file, int line, pp_context *ctx, void *host, const void *dev, size_t bytes,
+                        const char *what);
+#define TC_DOWNLOAD(ctx, host, dev, bytes, what) tc_dev_download_at(__FILE__, __LINE__, ctx, host, dev, bytes, what)
+void tc_dev_free(pp_context *ctx, void *p);
+
+/* ---- element helpers ----------------------------------------------------------------------- */
+int tc_is_float(pp_type t);
+int tc_is_signed(pp_type t);
+size_t tc_size(pp_type t);
+/* Stores an integer (truncated to the type) or a double (converted). */
+void tc_set_int(pp_type t, void *buf, size_t i, uint64_t v);
+void tc_set_f(pp_type t, void *buf, size_t i, double v);
+double tc_get_f(pp_type t, const void *buf, size_t i);
+uint64_t tc_get_bits(pp_type t, const void *buf, size_t i);   /* raw bits, zero-extended */
+int64_t tc_get_i(pp_type t, const void *buf, size_t i);       /* signed types: sign-extended */
+int64_t tc_type_min(pp_type t);  /* integer types */
+uint64_t tc_type_max(pp_type t); /* integer types */
+/* A random NaN of the type (random sign and payload) at buf[i]. */
+void tc_set_nan(tc_rng *r, pp_type t, void *buf, size_t i);
+/* A random non-NaN float (any finite value, +-0, +-inf, subnormals). */
+void tc_set_any_float(tc_rng *r, pp_type t, void *buf, size_t i);
+/* Makes sure the first bytes are not all zero (data is never all zeros). */
+void tc_not_all_zero(pp_type t, void *buf, size_t n);
+
+/* Element counts that straddle the cpu backend's blocks (8192 for reduce,
+ * 16384 for scan, rounds of threads * 16384) and likely GPU tile sizes. */
+extern const size_t tc_sizes[];
+extern const size_t tc_nsizes;
+/* A few larger sizes (around 2^20). */
+extern const size_t tc_big_sizes[];
+extern const size_t tc_nbig;
+
+extern const pp_type tc_types[PP_TYPE_COUNT];
+
+#endif

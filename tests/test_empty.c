@@ -1,0 +1,205 @@
+/* n == 0 on every primitive, type and configuration: "reduce writes the
+ * identity, counts become 0, nothing else is touched; array pointers may
+ * then be NULL". Each call is made with NULL arrays and again with real
+ * buffers (which must keep their contents). The compaction primitives come
+ * last: a sanitizer abort there does not hide the others. */
+#include "test_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const unsigned char sentinel[8] = {0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A};
+
+static void expect_sentinel(const tc_config *c, void *dev, size_t bytes, const char *what)
+{
+    unsigned char h[64 + TC_GUARD];
+    TC_DOWNLOAD(c->ctx, h, dev, bytes, what);
+    for (size_t i = 0; i < bytes; i++)
+        TC_REQUIRE(h[i] == 0x5A, "%s was written by a call with n = 0 (byte %zu)", what, i);
+}
+
+static uint64_t read_u64(const tc_config *c, void *dev, const char *what)
+{
+    unsigned char h[8 + TC_GUARD];
+    uint64_t v;
+    TC_DOWNLOAD(c->ctx, h, dev, 8, what);
+    memcpy(&v, h, 8);
+    return v;
+}
+
+static void test_reduce_scan(void **state)
+{
+    (void)state;
+    const tc_config *cfg;
+    size_t ncfg = tc_configs(PP_PRIM_REDUCE, &cfg);
+    for (size_t i = 0; i < ncfg; i++) {
+        const tc_config *c = &cfg[i];
+        tc_use(c, PP_PRIM_REDUCE);
+        if (pp_set_algorithm(c->ctx, PP_PRIM_SCAN, c->algo) != PP_SUCCESS) continue;
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            pp_type t = tc_types[ti];
+            size_t sz = tc_size(t);
+            for (int o = 0; o < PP_OP_COUNT; o++) {
+                pp_op op = (pp_op)o;
+                if (tc_is_float(t) && op > PP_MAX) continue;
+                unsigned char want[8], host[8 + TC_GUARD];
+                ref_reduce(t, op, NULL, 0, want);
+                void *in = tc_dev_filled(c->ctx, sz, 0x5A), *out = tc_dev_filled(c->ctx, sz, 0x5A);
+                for (int null_in = 0; null_in < 2; null_in++) {
+                    tc_case("%s prim=reduce type=%s op=%s n=0 in=%s", tc_config_name(c), pp_type_name(t),
+                            pp_op_name(op), null_in ? "NULL" : "buffer");
+                    TC_OK(pp_upload(c->ctx, out, sentinel, sz));
+                    if (tc_status_ok(c, pp_reduce(c->ctx, t, op, null_in ? NULL : in, 0, out), "pp_reduce")) {
+                        TC_DOWNLOAD(c->ctx, host, out, sz, "reduce result");
+                        TC_EXPECT_BITS(t, host, want, 1, "the identity"); /* +0.0 for a float sum */
+                        expect_sentinel(c, in, sz, "in");
+                    }
+                }
+                TC_OK(pp_upload(c->ctx, out, sentinel, sz));
+                for (int k = 0; k < 2; k++) {
+                    tc_case("%s prim=scan type=%s op=%s kind=%d n=0", tc_config_name(c), pp_type_name(t),
+                            pp_op_name(op), k);
+                    if (tc_status_ok(c, pp_scan(c->ctx, t, op, (pp_scan_kind)k, NULL, NULL, 0), "pp_scan") &&
+                        tc_status_ok(c, pp_scan(c->ctx, t, op, (pp_scan_kind)k, in, out, 0), "pp_scan") &&
+                        tc_status_ok(c, pp_scan(c->ctx, t, op, (pp_scan_kind)k, in, in, 0), "pp_scan") &&
+                        tc_status_ok(c, pp_scan(c->ctx, t, op, (pp_scan_kind)k, NULL, out, 0), "pp_scan")) {
+                        expect_sentinel(c, in, sz, "in");
+                        expect_sentinel(c, out, sz, "out");
+                    }
+                }
+                tc_dev_free(c->ctx, in);
+                tc_dev_free(c->ctx, out);
+            }
+        }
+    }
+}
+
+static void test_histogram(void **state)
+{
+    (void)state;
+    const tc_config *cfg;
+    size_t ncfg = tc_configs(PP_PRIM_HISTOGRAM, &cfg);
+    for (size_t i = 0; i < ncfg; i++) {
+        const tc_config *c = &cfg[i];
+        tc_use(c, PP_PRIM_HISTOGRAM);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            pp_type t = tc_types[ti];
+            unsigned char lo[8], hi[8], edges[4 * 8];
+            for (int k = 0; k < 4; k++) {
+                if (tc_is_float(t)) tc_set_f(t, edges, (size_t)k, k - 1.5);
+                else tc_set_int(t, edges, (size_t)k, (uint64_t)k);
+            }
+            memcpy(lo, edges, 8);
+            memcpy(hi, edges + 3 * tc_size(t), 8);
+            void *samples = tc_dev_filled(c->ctx, 8, 0x5A), *counts = tc_dev_filled(c->ctx, 3 * 8, 0x5A);
+            for (int range = 0; range < 2; range++)
+                for (int null_samples = 0; null_samples < 2; null_samples++) {
+                    tc_case("%s prim=histogram_%s type=%s n=0 samples=%s", tc_config_name(c),
+                            range ? "range" : "even", pp_type_name(t), null_samples ? "NULL" : "buffer");
+                    TC_OK(pp_upload(c->ctx, counts, "ZZZZZZZZZZZZZZZZZZZZZZZZ", 24));
+                    const void *s = null_samples ? NULL : samples;
+                    pp_status st = range ? pp_histogram_range(c->ctx, t, s, 0, edges, 3, (uint64_t *)counts)
+                                         : pp_histogram_even(c->ctx, t, s, 0, lo, hi, 3, (uint64_t *)counts);
+                    if (tc_status_ok(c, st, range ? "pp_histogram_range" : "pp_histogram_even")) {
+                        uint64_t h[3 + TC_GUARD / 8];
+                        TC_DOWNLOAD(c->ctx, h, counts, 24, "counts");
+                        TC_REQUIRE(h[0] == 0 && h[1] == 0 && h[2] == 0, "counts are not 0 after n = 0");
+                        expect_sentinel(c, samples, 8, "samples");
+                    }
+                }
+            tc_dev_free(c->ctx, samples);
+            tc_dev_free(c->ctx, counts);
+        }
+    }
+}
+
+static void test_sort(void **state)
+{
+    (void)state;
+    const tc_config *cfg;
+    size_t ncfg = tc_configs(PP_PRIM_SORT, &cfg);
+    for (size_t i = 0; i < ncfg; i++) {
+        const tc_config *c = &cfg[i];
+        tc_use(c, PP_PRIM_SORT);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            pp_type t = tc_types[ti];
+            void *k = tc_dev_filled(c->ctx, 8, 0x5A), *v = tc_dev_filled(c->ctx, 8, 0x5A);
+            for (int o = 0; o < 2; o++) {
+                tc_case("%s prim=sort type=%s order=%d n=0 and n=1", tc_config_name(c), pp_type_name(t), o);
+                if (!tc_status_ok(c, pp_sort(c->ctx, t, NULL, 0, (pp_order)o), "pp_sort")) continue;
+                TC_OK(pp_sort(c->ctx, t, k, 0, (pp_order)o));
+                for (size_t vs = 1; vs <= 8; vs *= 2) {
+                    TC_OK(pp_sort_pairs(c->ctx, t, NULL, NULL, vs, 0, (pp_order)o));
+                    TC_OK(pp_sort_pairs(c->ctx, t, k, NULL, vs, 0, (pp_order)o));
+                    TC_OK(pp_sort_pairs(c->ctx, t, k, v, vs, 0, (pp_order)o));
+                    TC_OK(pp_sort_pairs(c->ctx, t, k, v, vs, 1, (pp_order)o)); /* one pair: unchanged */
+                }
+                TC_OK(pp_sort(c->ctx, t, k, 1, (pp_order)o));
+                expect_sentinel(c, k, 8, "keys");
+                expect_sentinel(c, v, 8, "values");
+            }
+            tc_dev_free(c->ctx, k);
+            tc_dev_free(c->ctx, v);
+        }
+    }
+}
+
+static void test_select(void **state)
+{
+    (void)state;
+    const tc_config *cfg;
+    size_t ncfg = tc_configs(PP_PRIM_SELECT, &cfg);
+    for (size_t i = 0; i < ncfg; i++) {
+        const tc_config *c = &cfg[i];
+        tc_use(c, PP_PRIM_SELECT);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            pp_type t = tc_types[ti];
+            unsigned char value[8] = {0};
+            void *in = tc_dev_filled(c->ctx, 8, 0x5A), *out = tc_dev_filled(c->ctx, 8, 0x5A);
+            void *flags = tc_dev_filled(c->ctx, 8, 0x5A), *count = tc_dev_filled(c->ctx, 8, 0x5A);
+            for (int w = 0; w < 4; w++)
+                for (int nulls = 0; nulls < 2; nulls++) {
+                    static const char *const names[] = {"select_flagged", "select_if", "unique", "partition_if"};
+                    tc_case("%s prim=%s type=%s n=0 arrays=%s", tc_config_name(c), names[w], pp_type_name(t),
+                            nulls ? "NULL" : "buffers");
+                    TC_OK(pp_upload(c->ctx, count, sentinel, 8));
+                    void *pi = nulls ? NULL : in, *po = nulls ? NULL : out;
+                    const uint8_t *pf = nulls ? NULL : (const uint8_t *)flags;
+                    pp_status st = PP_SUCCESS;
+                    switch (w) {
+                    case 0: st = pp_select_flagged(c->ctx, t, pi, pf, 0, po, (uint64_t *)count); break;
+                    case 1: st = pp_select_if(c->ctx, t, pi, 0, PP_NE, value, po, (uint64_t *)count); break;
+                    case 2: st = pp_unique(c->ctx, t, pi, 0, po, (uint64_t *)count); break;
+                    default: st = pp_partition_if(c->ctx, t, pi, 0, PP_GE, value, po, (uint64_t *)count); break;
+                    }
+                    if (tc_status_ok(c, st, names[w])) {
+                        uint64_t k = read_u64(c, count, "count");
+                        TC_REQUIRE(k == 0, "count = %llu after n = 0", (unsigned long long)k);
+                        expect_sentinel(c, in, 8, "in");
+                        expect_sentinel(c, out, 8, "out");
+                        expect_sentinel(c, flags, 8, "flags");
+                    }
+                }
+            tc_dev_free(c->ctx, in);
+            tc_dev_free(c->ctx, out);
+            tc_dev_free(c->ctx, flags);
+            tc_dev_free(c->ctx, count);
+        }
+    }
+}
+
+int main(void)
+{
+    tc_init("test_empty");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reduce_scan),
+        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_select),
+    };
+    int rc = cmocka_run_group_tests_name("empty", tests, NULL, NULL);
+    tc_finish();
+    return rc;
+}

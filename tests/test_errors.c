@@ -1,0 +1,816 @@
+/* Every documented bad input of every function returns the documented
+ * status, leaves a message naming the call and the argument in
+ * pp_last_error, and writes nothing (outputs keep a sentinel, in-place data
+ * keeps its values). Also: pp_create's options and PARPRIM_BACKEND, the
+ * name and size functions, pp_version, memory functions, algorithm choice. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_common.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 64          /* elements in each fixture array */
+#define NB 16         /* bins of the fixture's counts */
+#define BYTES (N * 8) /* room for N elements of any type */
+
+/* ---- messages ---------------------------------------------------------------------------- */
+/* 1 if word occurs in msg as a whole identifier (not inside a longer one). */
+static int names(const char *msg, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = msg; (p = strstr(p, word)) != NULL; p++) {
+        int before = p > msg && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[len]) || p[len] == '_';
+        if (!before && !after) return 1;
+    }
+    return 0;
+}
+
+/* Checks status and message: the message names fn and each of the
+ * '|'-separated alternatives in args (one of them suffices). */
+static void expect_at(int line, pp_context *ctx, pp_status got, pp_status want, const char *fn, const char *args,
+                      const char *what)
+{
+    if (got != want)
+        tc_fail_at(__FILE__, line, "%s: %s returned %s, expected %s (message: \"%s\")", what, fn,
+                   pp_status_string(got), pp_status_string(want), ctx ? pp_last_error(ctx) : "");
+    if (!ctx || want == PP_SUCCESS) return;
+    const char *msg = pp_last_error(ctx);
+    if (!msg || !*msg) tc_fail_at(__FILE__, line, "%s: %s failed with an empty pp_last_error", what, fn);
+    if (!strstr(msg, fn)) tc_fail_at(__FILE__, line, "%s: message \"%s\" does not name %s", what, msg, fn);
+    if (args && *args) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", args);
+        int found = 0;
+        for (char *tok = strtok(buf, "|"); tok && !found; tok = strtok(NULL, "|")) found = names(msg, tok);
+        if (!found) tc_fail_at(__FILE__, line, "%s: message \"%s\" does not name the argument (%s)", what, msg, args);
+    }
+}
+#define EXPECT(ctx, call, want, fn, args) expect_at(__LINE__, ctx, (call), want, fn, args, #call)
+
+/* ---- fixture: device buffers with known contents ------------------------------------------------ */
+typedef struct fixture {
+    pp_context *ctx;
+    int addressable; /* handles are addresses: partial overlaps can be formed */
+    void *in, *out, *keys, *vals, *counts, *count, *flags, *big;
+    unsigned char h_in[BYTES], h_keys[BYTES], h_vals[BYTES], h_flags[N], h_big[4 * BYTES];
+} fixture;
+
+static void fx_init(fixture *f, pp_context *ctx, tc_rng *r)
+{
+    memset(f, 0, sizeof *f);
+    f->ctx = ctx;
+    f->addressable = pp_context_backend(ctx) != PP_BACKEND_OPENCL;
+    tc_fill_random(r, f->h_in, BYTES);
+    tc_fill_random(r, f->h_keys, BYTES);
+    tc_fill_random(r, f->h_vals, BYTES);
+    tc_fill_random(r, f->h_big, sizeof f->h_big);
+    for (size_t i = 0; i < N; i++) f->h_flags[i] = (unsigned char)(i & 1);
+    f->in = tc_dev_upload(ctx, f->h_in, BYTES);
+    f->keys = tc_dev_upload(ctx, f->h_keys, BYTES);
+    f->vals = tc_dev_upload(ctx, f->h_vals, BYTES);
+    f->flags = tc_dev_upload(ctx, f->h_flags, N);
+    f->big = tc_dev_upload(ctx, f->h_big, sizeof f->h_big);
+    f->out = tc_dev_filled(ctx, BYTES, 0x5A);
+    f->counts = tc_dev_filled(ctx, NB * 8, 0x5A);
+    f->count = tc_dev_filled(ctx, 8, 0x5A);
+}
+
+static void fx_free(fixture *f)
+{
+    void *p[] = {f->in, f->keys, f->vals, f->flags, f->big, f->out, f->counts, f->count};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) tc_dev_free(f->ctx, p[i]);
+}
+
+static void check_same(int line, fixture *f, const void *dev, const void *want, size_t bytes, const char *name,
+                       const char *what)
+{
+    unsigned char *h = (unsigned char *)tc_halloc(bytes);
+    tc_dev_download_at(__FILE__, line, f->ctx, h, dev, bytes, name);
+    for (size_t i = 0; i < bytes; i++)
+        if (h[i] != ((const unsigned char *)want)[i]) {
+            free(h);
+            tc_fail_at(__FILE__, line, "after %s: '%s' was written (byte %zu) by a call that failed", what, name, i);
+        }
+    free(h);
+}
+
+/* Nothing was written: outputs still hold the sentinel, inputs and
+ * in-place data their values. */
+static void fx_check_at(int line, fixture *f, const char *what)
+{
+    static unsigned char sentinel[BYTES];
+    if (!sentinel[0]) memset(sentinel, 0x5A, sizeof sentinel);
+    check_same(line, f, f->out, sentinel, BYTES, "out", what);
+    check_same(line, f, f->counts, sentinel, NB * 8, "counts", what);
+    check_same(line, f, f->count, sentinel, 8, "count", what);
+    check_same(line, f, f->in, f->h_in, BYTES, "in", what);
+    check_same(line, f, f->keys, f->h_keys, BYTES, "keys", what);
+    check_same(line, f, f->vals, f->h_vals, BYTES, "values", what);
+    check_same(line, f, f->flags, f->h_flags, N, "flags", what);
+    check_same(line, f, f->big, f->h_big, sizeof f->h_big, "big", what);
+}
+#define FX_CHECK(f, what) fx_check_at(__LINE__, f, what)
+
+/* expect a failure and that nothing was written */
+#define EXPECT_NOWRITE(f, call, want, fn, args)                   \
+    do {                                                          \
+        expect_at(__LINE__, (f)->ctx, (call), want, fn, args, #call); \
+        fx_check_at(__LINE__, f, #call);                          \
+    } while (0)
+
+static char *at(void *p, size_t bytes) { return (char *)p + bytes; }
+
+static const pp_type bad_types[] = {(pp_type)-1, (pp_type)PP_TYPE_COUNT, (pp_type)1000};
+static const pp_op bad_ops[] = {(pp_op)-1, (pp_op)PP_OP_COUNT, (pp_op)99};
+#define NBAD 3
+
+/* ---- reduce and scan ------------------------------------------------------------------------- */
+static void errors_reduce_scan(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s reduce errors", pp_backend_name(pp_context_backend(ctx)));
+    EXPECT(NULL, pp_reduce(NULL, PP_I32, PP_SUM, f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_reduce(ctx, bad_types[i], PP_SUM, f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT,
+                       "pp_reduce", "type");
+        EXPECT_NOWRITE(f, pp_reduce(ctx, PP_I32, bad_ops[i], f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT,
+                       "pp_reduce", "op|operator");
+    }
+    for (int o = PP_AND; o <= PP_XOR; o++) {
+        EXPECT_NOWRITE(f, pp_reduce(ctx, PP_F32, (pp_op)o, f->in, N, f->out), PP_ERROR_UNSUPPORTED, "pp_reduce",
+                       pp_op_name((pp_op)o));
+        EXPECT_NOWRITE(f, pp_reduce(ctx, PP_F64, (pp_op)o, f->in, N, f->out), PP_ERROR_UNSUPPORTED, "pp_reduce",
+                       pp_op_name((pp_op)o));
+    }
+    EXPECT_NOWRITE(f, pp_reduce(ctx, PP_I32, PP_SUM, NULL, N, f->out), PP_ERROR_INVALID_ARGUMENT, "pp_reduce", "in");
+    EXPECT_NOWRITE(f, pp_reduce(ctx, PP_I32, PP_SUM, f->in, N, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_reduce", "out");
+    /* n * sizeof(element) overflows size_t */
+    EXPECT_NOWRITE(f, pp_reduce(ctx, PP_I32, PP_SUM, f->in, SIZE_MAX / 4 + 1, f->out), PP_ERROR_INVALID_ARGUMENT,
+                   "pp_reduce", "n");
+    EXPECT_NOWRITE(f, pp_reduce(ctx, PP_F64, PP_MAX, f->in, SIZE_MAX, f->out), PP_ERROR_INVALID_ARGUMENT,
+                   "pp_reduce", "n");
+
+    tc_case("%s scan errors", pp_backend_name(pp_context_backend(ctx)));
+    EXPECT(NULL, pp_scan(NULL, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_scan(ctx, bad_types[i], PP_SUM, PP_INCLUSIVE, f->in, f->out, N),
+                       PP_ERROR_INVALID_ARGUMENT, "pp_scan", "type");
+        EXPECT_NOWRITE(f, pp_scan(ctx, PP_U16, bad_ops[i], PP_EXCLUSIVE, f->in, f->out, N),
+                       PP_ERROR_INVALID_ARGUMENT, "pp_scan", "op|operator");
+    }
+    static const pp_scan_kind bad_kinds[] = {(pp_scan_kind)-1, (pp_scan_kind)2, (pp_scan_kind)77};
+    for (int i = 0; i < 3; i++)
+        EXPECT_NOWRITE(f, pp_scan(ctx, PP_I64, PP_SUM, bad_kinds[i], f->in, f->out, N), PP_ERROR_INVALID_ARGUMENT,
+                       "pp_scan", "kind");
+    for (int o = PP_AND; o <= PP_XOR; o++)
+        for (int k = 0; k < 2; k++) {
+            EXPECT_NOWRITE(f, pp_scan(ctx, PP_F32, (pp_op)o, (pp_scan_kind)k, f->in, f->out, N),
+                           PP_ERROR_UNSUPPORTED, "pp_scan", pp_op_name((pp_op)o));
+            EXPECT_NOWRITE(f, pp_scan(ctx, PP_F64, (pp_op)o, (pp_scan_kind)k, f->keys, f->keys, N),
+                           PP_ERROR_UNSUPPORTED, "pp_scan", pp_op_name((pp_op)o));
+        }
+    EXPECT_NOWRITE(f, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, NULL, f->out, N), PP_ERROR_INVALID_ARGUMENT,
+                   "pp_scan", "in");
+    EXPECT_NOWRITE(f, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, NULL, N), PP_ERROR_INVALID_ARGUMENT,
+                   "pp_scan", "out");
+    EXPECT_NOWRITE(f, pp_scan(ctx, PP_I16, PP_SUM, PP_INCLUSIVE, f->in, f->out, SIZE_MAX / 2 + 7),
+                   PP_ERROR_INVALID_ARGUMENT, "pp_scan", "n");
+    if (f->addressable) {
+        /* partial overlaps of in and out (in == out is allowed) */
+        const size_t e = 4, n = 100; /* i32 elements inside big (4 * BYTES bytes) */
+        static const long shifts[] = {1, -1, 99, -99, 50, 2};
+        for (size_t s = 0; s < sizeof shifts / sizeof shifts[0]; s++) {
+            char *in = at(f->big, 400), *out = in + shifts[s] * (long)e;
+            EXPECT_NOWRITE(f, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, in, out, n), PP_ERROR_INVALID_ARGUMENT,
+                           "pp_scan", "in|out");
+            EXPECT_NOWRITE(f, pp_scan(ctx, PP_I32, PP_MIN, PP_EXCLUSIVE, in, out, n), PP_ERROR_INVALID_ARGUMENT,
+                           "pp_scan", "in|out");
+        }
+        /* misaligned by one byte */
+        EXPECT_NOWRITE(f, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, at(f->big, 400), at(f->big, 401), n),
+                       PP_ERROR_INVALID_ARGUMENT, "pp_scan", "in|out");
+        /* controls: adjacent ranges and in == out succeed */
+        EXPECT(ctx, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, at(f->big, 0), at(f->big, 400), 100), PP_SUCCESS,
+               "pp_scan", NULL);
+        EXPECT(ctx, pp_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, at(f->big, 400), at(f->big, 0), 100), PP_SUCCESS,
+               "pp_scan", NULL);
+        TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
+    }
+    EXPECT(ctx, pp_scan(ctx, PP_I32, PP_SUM, PP_EXCLUSIVE, f->big, f->big, N), PP_SUCCESS, "pp_scan", NULL);
+    TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
+    FX_CHECK(f, "the scan controls");
+}
+
+/* ---- histograms -------------------------------------------------------------------------------- */
+static void errors_histogram(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s histogram errors", pp_backend_name(pp_context_backend(ctx)));
+    int32_t lo = -100, hi = 100;
+    uint64_t *counts = (uint64_t *)f->counts;
+    const char *fe = "pp_histogram_even", *fr = "pp_histogram_range";
+    EXPECT(NULL, pp_histogram_even(NULL, PP_I32, f->in, N, &lo, &hi, NB, counts), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    for (int i = 0; i < NBAD; i++)
+        EXPECT_NOWRITE(f, pp_histogram_even(ctx, bad_types[i], f->in, N, &lo, &hi, NB, counts),
+                       PP_ERROR_INVALID_ARGUMENT, fe, "type");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, NULL, N, &lo, &hi, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "samples");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &lo, &hi, NB, NULL), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "counts");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, NULL, &hi, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "lower");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &lo, NULL, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &lo, &hi, 0, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "nbins");
+    static const size_t huge[] = {SIZE_MAX, SIZE_MAX / 8 + 1, SIZE_MAX / 4, (SIZE_MAX >> 1) + 1};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++)
+        EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &lo, &hi, huge[i], counts),
+                       PP_ERROR_INVALID_ARGUMENT, fe, "nbins");
+    /* lower must be less than upper, compared in the sample type */
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &lo, &lo, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "lower|upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &hi, &lo, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "lower|upper");
+    uint32_t ulo = 5, uhi = 0xFFFFFFF0u; /* as i32, uhi is negative */
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->in, N, &ulo, &uhi, NB, counts), PP_ERROR_INVALID_ARGUMENT,
+                   fe, "lower|upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_U32, f->in, N, &uhi, &ulo, NB, counts), PP_ERROR_INVALID_ARGUMENT,
+                   fe, "lower|upper");
+    int8_t blo = 10, bhi = -10;
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I8, f->in, N, &blo, &bhi, NB, counts), PP_ERROR_INVALID_ARGUMENT,
+                   fe, "lower|upper");
+    /* float bounds: NaN and infinities are rejected */
+    const double dv[] = {NAN, -NAN, INFINITY, -INFINITY};
+    for (int i = 0; i < 4; i++) {
+        double dlo = 0.0, dhi = 1.0;
+        float flo = 0.0f, fhi = 1.0f, fv = (float)dv[i];
+        if (!(dv[i] > 0)) {
+            EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F64, f->in, N, &dv[i], &dhi, NB, counts),
+                           PP_ERROR_INVALID_ARGUMENT, fe, "lower|upper");
+            EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F32, f->in, N, &fv, &fhi, NB, counts),
+                           PP_ERROR_INVALID_ARGUMENT, fe, "lower|upper");
+        }
+        if (!(dv[i] < 0)) {
+            EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F64, f->in, N, &dlo, &dv[i], NB, counts),
+                           PP_ERROR_INVALID_ARGUMENT, fe, "lower|upper");
+            EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F32, f->in, N, &flo, &fv, NB, counts),
+                           PP_ERROR_INVALID_ARGUMENT, fe, "lower|upper");
+        }
+    }
+    double z0 = 0.0, zm = -0.0;
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F64, f->in, N, &zm, &z0, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "lower|upper");
+    if (f->addressable) {
+        /* counts overlapping samples */
+        EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->big, N, &lo, &hi, NB, (uint64_t *)at(f->big, 64)),
+                       PP_ERROR_INVALID_ARGUMENT, fe, "counts|samples");
+        EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, at(f->big, 64), N, &lo, &hi, NB, (uint64_t *)f->big),
+                       PP_ERROR_INVALID_ARGUMENT, fe, "counts|samples");
+    }
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->big, N, &lo, &hi, NB, (uint64_t *)f->big),
+                   PP_ERROR_INVALID_ARGUMENT, fe, "counts|samples");
+
+    /* range */
+    int32_t edges[5] = {-10, 0, 10, 20, 30};
+    EXPECT(NULL, pp_histogram_range(NULL, PP_I32, f->in, N, edges, 4, counts), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    for (int i = 0; i < NBAD; i++)
+        EXPECT_NOWRITE(f, pp_histogram_range(ctx, bad_types[i], f->in, N, edges, 4, counts),
+                       PP_ERROR_INVALID_ARGUMENT, fr, "type");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, NULL, N, edges, 4, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "samples");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, edges, 4, NULL), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "counts");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, NULL, 4, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, edges, 0, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "nbins");
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++)
+        EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, edges, huge[i], counts),
+                       PP_ERROR_INVALID_ARGUMENT, fr, "nbins");
+    int32_t unsorted[5] = {-10, 0, 10, 5, 30}, equal[5] = {-10, 0, 0, 20, 30};
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, unsorted, 4, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, f->in, N, equal, 4, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    uint16_t uedges[3] = {1, 0xFFFF, 3}; /* increasing as i16 would be wrong too */
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_U16, f->in, N, uedges, 2, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    double dnan[4] = {0.0, NAN, 2.0, 3.0}, dnan0[3] = {NAN, 1.0, 2.0}, dnan2[3] = {0.0, 1.0, -NAN};
+    double dzero[3] = {-0.0, 0.0, 1.0}; /* -0.0 == +0.0: not increasing */
+    float fdesc[3] = {1.0f, 0.5f, 2.0f};
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_F64, f->in, N, dnan, 3, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_F64, f->in, N, dnan0, 2, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_F64, f->in, N, dnan2, 2, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_F64, f->in, N, dzero, 2, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_F32, f->in, N, fdesc, 2, counts), PP_ERROR_INVALID_ARGUMENT, fr,
+                   "edges");
+    if (f->addressable)
+        EXPECT_NOWRITE(f, pp_histogram_range(ctx, PP_I32, at(f->big, 8), N, edges, 4, (uint64_t *)f->big),
+                       PP_ERROR_INVALID_ARGUMENT, fr, "counts|samples");
+
+    /* controls: infinite edges are fine */
+    double inf_edges[3] = {-INFINITY, 0.0, INFINITY};
+    EXPECT(ctx, pp_histogram_range(ctx, PP_F64, f->in, N, inf_edges, 2, counts), PP_SUCCESS, fr, NULL);
+    unsigned char sentinel[NB * 8];
+    memset(sentinel, 0x5A, sizeof sentinel);
+    TC_OK(pp_upload(ctx, counts, sentinel, sizeof sentinel));
+    FX_CHECK(f, "the histogram controls");
+}
+
+/* ---- compaction ------------------------------------------------------------------------------------- */
+static void errors_select(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s select errors", pp_backend_name(pp_context_backend(ctx)));
+    uint64_t *count = (uint64_t *)f->count;
+    const uint8_t *flags = (const uint8_t *)f->flags;
+    int32_t v = 0;
+    const char *ff = "pp_select_flagged", *fi = "pp_select_if", *fu = "pp_unique", *fp = "pp_partition_if";
+
+    EXPECT(NULL, pp_select_flagged(NULL, PP_I32, f->in, flags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_select_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_unique(NULL, PP_I32, f->in, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_partition_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, "",
+           NULL);
+    for (int i = 0; i < NBAD; i++) {
+        pp_type t = bad_types[i];
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, t, f->in, flags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                       "type");
+        EXPECT_NOWRITE(f, pp_select_if(ctx, t, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, fi,
+                       "type");
+        EXPECT_NOWRITE(f, pp_unique(ctx, t, f->in, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, fu, "type");
+        EXPECT_NOWRITE(f, pp_partition_if(ctx, t, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT,
+                       fp, "type");
+    }
+    static const pp_cmp bad_cmps[] = {(pp_cmp)-1, (pp_cmp)6, (pp_cmp)1000};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->in, N, bad_cmps[i], &v, f->out, count),
+                       PP_ERROR_INVALID_ARGUMENT, fi, "cmp");
+        EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, bad_cmps[i], &v, f->out, count),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "cmp");
+    }
+    /* NULL arrays with n > 0, NULL value, NULL count */
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, NULL, flags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, ff, "in");
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, NULL, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "flags");
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, flags, N, NULL, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "out");
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, flags, N, f->out, NULL), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "count");
+    EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, NULL, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, fi, "in");
+    EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->in, N, PP_LT, NULL, f->out, count), PP_ERROR_INVALID_ARGUMENT, fi,
+                   "value");
+    EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->in, N, PP_LT, &v, NULL, count), PP_ERROR_INVALID_ARGUMENT, fi,
+                   "out");
+    EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->in, N, PP_LT, &v, f->out, NULL), PP_ERROR_INVALID_ARGUMENT, fi,
+                   "count");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, NULL, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, fu, "in");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, f->in, N, NULL, count), PP_ERROR_INVALID_ARGUMENT, fu, "out");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, f->in, N, f->out, NULL), PP_ERROR_INVALID_ARGUMENT, fu, "count");
+    EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, NULL, N, PP_GE, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "in");
+    EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, PP_GE, NULL, f->out, count), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "value");
+    EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, PP_GE, &v, NULL, count), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "out");
+    EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, PP_GE, &v, f->out, NULL), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "count");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I64, f->in, SIZE_MAX / 8 + 1, f->out, count), PP_ERROR_INVALID_ARGUMENT, fu,
+                   "n");
+
+    /* out overlapping in (the same handle: detectable on every backend) */
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->big, flags, N, f->big, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "out|in");
+    EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->big, N, PP_NE, &v, f->big, count), PP_ERROR_INVALID_ARGUMENT, fi,
+                   "out|in");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, f->big, N, f->big, count), PP_ERROR_INVALID_ARGUMENT, fu, "out|in");
+    EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->big, N, PP_NE, &v, f->big, count), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "out|in");
+    /* out overlapping flags, count overlapping out */
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_U8, f->in, (const uint8_t *)f->big, N, f->big, count),
+                   PP_ERROR_INVALID_ARGUMENT, ff, "out|flags");
+    EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, f->in, N, f->big, (uint64_t *)f->big), PP_ERROR_INVALID_ARGUMENT, fu,
+                   "out|count");
+    if (f->addressable) {
+        char *b = (char *)f->big;
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b, flags, N, b + 4, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                       "out|in");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b + 4 * N - 4, flags, N, b, count),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "out|in");
+        EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I64, b + 8, N, PP_LT, &v, b + 16, count), PP_ERROR_INVALID_ARGUMENT,
+                       fi, "out|in");
+        EXPECT_NOWRITE(f, pp_unique(ctx, PP_I16, b + 2, N, b, count), PP_ERROR_INVALID_ARGUMENT, fu, "out|in");
+        EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_U8, b, N, PP_EQ, &v, b + N - 1, count), PP_ERROR_INVALID_ARGUMENT,
+                       fp, "out|in");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, (const uint8_t *)(b + 100), N, b, count),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "out|flags");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, flags, N, b, (uint64_t *)(b + 4 * N - 4)),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "out|count");
+        EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I32, f->in, N, PP_LT, &v, b + 8, (uint64_t *)(b + 16)),
+                       PP_ERROR_INVALID_ARGUMENT, fi, "out|count");
+        EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, PP_LT, &v, b, (uint64_t *)(b + 128)),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "out|count");
+        /* controls: adjacent buffers are fine */
+        EXPECT(ctx, pp_unique(ctx, PP_I32, b, N, b + 4 * N, (uint64_t *)(b + 8 * N)), PP_SUCCESS, fu, NULL);
+        EXPECT(ctx, pp_select_flagged(ctx, PP_I32, b + 4 * N, (const uint8_t *)b, N, b + 4 * N + 4 * N,
+                                      (uint64_t *)(b + 3 * BYTES)),
+               PP_SUCCESS, ff, NULL);
+        TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
+    }
+    FX_CHECK(f, "the select controls");
+}
+
+/* ---- sort ------------------------------------------------------------------------------------------- */
+static void errors_sort(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s sort errors", pp_backend_name(pp_context_backend(ctx)));
+    const char *fs = "pp_sort", *fp = "pp_sort_pairs";
+    EXPECT(NULL, pp_sort(NULL, PP_I32, f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_sort_pairs(NULL, PP_I32, f->keys, f->vals, 4, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "",
+           NULL);
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_sort(ctx, bad_types[i], f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
+                       "type");
+        EXPECT_NOWRITE(f, pp_sort_pairs(ctx, bad_types[i], f->keys, f->vals, 4, N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "type");
+    }
+    static const pp_order bad_orders[] = {(pp_order)-1, (pp_order)2, (pp_order)255};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_NOWRITE(f, pp_sort(ctx, PP_F32, f->keys, N, bad_orders[i]), PP_ERROR_INVALID_ARGUMENT, fs, "order");
+        EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_U64, f->keys, f->vals, 8, N, bad_orders[i]),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "order");
+    }
+    EXPECT_NOWRITE(f, pp_sort(ctx, PP_I32, NULL, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "keys");
+    EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I32, NULL, f->vals, 4, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "keys");
+    EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I32, f->keys, NULL, 4, N, PP_DESCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "values");
+    static const size_t bad_vs[] = {0, 3, 5, 6, 7, 9, 16, SIZE_MAX};
+    for (size_t i = 0; i < sizeof bad_vs / sizeof bad_vs[0]; i++)
+        EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I32, f->keys, f->vals, bad_vs[i], N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "value_size");
+    EXPECT_NOWRITE(f, pp_sort(ctx, PP_I32, f->keys, SIZE_MAX / 4 + 1, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
+                   "n");
+    EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_U8, f->keys, f->vals, 8, SIZE_MAX / 8 + 1, PP_ASCENDING),
+                   PP_ERROR_INVALID_ARGUMENT, fp, "n|value_size");
+    /* keys and values overlapping */
+    EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I32, f->keys, f->keys, 4, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "keys|values");
+    if (f->addressable) {
+        char *k = (char *)f->keys;
+        EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I32, k, k + 4 * N - 1, 1, N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "keys|values");
+        EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_I16, k + 8, k, 8, 4, PP_DESCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                       "keys|values");
+        /* control: adjacent */
+        EXPECT(ctx, pp_sort_pairs(ctx, PP_I32, k, k + 4 * 16, 4, 16, PP_ASCENDING), PP_SUCCESS, fp, NULL);
+        TC_OK(pp_upload(ctx, f->keys, f->h_keys, BYTES));
+    }
+    FX_CHECK(f, "the sort controls");
+}
+
+/* ---- the rest of the API -------------------------------------------------------------------------------- */
+static void errors_misc(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s memory and algorithm errors", pp_backend_name(pp_context_backend(ctx)));
+    void *p = (void *)&p;
+    EXPECT(ctx, pp_malloc(ctx, &p, 0), PP_SUCCESS, "pp_malloc", NULL);
+    TC_REQUIRE(p == NULL, "pp_malloc(0) did not set *p to NULL");
+    EXPECT(ctx, pp_malloc(ctx, NULL, 64), PP_ERROR_INVALID_ARGUMENT, "pp_malloc", "p");
+    EXPECT(NULL, pp_malloc(NULL, &p, 64), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    p = (void *)&p;
+    pp_status st = pp_malloc(ctx, &p, SIZE_MAX);
+    TC_REQUIRE(st == PP_ERROR_OUT_OF_MEMORY, "pp_malloc(SIZE_MAX) returned %s", pp_status_string(st));
+    TC_REQUIRE(*pp_last_error(ctx), "pp_malloc(SIZE_MAX) left no message");
+    TC_REQUIRE(p == NULL, "failed pp_malloc did not set *p to NULL");
+    EXPECT(ctx, pp_free(ctx, NULL), PP_SUCCESS, "pp_free", NULL);
+    EXPECT(NULL, pp_free(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
+        for (size_t b = 1; b < 5000; b = b * 3 + 1) {
+            void *q = NULL;
+            TC_OK(pp_malloc(ctx, &q, b));
+            TC_REQUIRE(((uintptr_t)q & 63) == 0, "pp_malloc(%zu) on cpu is not 64-byte aligned", b);
+            TC_OK(pp_free(ctx, q));
+        }
+    }
+    /* upload, download, copy */
+    unsigned char h[BYTES + TC_GUARD];
+    EXPECT(ctx, pp_upload(ctx, NULL, h, 8), PP_ERROR_INVALID_ARGUMENT, "pp_upload", "dst");
+    EXPECT(ctx, pp_upload(ctx, f->out, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_upload", "host_src|src");
+    EXPECT(ctx, pp_download(ctx, NULL, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "pp_download", "host_dst|dst");
+    EXPECT(ctx, pp_download(ctx, h, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_download", "src");
+    EXPECT(ctx, pp_upload(ctx, NULL, NULL, 0), PP_SUCCESS, "pp_upload", NULL);
+    EXPECT(ctx, pp_download(ctx, NULL, NULL, 0), PP_SUCCESS, "pp_download", NULL);
+    EXPECT(NULL, pp_upload(NULL, f->out, h, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_download(NULL, h, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(ctx, pp_copy(ctx, NULL, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst");
+    EXPECT(ctx, pp_copy(ctx, f->out, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "src");
+    EXPECT(ctx, pp_copy(ctx, f->big, f->big, 64), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst|src");
+    if (f->addressable) {
+        EXPECT(ctx, pp_copy(ctx, at(f->big, 1), f->big, 64), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst|src");
+        EXPECT(ctx, pp_copy(ctx, f->big, at(f->big, 63), 64), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst|src");
+        EXPECT(ctx, pp_copy(ctx, at(f->big, 64), f->big, 64), PP_SUCCESS, "pp_copy", NULL); /* adjacent */
+        TC_OK(pp_download(ctx, h, f->big, 128));
+        TC_REQUIRE(memcmp(h, f->h_big, 64) == 0 && memcmp(h + 64, f->h_big, 64) == 0, "pp_copy copied wrongly");
+        TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
+    }
+    if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
+        /* on cpu, context memory is host memory: overlapping upload and
+         * download ranges are rejected */
+        char *b = (char *)f->big;
+        EXPECT(ctx, pp_upload(ctx, b, b, 64), PP_ERROR_INVALID_ARGUMENT, "pp_upload", "dst|host_src");
+        EXPECT(ctx, pp_upload(ctx, b + 8, b, 64), PP_ERROR_INVALID_ARGUMENT, "pp_upload", "dst|host_src");
+        EXPECT(ctx, pp_download(ctx, b, b + 63, 64), PP_ERROR_INVALID_ARGUMENT, "pp_download", "host_dst|src");
+        EXPECT(ctx, pp_download(ctx, b + 64, b, 64), PP_SUCCESS, "pp_download", NULL); /* adjacent */
+        TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
+    }
+    EXPECT(ctx, pp_copy(ctx, f->out, f->in, 0), PP_SUCCESS, "pp_copy", NULL);
+    EXPECT(NULL, pp_copy(NULL, f->out, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    FX_CHECK(f, "the memory functions");
+
+    /* algorithm choice */
+    for (int prim = 0; prim < PP_PRIM_COUNT; prim++)
+        TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)prim) == PP_ALGO_AUTO, "default algorithm is not auto");
+    static const int bad_prims[] = {-1, PP_PRIM_COUNT, 100};
+    for (int i = 0; i < 3; i++)
+        EXPECT(ctx, pp_set_algorithm(ctx, (pp_primitive)bad_prims[i], PP_ALGO_AUTO), PP_ERROR_INVALID_ARGUMENT,
+               "pp_set_algorithm", "prim");
+    static const int bad_algos[] = {-1, PP_ALGO_COUNT, 100};
+    for (int prim = 0; prim < PP_PRIM_COUNT; prim++) {
+        for (int i = 0; i < 3; i++)
+            EXPECT(ctx, pp_set_algorithm(ctx, (pp_primitive)prim, (pp_algorithm)bad_algos[i]),
+                   PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm", "algo");
+        TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)prim) == PP_ALGO_AUTO, "a refused choice changed the algorithm");
+        for (int a = 0; a < PP_ALGO_COUNT; a++) {
+            st = pp_set_algorithm(ctx, (pp_primitive)prim, (pp_algorithm)a);
+            TC_REQUIRE(st == PP_SUCCESS || st == PP_ERROR_UNSUPPORTED, "pp_set_algorithm(%d, %d) returned %s", prim,
+                       a, pp_status_string(st));
+            if (st == PP_SUCCESS)
+                TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)prim) == (pp_algorithm)a, "pp_get_algorithm");
+            else
+                TC_REQUIRE(*pp_last_error(ctx), "unsupported algorithm without a message");
+        }
+        TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_AUTO));
+    }
+    TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)-1) == PP_ALGO_AUTO, "pp_get_algorithm(bad prim)");
+    EXPECT(NULL, pp_set_algorithm(NULL, PP_PRIM_SCAN, PP_ALGO_AUTO), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
+        /* cpu has AUTO and SEQUENTIAL for every primitive; the others are
+         * documented for cuda only */
+        for (int prim = 0; prim < PP_PRIM_COUNT; prim++) {
+            TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_SEQUENTIAL));
+            for (int a = PP_ALGO_SEQUENTIAL + 1; a < PP_ALGO_COUNT; a++) {
+                EXPECT(ctx, pp_set_algorithm(ctx, (pp_primitive)prim, (pp_algorithm)a), PP_ERROR_UNSUPPORTED,
+                       "pp_set_algorithm", NULL);
+                TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)prim) == PP_ALGO_SEQUENTIAL,
+                           "a refused algorithm changed the choice");
+            }
+            TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_AUTO));
+        }
+        EXPECT(ctx, pp_set_stream(ctx, NULL), PP_SUCCESS, "pp_set_stream", NULL);
+    }
+    EXPECT(ctx, pp_synchronize(ctx), PP_SUCCESS, "pp_synchronize", NULL);
+    EXPECT(NULL, pp_synchronize(NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_set_stream(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+}
+
+/* Runs one group on every backend, each with a fresh fixture. */
+static void on_every_backend(const char *name, void (*group)(fixture *))
+{
+    pp_context *const *ctxs;
+    size_t nctx = tc_contexts(&ctxs);
+    tc_rng r = tc_rng_for(name);
+    for (size_t i = 0; i < nctx; i++) {
+        fixture *f = (fixture *)malloc(sizeof *f);
+        fx_init(f, ctxs[i], &r);
+        group(f);
+        fx_free(f);
+        free(f);
+    }
+}
+
+#define GROUP_TEST(G)                                \
+    static void test_##G(void **state)               \
+    {                                                \
+        (void)state;                                 \
+        on_every_backend(#G, errors_##G);            \
+    }
+GROUP_TEST(reduce_scan)
+GROUP_TEST(histogram)
+GROUP_TEST(select)
+GROUP_TEST(sort)
+GROUP_TEST(misc)
+
+/* ---- pp_create ---------------------------------------------------------------------------------------------- */
+static void expect_create_at(int line, const pp_options *o, pp_status want, const char *arg, const char *what)
+{
+    pp_context *ctx = (pp_context *)(void *)&ctx; /* must become NULL on failure */
+    pp_status st = pp_create(&ctx, o);
+    if (st != want) {
+        if (st == PP_SUCCESS) pp_destroy(ctx);
+        tc_fail_at(__FILE__, line, "%s: pp_create returned %s, expected %s (\"%s\")", what, pp_status_string(st),
+                   pp_status_string(want), pp_last_error(NULL));
+    }
+    if (st == PP_SUCCESS) {
+        TC_REQUIRE(ctx != NULL, "pp_create succeeded without a context");
+        TC_REQUIRE(*pp_last_error(ctx) == 0, "a new context has an error message");
+        pp_destroy(ctx);
+        return;
+    }
+    if (ctx != NULL) tc_fail_at(__FILE__, line, "%s: a failed pp_create did not set *ctx to NULL", what);
+    const char *msg = pp_last_error(NULL);
+    if (!msg || !*msg) tc_fail_at(__FILE__, line, "%s: pp_last_error(NULL) is empty after a failed pp_create", what);
+    if (arg) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", arg);
+        int found = 0;
+        for (char *tok = strtok(buf, "|"); tok && !found; tok = strtok(NULL, "|")) found = names(msg, tok);
+        if (!found) tc_fail_at(__FILE__, line, "%s: message \"%s\" does not name %s", what, msg, arg);
+    }
+}
+#define EXPECT_CREATE(o, want, arg, what) expect_create_at(__LINE__, o, want, arg, what)
+
+static void test_create(void **state)
+{
+    (void)state;
+    tc_case("pp_create");
+    char *saved = getenv("PARPRIM_BACKEND") ? strdup(getenv("PARPRIM_BACKEND")) : NULL;
+    unsetenv("PARPRIM_BACKEND");
+
+    EXPECT(NULL, pp_create(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    TC_REQUIRE(*pp_last_error(NULL), "pp_create(NULL, NULL) left no message");
+    EXPECT_CREATE(NULL, PP_SUCCESS, NULL, "opt == NULL");
+    pp_options o = PP_OPTIONS_INIT;
+    TC_REQUIRE(o.size == sizeof(pp_options) && o.backend == PP_BACKEND_AUTO && o.device == 0 && o.threads == 0,
+               "PP_OPTIONS_INIT");
+    EXPECT_CREATE(&o, PP_SUCCESS, NULL, "PP_OPTIONS_INIT");
+    o.size = 0;
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "size", "opt->size = 0");
+    o.size = sizeof(size_t);
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "size", "opt->size too small");
+    o.size = sizeof(size_t) + sizeof(int);
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "size", "opt->size too small");
+    o = (pp_options)PP_OPTIONS_INIT;
+    o.threads = -1;
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "threads", "opt->threads = -1");
+    o.threads = -1000;
+    o.backend = PP_BACKEND_CPU;
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "threads", "opt->threads = -1000");
+    o = (pp_options)PP_OPTIONS_INIT;
+    o.device = -1; /* with PP_BACKEND_AUTO (an explicit cpu ignores device: see the header) */
+    EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "device", "opt->device = -1");
+    static const int bad_backends[] = {-1, 4, 100};
+    for (int i = 0; i < 3; i++) {
+        o = (pp_options)PP_OPTIONS_INIT;
+        o.backend = (pp_backend)bad_backends[i];
+        EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "backend", "opt->backend out of range");
+        TC_REQUIRE(pp_backend_status((pp_backend)bad_backends[i]) == PP_ERROR_INVALID_ARGUMENT,
+                   "pp_backend_status(%d)", bad_backends[i]);
+    }
+    TC_REQUIRE(pp_backend_status(PP_BACKEND_AUTO) == PP_SUCCESS, "pp_backend_status(auto)");
+    TC_REQUIRE(pp_backend_status(PP_BACKEND_CPU) == PP_SUCCESS, "pp_backend_status(cpu)");
+
+    /* the cpu context reports its backend and threads */
+    for (int th = 0; th <= 3; th++) {
+        o = (pp_options)PP_OPTIONS_INIT;
+        o.backend = PP_BACKEND_CPU;
+        o.threads = th;
+        o.device = 5; /* ignored on cpu */
+        pp_context *ctx = NULL;
+        TC_OK(pp_create(&ctx, &o));
+        TC_REQUIRE(pp_context_backend(ctx) == PP_BACKEND_CPU, "pp_context_backend");
+        TC_REQUIRE(th == 0 ? pp_context_threads(ctx) >= 1 : pp_context_threads(ctx) == th,
+                   "pp_context_threads = %d for threads = %d", pp_context_threads(ctx), th);
+        TC_REQUIRE(*pp_context_device_name(ctx), "empty device name");
+        pp_destroy(ctx);
+    }
+    pp_destroy(NULL);
+
+    /* GPU backends: by what pp_backend_status says */
+    static const pp_backend gpus[] = {PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
+    for (int i = 0; i < 2; i++) {
+        pp_status bs = pp_backend_status(gpus[i]);
+        TC_REQUIRE(bs == PP_SUCCESS || bs == PP_ERROR_UNSUPPORTED || bs == PP_ERROR_BACKEND_UNAVAILABLE,
+                   "pp_backend_status(%s) = %s", pp_backend_name(gpus[i]), pp_status_string(bs));
+        o = (pp_options)PP_OPTIONS_INIT;
+        o.backend = gpus[i];
+        EXPECT_CREATE(&o, bs, bs == PP_SUCCESS ? NULL : pp_backend_name(gpus[i]), "explicit GPU backend");
+        setenv("PARPRIM_BACKEND", pp_backend_name(gpus[i]), 1);
+        EXPECT_CREATE(NULL, bs, bs == PP_SUCCESS ? NULL : pp_backend_name(gpus[i]), "PARPRIM_BACKEND=gpu, opt NULL");
+        o = (pp_options)PP_OPTIONS_INIT;
+        EXPECT_CREATE(&o, bs, bs == PP_SUCCESS ? NULL : pp_backend_name(gpus[i]), "PARPRIM_BACKEND=gpu");
+        unsetenv("PARPRIM_BACKEND");
+    }
+
+    /* PARPRIM_BACKEND */
+    static const char *const bogus[] = {"bogus", "gpu", "cuda,cpu"};
+    for (int i = 0; i < 3; i++) {
+        setenv("PARPRIM_BACKEND", bogus[i], 1);
+        o = (pp_options)PP_OPTIONS_INIT;
+        EXPECT_CREATE(&o, PP_ERROR_INVALID_ARGUMENT, "PARPRIM_BACKEND", "PARPRIM_BACKEND=bogus");
+        EXPECT_CREATE(NULL, PP_ERROR_INVALID_ARGUMENT, "PARPRIM_BACKEND", "PARPRIM_BACKEND=bogus, opt NULL");
+        o.backend = PP_BACKEND_CPU; /* an explicit backend ignores the variable */
+        EXPECT_CREATE(&o, PP_SUCCESS, NULL, "explicit cpu with PARPRIM_BACKEND=bogus");
+    }
+    setenv("PARPRIM_BACKEND", "cpu", 1);
+    {
+        pp_context *ctx = NULL;
+        TC_OK(pp_create(&ctx, NULL));
+        TC_REQUIRE(pp_context_backend(ctx) == PP_BACKEND_CPU, "PARPRIM_BACKEND=cpu gives a cpu context");
+        pp_destroy(ctx);
+    }
+    if (saved) {
+        setenv("PARPRIM_BACKEND", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("PARPRIM_BACKEND");
+    }
+}
+
+/* ---- names, sizes, version ------------------------------------------------------------------------------ */
+static void test_names(void **state)
+{
+    (void)state;
+    tc_case("names and sizes");
+    TC_REQUIRE(pp_version() == PP_VERSION_NUMBER, "pp_version() = %u, PP_VERSION_NUMBER = %d", pp_version(),
+               PP_VERSION_NUMBER);
+    TC_REQUIRE(PP_VERSION_NUMBER == PP_VERSION_MAJOR * 10000 + PP_VERSION_MINOR * 100 + PP_VERSION_PATCH,
+               "PP_VERSION_NUMBER");
+    const char *seen[7];
+    for (int s = 0; s <= PP_ERROR_INTERNAL; s++) {
+        const char *m = pp_status_string((pp_status)s);
+        TC_REQUIRE(m && *m && strcmp(m, "unknown status") != 0, "pp_status_string(%d) = \"%s\"", s, m ? m : "(null)");
+        for (int k = 0; k < s; k++) TC_REQUIRE(strcmp(seen[k], m) != 0, "statuses %d and %d share a string", k, s);
+        seen[s] = m;
+    }
+    static const int unknown[] = {-1, 7, 1000};
+    for (int i = 0; i < 3; i++) {
+        const char *m = pp_status_string((pp_status)unknown[i]);
+        TC_REQUIRE(m && strcmp(m, "unknown status") == 0, "pp_status_string(%d) = \"%s\"", unknown[i],
+                   m ? m : "(null)");
+    }
+    TC_REQUIRE(PP_SUCCESS == 0 && PP_ERROR_INVALID_ARGUMENT == 1 && PP_ERROR_UNSUPPORTED == 2 &&
+                   PP_ERROR_OUT_OF_MEMORY == 3 && PP_ERROR_BACKEND_UNAVAILABLE == 4 && PP_ERROR_BACKEND == 5 &&
+                   PP_ERROR_INTERNAL == 6,
+               "pinned status values");
+
+    static const size_t sizes[PP_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+    static const char *const tnames[PP_TYPE_COUNT] = {"i8", "u8", "i16", "u16", "i32",
+                                                      "u32", "i64", "u64", "f32", "f64"};
+    for (int t = 0; t < PP_TYPE_COUNT; t++) {
+        TC_REQUIRE(pp_type_size((pp_type)t) == sizes[t], "pp_type_size(%d)", t);
+        TC_REQUIRE(strcmp(pp_type_name((pp_type)t), tnames[t]) == 0, "pp_type_name(%d) = %s", t,
+                   pp_type_name((pp_type)t));
+    }
+    for (int i = 0; i < NBAD; i++) {
+        TC_REQUIRE(pp_type_size(bad_types[i]) == 0, "pp_type_size(bad)");
+        TC_REQUIRE(strcmp(pp_type_name(bad_types[i]), "?") == 0, "pp_type_name(bad)");
+        TC_REQUIRE(strcmp(pp_op_name(bad_ops[i]), "?") == 0, "pp_op_name(bad)");
+    }
+    static const char *const onames[PP_OP_COUNT] = {"sum", "prod", "min", "max", "and", "or", "xor"};
+    for (int o = 0; o < PP_OP_COUNT; o++)
+        TC_REQUIRE(strcmp(pp_op_name((pp_op)o), onames[o]) == 0, "pp_op_name(%d) = %s", o, pp_op_name((pp_op)o));
+    static const char *const bnames[4] = {"auto", "cpu", "cuda", "opencl"};
+    for (int b = 0; b < 4; b++)
+        TC_REQUIRE(strcmp(pp_backend_name((pp_backend)b), bnames[b]) == 0, "pp_backend_name(%d)", b);
+    TC_REQUIRE(strcmp(pp_backend_name((pp_backend)4), "?") == 0, "pp_backend_name(4)");
+    TC_REQUIRE(strcmp(pp_backend_name((pp_backend)-1), "?") == 0, "pp_backend_name(-1)");
+    for (int p = 0; p < PP_PRIM_COUNT; p++) {
+        const char *s = pp_primitive_name((pp_primitive)p);
+        TC_REQUIRE(s && *s && strcmp(s, "?") != 0, "pp_primitive_name(%d)", p);
+    }
+    TC_REQUIRE(strcmp(pp_primitive_name((pp_primitive)PP_PRIM_COUNT), "?") == 0, "pp_primitive_name(bad)");
+    TC_REQUIRE(strcmp(pp_primitive_name((pp_primitive)-1), "?") == 0, "pp_primitive_name(-1)");
+    TC_REQUIRE(strcmp(pp_algorithm_name(PP_ALGO_AUTO), "auto") == 0, "pp_algorithm_name(auto)");
+    TC_REQUIRE(strcmp(pp_algorithm_name(PP_ALGO_SEQUENTIAL), "sequential") == 0, "pp_algorithm_name(sequential)");
+    TC_REQUIRE(strcmp(pp_algorithm_name((pp_algorithm)PP_ALGO_COUNT), "?") == 0, "pp_algorithm_name(bad)");
+    TC_REQUIRE(strcmp(pp_algorithm_name((pp_algorithm)-1), "?") == 0, "pp_algorithm_name(-1)");
+}
+
+int main(void)
+{
+    tc_init("test_errors");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_create),
+        cmocka_unit_test(test_misc),
+        cmocka_unit_test(test_reduce_scan),
+        cmocka_unit_test(test_histogram),
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_sort),
+    };
+    int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);
+    tc_finish();
+    return rc;
+}

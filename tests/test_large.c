@@ -1,0 +1,226 @@
+/* Inputs of more than 2^31 elements (n = 2^31 + 2^20 + 7 one-byte
+ * elements), on every backend present: pp_reduce SUM and MAX on u8 and i8,
+ * an in-place inclusive SUM scan on i8 against the reference run on a host
+ * copy, and an ascending u8 sort checked for order and for the 256 counts
+ * of the input. About 2 x n bytes of memory plus the library's scratch. */
+#define _POSIX_C_SOURCE 200809L
+#include "test_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LARGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 7)
+#define CHUNK ((size_t)64 << 20)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A fast generator: one splitmix64 step per 8 bytes, in blocks of 1 MiB
+ * with a generator each (seeded from start and the block's index), filled
+ * in parallel; the bytes depend only on start, so they can be made again. */
+static void fill(uint64_t start, unsigned char *p, size_t n)
+{
+    const size_t block = (size_t)1 << 20;
+    const long nblocks = (long)((n + block - 1) / block);
+#pragma omp parallel for schedule(static)
+    for (long b = 0; b < nblocks; b++) {
+        tc_rng r = {start ^ ((uint64_t)b * 0xd1342543de82ef95ull)};
+        size_t lo = (size_t)b * block, hi = lo + block < n ? lo + block : n, i = lo;
+        for (; i + 8 <= hi; i += 8) {
+            uint64_t v = tc_next(&r);
+            memcpy(p + i, &v, 8);
+        }
+        for (; i < hi; i++) p[i] = (unsigned char)tc_next(&r);
+    }
+}
+
+static void count_bytes(const unsigned char *p, size_t n, uint64_t counts[256])
+{
+    uint64_t c[4][256];
+    memset(c, 0, sizeof c);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        c[0][p[i]]++;
+        c[1][p[i + 1]]++;
+        c[2][p[i + 2]]++;
+        c[3][p[i + 3]]++;
+    }
+    for (; i < n; i++) c[0][p[i]]++;
+    for (int v = 0; v < 256; v++) counts[v] = c[0][v] + c[1][v] + c[2][v] + c[3][v];
+}
+
+/* Downloads the device array in chunks (pointer offsets where handles are
+ * addresses, else whole) and calls check(chunk, offset, length, arg). */
+static void for_chunks(pp_context *ctx, const unsigned char *dev, size_t n,
+                       void (*check)(const unsigned char *, size_t, size_t, void *), void *arg)
+{
+    if (pp_context_backend(ctx) == PP_BACKEND_OPENCL) {
+        unsigned char *all = (unsigned char *)tc_halloc(n);
+        TC_OK(pp_download(ctx, all, dev, n));
+        check(all, 0, n, arg);
+        free(all);
+        return;
+    }
+    unsigned char *buf = (unsigned char *)tc_halloc(CHUNK);
+    for (size_t off = 0; off < n; off += CHUNK) {
+        size_t len = n - off < CHUNK ? n - off : CHUNK;
+        TC_OK(pp_download(ctx, buf, dev + off, len));
+        check(buf, off, len, arg);
+    }
+    free(buf);
+}
+
+static void check_equal_chunk(const unsigned char *got, size_t off, size_t len, void *arg)
+{
+    const unsigned char *want = (const unsigned char *)arg + off;
+    if (memcmp(got, want, len) == 0) return;
+    for (size_t i = 0; i < len; i++)
+        if (got[i] != want[i])
+            TC_FAIL("first difference at index %zu: got %d, expected %d", off + i, (int)(int8_t)got[i],
+                    (int)(int8_t)want[i]);
+}
+
+typedef struct sorted_state {
+    const uint64_t *counts;
+    int value;      /* the value expected next */
+    uint64_t left;  /* how many more of it */
+} sorted_state;
+
+static void check_sorted_chunk(const unsigned char *got, size_t off, size_t len, void *arg)
+{
+    sorted_state *s = (sorted_state *)arg;
+    size_t i = 0;
+    while (i < len) {
+        while (s->left == 0 && s->value < 255) s->left = s->counts[++s->value];
+        size_t run = (size_t)(s->left < len - i ? s->left : len - i);
+        if (run == 0) TC_FAIL("more elements than the input had (index %zu)", off + i);
+        for (size_t k = 0; k < run; k++)
+            if (got[i + k] != s->value)
+                TC_FAIL("index %zu: got %d, expected %d (not sorted, or the counts of values changed)", off + i + k,
+                        got[i + k], s->value);
+        i += run;
+        s->left -= run;
+    }
+}
+
+static void run_backend(pp_context *ctx, uint64_t start)
+{
+    const size_t n = LARGE_N;
+    const char *bname = pp_backend_name(pp_context_backend(ctx));
+    double t0 = now();
+    unsigned char *host = (unsigned char *)malloc(n);
+    TC_REQUIRE(host != NULL, "cannot allocate %zu bytes of host memory", n);
+    void *dev = NULL;
+    pp_status st = pp_malloc(ctx, &dev, n);
+    if (st != PP_SUCCESS) {
+        free(host);
+        TC_FAIL("pp_malloc(%zu) on %s: %s", n, bname, pp_last_error(ctx));
+    }
+    fill(start, host, n);
+    double tf = now();
+    uint64_t counts[256];
+    count_bytes(host, n, counts);
+    double tc = now();
+    TC_OK(pp_upload(ctx, dev, host, n));
+    printf("  %s: n = %zu, data ready in %.1f s (generate %.1f s, count %.1f s, pp_upload %.1f s)\n", bname, n,
+           now() - t0, tf - t0, tc - tf, now() - tc);
+
+    /* reduce: the answers from the counts */
+    double t1 = now();
+    uint64_t usum = 0;
+    int umax = 0, imax = -128;
+    for (int v = 0; v < 256; v++) {
+        usum += (uint64_t)v * counts[v];
+        if (counts[v]) {
+            umax = v;
+            if ((int8_t)v > imax) imax = (int8_t)v;
+        }
+    }
+    void *out = NULL;
+    TC_OK(pp_malloc(ctx, &out, 8));
+    unsigned char r = 0;
+    tc_case("%s prim=reduce type=u8 op=sum n=%zu", bname, n);
+    TC_OK(pp_reduce(ctx, PP_U8, PP_SUM, dev, n, out));
+    TC_OK(pp_download(ctx, &r, out, 1));
+    TC_REQUIRE(r == (unsigned char)usum, "u8 sum: got %d, expected %d", r, (int)(unsigned char)usum);
+    tc_case("%s prim=reduce type=i8 op=sum n=%zu", bname, n);
+    TC_OK(pp_reduce(ctx, PP_I8, PP_SUM, dev, n, out));
+    TC_OK(pp_download(ctx, &r, out, 1));
+    TC_REQUIRE(r == (unsigned char)usum, "i8 sum: got %d, expected %d", (int8_t)r, (int)(int8_t)(unsigned char)usum);
+    tc_case("%s prim=reduce type=u8 op=max n=%zu", bname, n);
+    TC_OK(pp_reduce(ctx, PP_U8, PP_MAX, dev, n, out));
+    TC_OK(pp_download(ctx, &r, out, 1));
+    TC_REQUIRE(r == umax, "u8 max: got %d, expected %d", r, umax);
+    tc_case("%s prim=reduce type=i8 op=max n=%zu", bname, n);
+    TC_OK(pp_reduce(ctx, PP_I8, PP_MAX, dev, n, out));
+    TC_OK(pp_download(ctx, &r, out, 1));
+    TC_REQUIRE((int8_t)r == imax, "i8 max: got %d, expected %d", (int8_t)r, imax);
+    /* and the reference agrees */
+    unsigned char ref = 0;
+    ref_reduce(PP_I8, PP_SUM, host, n, &ref);
+    TC_REQUIRE(ref == (unsigned char)usum, "the reference's i8 sum disagrees with the counts");
+    printf("  %s: reduce ok (%.1f s)\n", bname, now() - t1);
+
+    /* in-place inclusive scan on i8, against the reference on the host copy */
+    t1 = now();
+    tc_case("%s prim=scan type=i8 op=sum kind=inclusive in-place n=%zu", bname, n);
+    TC_OK(pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, dev, dev, n));
+    double t2 = now();
+    ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, host, host, n);
+    for_chunks(ctx, (const unsigned char *)dev, n, check_equal_chunk, host);
+    printf("  %s: scan ok (pp_scan %.1f s, all %.1f s)\n", bname, t2 - t1, now() - t1);
+    free(host);
+
+    /* sort u8 ascending: the input again, from the same generator */
+    t1 = now();
+    host = (unsigned char *)malloc(n);
+    TC_REQUIRE(host != NULL, "cannot allocate %zu bytes of host memory", n);
+    fill(start, host, n);
+    TC_OK(pp_upload(ctx, dev, host, n));
+    free(host);
+    tc_case("%s prim=sort type=u8 order=ascending n=%zu", bname, n);
+    TC_OK(pp_sort(ctx, PP_U8, dev, n, PP_ASCENDING));
+    t2 = now();
+    sorted_state s = {counts, 0, counts[0]};
+    for_chunks(ctx, (const unsigned char *)dev, n, check_sorted_chunk, &s);
+    while (s.left == 0 && s.value < 255) s.left = counts[++s.value];
+    TC_REQUIRE(s.left == 0, "fewer elements of value %d than in the input", s.value);
+    printf("  %s: sort ok (pp_sort %.1f s, all %.1f s)\n", bname, t2 - t1, now() - t1);
+
+    TC_OK(pp_free(ctx, out));
+    TC_OK(pp_free(ctx, dev));
+}
+
+static void test_large(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    size_t nctx = tc_contexts(&ctxs);
+    tc_rng r = tc_rng_for("large");
+    for (size_t i = 0; i < nctx; i++) {
+        /* on cpu: all cores (the shared contexts use 1 to 3 threads) */
+        pp_context *ctx = ctxs[i];
+        if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
+            pp_options o = PP_OPTIONS_INIT;
+            o.backend = PP_BACKEND_CPU;
+            TC_OK(pp_create(&ctx, &o));
+        }
+        run_backend(ctx, tc_next(&r));
+        if (ctx != ctxs[i]) pp_destroy(ctx);
+    }
+}
+
+int main(void)
+{
+    tc_init("test_large");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_large)};
+    int rc = cmocka_run_group_tests_name("large", tests, NULL, NULL);
+    tc_finish();
+    return rc;
+}

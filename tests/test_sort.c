@@ -1,0 +1,188 @@
+/* pp_sort and pp_sort_pairs against the reference: every type, both orders,
+ * every value size (1, 2, 4, 8; values are the original indices, so
+ * stability is checked), keys with many duplicates, floats with -0.0,
+ * +0.0, +-inf and NaNs of both signs and many payloads (the output must be
+ * the exact bits of the stable order), every size of tc_sizes and one
+ * around 2^20, on every configuration. */
+#include "test_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
+{
+    size_t sz = tc_size(t);
+    switch (mode % 4) {
+    case 0: /* full range (floats: any bits but NaN) */
+        if (tc_is_float(t))
+            for (size_t i = 0; i < n; i++) tc_set_any_float(r, t, buf, i);
+        else
+            tc_fill_random(r, buf, n * sz);
+        break;
+    case 1: /* many duplicates */
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = tc_between(r, -8, 8);
+            if (tc_is_float(t)) tc_set_f(t, buf, i, v == 0 && (tc_next(r) & 1) ? -0.0 : (double)v * 0.5);
+            else tc_set_int(t, buf, i, (uint64_t)(tc_is_signed(t) ? v : v + 8));
+        }
+        break;
+    case 2: /* specials: extremes, +-0, +-inf, NaNs of both signs and payloads */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t x = tc_below(r, 8);
+            if (tc_is_float(t)) {
+                if (x < 3) tc_set_nan(r, t, buf, i);
+                else if (x == 3) tc_set_f(t, buf, i, (tc_next(r) & 1) ? INFINITY : -INFINITY);
+                else if (x == 4) tc_set_f(t, buf, i, (tc_next(r) & 1) ? 0.0 : -0.0);
+                else tc_set_any_float(r, t, buf, i);
+            } else {
+                if (x < 3) tc_set_int(t, buf, i, (uint64_t)tc_type_min(t));
+                else if (x < 6) tc_set_int(t, buf, i, tc_type_max(t));
+                else tc_set_int(t, buf, i, x == 6 ? 0 : (uint64_t)-1);
+            }
+        }
+        break;
+    default: /* nearly sorted, with runs, and a few NaNs for floats */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = i / 3 + (tc_below(r, 16) == 0 ? tc_below(r, 100) : 0);
+            if (tc_is_float(t)) tc_set_f(t, buf, i, (double)v - (double)n / 6);
+            else tc_set_int(t, buf, i, (uint64_t)tc_type_min(t) + v);
+        }
+        if (tc_is_float(t) && n)
+            for (int k = 0; k < 3; k++) tc_set_nan(r, t, buf, (size_t)tc_below(r, n));
+        break;
+    }
+    tc_not_all_zero(t, buf, n);
+}
+
+/* values[i] = i, truncated to vs bytes (little-endian) */
+static void index_values(size_t n, size_t vs, void *buf)
+{
+    unsigned char *p = (unsigned char *)buf;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = i;
+        for (size_t b = 0; b < vs; b++) p[i * vs + b] = (unsigned char)(v >> (8 * b));
+    }
+}
+
+/* The reference order's indices, truncated to vs bytes. */
+static void truncate_values(const uint64_t *idx, size_t n, size_t vs, void *buf)
+{
+    unsigned char *p = (unsigned char *)buf;
+    for (size_t i = 0; i < n; i++)
+        for (size_t b = 0; b < vs; b++) p[i * vs + b] = (unsigned char)(idx[i] >> (8 * b));
+}
+
+static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
+{
+    const size_t sz = tc_size(t), bytes = n * sz;
+    void *keys = tc_halloc(bytes), *host = tc_halloc(n * 8);
+    void *sorted[2], *vals = tc_halloc(n * 8), *wantv = tc_halloc(n * 8);
+    uint64_t *idx[2];
+    gen_keys(r, t, n, mode, keys);
+    /* one reference sort per order, with 8-byte indices as values; the
+     * expected values for smaller value sizes are their truncations */
+    for (int o = 0; o < 2; o++) {
+        sorted[o] = tc_halloc(bytes);
+        idx[o] = (uint64_t *)tc_halloc(n * 8);
+        memcpy(sorted[o], keys, bytes);
+        index_values(n, 8, idx[o]);
+        ref_sort_pairs(t, sorted[o], idx[o], 8, n, (pp_order)o);
+    }
+    static const size_t vsizes[] = {0, 1, 2, 4, 8};
+    const tc_config *cfg;
+    size_t ncfg = tc_configs(PP_PRIM_SORT, &cfg);
+    for (size_t i = 0; i < ncfg; i++) {
+        const tc_config *c = &cfg[i];
+        if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
+        tc_use(c, PP_PRIM_SORT);
+        for (int o = 0; o < 2; o++) {
+            for (size_t v = 0; v < 5; v++) {
+                size_t vs = vsizes[v];
+                /* large sizes: keys only and one value size per order */
+                if ((n > 20000 || big) && vs != 0 && v != 1 + ((size_t)o + c->threads + n) % 4) continue;
+                tc_case("%s prim=%s type=%s order=%s value_size=%zu n=%zu", tc_config_name(c),
+                        vs ? "sort_pairs" : "sort", pp_type_name(t), o ? "descending" : "ascending", vs, n);
+                void *dk = tc_dev_upload(c->ctx, keys, bytes);
+                void *dv = NULL;
+                pp_status st;
+                if (vs) {
+                    index_values(n, vs, vals);
+                    dv = tc_dev_upload(c->ctx, vals, n * vs);
+                    st = pp_sort_pairs(c->ctx, t, dk, dv, vs, n, (pp_order)o);
+                } else {
+                    st = pp_sort(c->ctx, t, dk, n, (pp_order)o);
+                }
+                if (tc_status_ok(c, st, vs ? "pp_sort_pairs" : "pp_sort")) {
+                    TC_DOWNLOAD(c->ctx, host, dk, bytes, "keys");
+                    TC_EXPECT_BITS(t, host, sorted[o], n, "keys");
+                    if (vs) {
+                        TC_DOWNLOAD(c->ctx, host, dv, n * vs, "values");
+                        truncate_values(idx[o], n, vs, wantv);
+                        for (size_t j = 0; j < n; j++)
+                            if (memcmp((char *)host + j * vs, (char *)wantv + j * vs, vs) != 0) {
+                                uint64_t g = 0, w = 0;
+                                memcpy(&g, (char *)host + j * vs, vs);
+                                memcpy(&w, (char *)wantv + j * vs, vs);
+                                TC_FAIL("values: first difference at index %zu of %zu: got %llu, expected %llu "
+                                        "(values are the original indices mod 2^%zu)",
+                                        j, n, (unsigned long long)g, (unsigned long long)w, 8 * vs);
+                            }
+                    }
+                }
+                tc_dev_free(c->ctx, dk);
+                if (dv) tc_dev_free(c->ctx, dv);
+            }
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        free(sorted[o]);
+        free(idx[o]);
+    }
+    free(keys);
+    free(host);
+    free(vals);
+    free(wantv);
+}
+
+static void test_type(pp_type t)
+{
+    char name[64];
+    snprintf(name, sizeof name, "sort_%s", pp_type_name(t));
+    tc_rng r = tc_rng_for(name);
+    for (size_t s = 0; s < tc_nsizes; s++) run_size(&r, t, tc_sizes[s], (int)s, 0);
+    run_size(&r, t, tc_big_sizes[(t + 1) % tc_nbig], (int)t, 1);
+    run_size(&r, t, tc_big_sizes[(t + 2) % tc_nbig], (int)t + 1, 1);
+}
+
+#define TYPE_TESTS(S, E)                                                  \
+    static void test_##S(void **state)                                    \
+    {                                                                     \
+        (void)state;                                                      \
+        test_type(E);                                                     \
+    }
+TYPE_TESTS(i8, PP_I8)
+TYPE_TESTS(u8, PP_U8)
+TYPE_TESTS(i16, PP_I16)
+TYPE_TESTS(u16, PP_U16)
+TYPE_TESTS(i32, PP_I32)
+TYPE_TESTS(u32, PP_U32)
+TYPE_TESTS(i64, PP_I64)
+TYPE_TESTS(u64, PP_U64)
+TYPE_TESTS(f32, PP_F32)
+TYPE_TESTS(f64, PP_F64)
+
+int main(void)
+{
+    tc_init("test_sort");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_i8),  cmocka_unit_test(test_u8),  cmocka_unit_test(test_i16),
+        cmocka_unit_test(test_u16), cmocka_unit_test(test_i32), cmocka_unit_test(test_u32),
+        cmocka_unit_test(test_i64), cmocka_unit_test(test_u64), cmocka_unit_test(test_f32),
+        cmocka_unit_test(test_f64),
+    };
+    int rc = cmocka_run_group_tests_name("sort", tests, NULL, NULL);
+    tc_finish();
+    return rc;
+}

@@ -14,9 +14,13 @@ const size_t tc_sizes[] = {
     4096,  4097,  8191,  8192,  8193,  16383,  16384,  16385,  32767,  32768,  32769,  49151, 49152,
     49153, 65535, 65536, 65537, 98303, 98305,  100003, 131071, 131072, 131073,
 };
-const size_t tc_nsizes = sizeof tc_sizes / sizeof tc_sizes[0];
-const size_t tc_big_sizes[] = {1048575, 1048577, 1097729};
-const size_t tc_nbig = sizeof tc_big_sizes / sizeof tc_big_sizes[0];
+size_t tc_nsizes = sizeof tc_sizes / sizeof tc_sizes[0];
+static const size_t big_sizes[] = {1048575, 1048577, 1097729};
+/* PARPRIM_TEST_QUICK=1 (for slow runs such as compute-sanitizer): sizes up
+ * to 16385 only, and these instead of the big ones. */
+static const size_t quick_big_sizes[] = {20011, 24577, 40961};
+const size_t *tc_big_sizes = big_sizes;
+const size_t tc_nbig = sizeof big_sizes / sizeof big_sizes[0];
 
 const pp_type tc_types[PP_TYPE_COUNT] = {PP_I8, PP_U8,  PP_I16, PP_U16, PP_I32,
                                          PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
@@ -142,6 +146,12 @@ void tc_init(const char *program)
     }
     printf("%s: seed %llu (set PARPRIM_TEST_SEED=%llu to reproduce)\n", program, (unsigned long long)g_seed,
            (unsigned long long)g_seed);
+    const char *quick = getenv("PARPRIM_TEST_QUICK");
+    if (quick && *quick && strcmp(quick, "0")) {
+        while (tc_nsizes > 0 && tc_sizes[tc_nsizes - 1] > 16385) tc_nsizes--;
+        tc_big_sizes = quick_big_sizes;
+        printf("%s: quick mode (PARPRIM_TEST_QUICK): sizes up to %zu\n", program, tc_sizes[tc_nsizes - 1]);
+    }
 
     static const pp_backend all[] = {PP_BACKEND_CPU, PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {

@@ -135,9 +135,9 @@ void tc_not_all_zero(pp_type t, void *buf, size_t n);
 /* Element counts that straddle the cpu backend's blocks (8192 for reduce,
  * 16384 for scan, rounds of threads * 16384) and likely GPU tile sizes. */
 extern const size_t tc_sizes[];
-extern const size_t tc_nsizes;
+extern size_t tc_nsizes;
 /* A few larger sizes (around 2^20). */
-extern const size_t tc_big_sizes[];
+extern const size_t *tc_big_sizes;
 extern const size_t tc_nbig;
 
 extern const pp_type tc_types[PP_TYPE_COUNT];

@@ -340,8 +340,9 @@ int main(int argc, char **argv)
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     PK(g_ctx, pp_set_stream(g_ctx, g_stream));
     int cubv = CUB_VERSION;
-    printf("parprim %u vs CUB %d.%d.%d on %s, median of %d\n", pp_version(), cubv / 100000, cubv / 100 % 1000,
-           cubv % 100, pp_context_device_name(g_ctx), g_repeat);
+    unsigned v = pp_version();
+    printf("parprim %u.%u.%u vs CUB %d.%d.%d on %s, median of %d\n", v / 10000, v / 100 % 100, v % 100,
+           cubv / 100000, cubv / 100 % 1000, cubv % 100, pp_context_device_name(g_ctx), g_repeat);
     for (int i = 0; i < nsizes; i++) run_size(sizes[i]);
 
     printf("\n| primitive | type | n | parprim ms | GB/s | of copy | CUB ms | vs CUB | target | met |\n");

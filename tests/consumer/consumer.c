@@ -20,7 +20,9 @@ int main(void)
              pp_sort(ctx, PP_I32, d, 1000, PP_ASCENDING) == PP_SUCCESS &&
              pp_download(ctx, host, d, sizeof host) == PP_SUCCESS;
     ok = ok && sum == 500500 && host[0] == 1 && host[999] == 1000;
-    printf("parprim %u on %s: %s\n", pp_version(), pp_context_device_name(ctx), ok ? "ok" : "FAILED");
+    unsigned v = pp_version();
+    printf("parprim %u.%u.%u on %s: %s\n", v / 10000, v / 100 % 100, v % 100, pp_context_device_name(ctx),
+           ok ? "ok" : "FAILED");
     pp_free(ctx, d);
     pp_free(ctx, out);
     pp_destroy(ctx);

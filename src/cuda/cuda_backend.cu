@@ -114,7 +114,7 @@ static pp_status cuda_create(pp_context *ctx, const pp_options *opt)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return pp_fail(ctx, PP_ERROR_BACKEND_UNAVAILABLE, "pp_create: no CUDA device (%s)",
+        return pp_fail(ctx, PP_ERROR_BACKEND_UNAVAILABLE, "pp_create: the cuda backend finds no CUDA device (%s)",
                        e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
     }
     if (opt->device >= count)

@@ -172,8 +172,8 @@ template <typename T, typename I> struct BinWide {
 
 // Float even bins: d = xs * x - dlo with xs = 1 (or 0.5 when upper - lower
 // overflows, dlo then being 0.5 * lower; multiplying by 1 is exact), bin =
-// (uint64_t)(d * scale) clamped to nbins - 1, all in double with explicit
-// rounding as on the cpu.
+// (uint64_t)(d * scale) clamped to [0, nbins - 1], all in double with
+// explicit rounding as on the cpu.
 template <typename T, typename I> struct BinFloat {
     typedef I index;
     static constexpr int minb = sizeof(I) == 4 ? 3 : 2;
@@ -185,9 +185,9 @@ template <typename T, typename I> struct BinFloat {
     {
         const double d = __dsub_rn(__dmul_rn(xs, (double)x), dlo);
         const double k = __dmul_rn(d, scale);
-        I b;
-        if constexpr (sizeof(I) == 4) b = k >= top ? topbin : (I)__double2uint_rz(k);
-        else b = k >= top ? topbin : (I)__double2ull_rz(k);
+        I b; // k is NaN only for 0 * inf (a tiny range): bin 0, as on the cpu
+        if constexpr (sizeof(I) == 4) b = k >= top ? topbin : k > 0 ? (I)__double2uint_rz(k) : (I)0;
+        else b = k >= top ? topbin : k > 0 ? (I)__double2ull_rz(k) : (I)0;
         return (x >= lo && x < hi) ? b : none;
     }
 };

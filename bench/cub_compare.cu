@@ -226,6 +226,13 @@ static void run_size(int lg)
         int ok = equal_dev(b, y, n * 4);
         add_row(f ? "inclusive scan sum" : "exclusive scan sum", ty, n, ours, cub, 8.0 * n, copy,
                 lg <= 16 ? 2.0 : 1.2, ok);
+        if (!f) { // the forward-progress-free alternative, for reference (no target)
+            PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_REDUCE_THEN_SCAN));
+            ours = time_median([&] { PK(g_ctx, pp_scan(g_ctx, PP_I32, PP_SUM, PP_EXCLUSIVE, x, b, n)); });
+            PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+            CK(cudaStreamSynchronize(g_stream));
+            add_row("excl. scan (r-t-s)", ty, n, ours, cub, 8.0 * n, copy, 0.0, equal_dev(b, y, n * 4));
+        }
     }
     if (lg > 16) {
         // ---- histogram_even u32, 1024 bins over [0, 2^32 - 1) ----

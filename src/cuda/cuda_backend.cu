@@ -62,6 +62,7 @@ uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsig
                            const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
+    tiles *= 2; // one 64-bit word per tile
     if (tiles > s->flag_words) {
         size_t want = tiles + tiles / 4;
         if (s->flags) cudaFree(s->flags);
@@ -84,7 +85,7 @@ uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsig
     }
     *epoch = ++s->epoch;
     *ticket_base = s->ticket_base;
-    s->ticket_base += tiles;
+    s->ticket_base += tiles / 2;
     return s->flags;
 }
 

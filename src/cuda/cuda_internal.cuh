@@ -318,61 +318,111 @@ __device__ __forceinline__ uint64_t pp_load_relaxed64(const unsigned long long *
 
 enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 
+// The arena holds one 64-bit word per tile. Packed mode (values that fit in
+// 32 bits: elements of 4 bytes or less, or counts below 2^32): the word is
+// (tag | state) << 32 | value, written and read whole by single 64-bit
+// accesses, so a reader that sees the state sees its value: no fences. Else
+// the low half of the word is the flag (release store after the value,
+// acquire load before it) and the values live in agg / incl.
 template <typename T> struct pp_lookback {
-    uint32_t *flags; // per tile
-    T *agg;          // per tile
-    T *incl;         // per tile
+    uint32_t *flags; // the arena: 2 words per tile
+    T *agg;          // per tile (unpacked mode only)
+    T *incl;         // per tile (unpacked mode only)
     uint32_t epoch;
+    int packed;      // values fit in 32 bits: use packed words
 };
 
+__device__ __forceinline__ void pp_store_relaxed64(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <typename T> __device__ __forceinline__ uint32_t pp_lb_bits(T v)
+{
+    if constexpr (sizeof(T) <= 4) {
+        uint32_t u = 0;
+        memcpy(&u, &v, sizeof(T));
+        return u;
+    } else {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        return (uint32_t)u; // counts below 2^32 only
+    }
+}
+template <typename T> __device__ __forceinline__ T pp_lb_value(uint32_t u)
+{
+    T v;
+    if constexpr (sizeof(T) <= 4) {
+        memcpy(&v, &u, sizeof(T));
+    } else {
+        unsigned long long w = u;
+        memcpy(&v, &w, 8);
+    }
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned long long tile, uint32_t state, T v)
+{
+    const uint32_t tag = lb.epoch << 2;
+    if (lb.packed) {
+        unsigned long long w = ((unsigned long long)(tag | state) << 32) | pp_lb_bits(v);
+        pp_store_relaxed64((unsigned long long *)lb.flags + tile, w);
+    } else {
+        if (state == PP_LB_PREFIX) lb.incl[tile] = v;
+        else lb.agg[tile] = v;
+        pp_store_release(&lb.flags[2 * tile], tag | state);
+    }
+}
+
 // Called by all 32 lanes of ONE warp of the tile's block. Returns the
-// exclusive prefix of tile (the identity for tile 0) in every lane, and
-// publishes tile's inclusive prefix.
+// exclusive prefix of tile (the identity for tile 0), the same in every
+// lane, and publishes tile's inclusive prefix.
 template <typename T, typename Op>
 __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long tile, T tile_agg)
 {
     const int lane = threadIdx.x & 31;
     const uint32_t tag = lb.epoch << 2;
     if (tile == 0) {
-        if (lane == 0) {
-            lb.incl[0] = tile_agg;
-            pp_store_release(&lb.flags[0], tag | PP_LB_PREFIX);
-        }
+        if (lane == 0) pp_lb_publish(lb, 0, PP_LB_PREFIX, tile_agg);
         return Op::template identity<T>();
     }
-    if (lane == 0) {
-        lb.agg[tile] = tile_agg;
-        pp_store_release(&lb.flags[tile], tag | PP_LB_AGGREGATE);
-    }
+    if (lane == 0) pp_lb_publish(lb, tile, PP_LB_AGGREGATE, tile_agg);
     T prefix = Op::template identity<T>();
     long long base = (long long)tile - 1;
     for (;;) {
         long long idx = base - lane;
         uint32_t state;
+        T v = Op::template identity<T>();
         unsigned spins = 0;
         for (;;) {
             state = PP_LB_PREFIX; // tiles before 0 act as an empty prefix
             if (idx >= 0) {
-                uint32_t f = pp_load_acquire(&lb.flags[idx]);
-                state = (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
+                if (lb.packed) {
+                    unsigned long long w = pp_load_relaxed64((const unsigned long long *)lb.flags + idx);
+                    uint32_t f = (uint32_t)(w >> 32);
+                    state = (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
+                    v = pp_lb_value<T>((uint32_t)w);
+                } else {
+                    uint32_t f = pp_load_acquire(&lb.flags[2 * idx]);
+                    state = (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
+                }
             }
             if (__all_sync(0xffffffffu, state != PP_LB_NONE)) break;
-            if (++spins > 8) __nanosleep(32);
+            if (++spins > 4) __nanosleep(20);
         }
         unsigned prefix_lanes = __ballot_sync(0xffffffffu, state == PP_LB_PREFIX);
         // Lanes up to and including the nearest prefix contribute.
         int stop = prefix_lanes ? __ffs(prefix_lanes) - 1 : 31;
-        T v = Op::template identity<T>();
-        if (lane <= stop && idx >= 0) v = state == PP_LB_PREFIX ? lb.incl[idx] : lb.agg[idx];
+        if (!lb.packed && idx >= 0) v = state == PP_LB_PREFIX ? lb.incl[idx] : lb.agg[idx];
+        if (lane > stop || idx < 0) v = Op::template identity<T>();
         v = pp_warp_reduce<T, Op>(v);
         prefix = Op::apply(v, prefix);
         if (prefix_lanes) break;
         base -= 32;
     }
-    if (lane == 0) {
-        lb.incl[tile] = Op::apply(prefix, tile_agg);
-        pp_store_release(&lb.flags[tile], tag | PP_LB_PREFIX);
-    }
+    prefix = pp_shfl(prefix, 0); // one value in every lane (floats may round per lane)
+    if (lane == 0) pp_lb_publish(lb, tile, PP_LB_PREFIX, Op::apply(prefix, tile_agg));
     return prefix;
 }
 

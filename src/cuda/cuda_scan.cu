@@ -329,6 +329,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
         if (!flg) return PP_ERROR_OUT_OF_MEMORY;
         pp_lookback<T> lb;
         lb.flags = flg;
+        lb.packed = sizeof(T) <= 4;
         lb.agg = vals;
         lb.incl = vals + tiles;
         lb.epoch = epoch;

@@ -405,6 +405,7 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
     uint32_t *flags = pp_cuda_lookback(ctx, (size_t)p.ntiles, &epoch, &tbase, fn);
     if (!flags) return PP_ERROR_OUT_OF_MEMORY;
     p.lb.flags = flags;
+    p.lb.packed = n < ((uint64_t)1 << 32); // counts fit in the packed words
     p.lb.agg = vals;
     p.lb.incl = vals + p.ntiles;
     p.lb.epoch = epoch;

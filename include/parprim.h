@@ -40,6 +40,15 @@
  *             in order on the context's stream or queue and may return
  *             before they finish; pp_download, pp_upload and
  *             pp_synchronize wait for everything queued before them.
+ *             Host arguments (lower, upper, value, edges) are read before a
+ *             call returns, so they may be reused at once. Results that are
+ *             single values (reduce's out, a histogram's counts,
+ *             compaction's count) are written by the device: no call waits
+ *             for the GPU to hand a value to the host.
+ * cuda.       Every primitive runs without host synchronization, allocation
+ *             or device-wide synchronization once the context's scratch has
+ *             grown to the size needed (it is reused by later calls). Work
+ *             goes to the context's stream (pp_set_stream).
  * Threads.    A context may be used by one thread at a time. Distinct
  *             contexts may be used from different threads at once.
  * Memory.     A context owns reusable scratch memory; if it cannot get it
@@ -247,7 +256,9 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * is overwritten (not accumulated) and must not overlap samples.
  * lower, upper: host pointers to one value each of the sample type;
  * lower < upper is required, and float bounds must be finite.
- * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact.
+ * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact (and so
+ * deterministic) on every backend. cuda: per-block sub-histograms in shared
+ * memory where the bins fit, else atomics into the counts in device memory.
  */
 pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
                             const void *lower, const void *upper, size_t nbins,
@@ -272,7 +283,8 @@ typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_
  * out, in, flags and count must not overlap one another
  * (PP_ERROR_INVALID_ARGUMENT).
  * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
- * so NaN is selected only by PP_NE.
+ * so NaN is selected only by PP_NE. cuda: a single pass with decoupled
+ * look-back over the counts (partition adds a pass over the rejected).
  */
 
 /** Copies in[i] with flags[i] != 0 to out[0 .. *count). */
@@ -300,6 +312,11 @@ typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1 } pp_order;
  * survive). keys: n elements of context memory.
  */
 pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order);
+/* (Results of pp_sort and pp_sort_pairs are fully determined by the input on
+ * every backend. Working memory: about n * (key size + value size) bytes of
+ * scratch, kept by the context; on cpu, 8-bit integer keys without values
+ * need none. cuda: one counting pass, then one onesweep pass per 8-bit digit
+ * that is not the same in every key.) */
 
 /** Sorts keys as pp_sort does and moves values[i] (value_size bytes each:
  *  1, 2, 4 or 8) with keys[i]. keys and values must not overlap. */

@@ -16,9 +16,9 @@
 //  * otherwise Onesweep:
 //      1. count_kernel reads every key once and counts all digit positions
 //         (shared-memory histograms, merged into global ones with atomics);
-//         its last block turns the counts into per-pass, per-portion digit
-//         offsets, marks the passes whose digit is the same for every key,
-//         and decides on the device which buffer each pass reads.
+//         its last block turns the counts into per-pass digit offsets, marks
+//         the passes whose digit is the same for every key, and decides on
+//         the device which buffer each pass reads.
 //      2. one pass_kernel launch per digit position, each one kernel over
 //         tiles: stable ranking of the tile's keys by digit, decoupled
 //         look-back across tiles per digit, scatter through shared memory.
@@ -28,10 +28,11 @@
 //         user's if an odd number of passes ran (else it exits at once).
 //
 // Memory: everything comes from pp_cuda_scratch (one buffer, carved): the
-// control block, histograms, digit offsets, two rows of look-back status per
-// tile (one set for even passes, one for odd), the alternate keys and values.
-// One small cudaMemsetAsync per call clears the control block and histograms;
-// the status rows are cleared inside the kernels (see pass_kernel).
+// control block, histograms, portion carries, digit offsets, two rows of
+// look-back status per tile (one set for even passes, one for odd), the
+// alternate keys and values. One small cudaMemsetAsync per call clears the
+// control block, histograms and carries; the status rows are cleared inside
+// the kernels (see pass_kernel).
 #include "cuda_internal.cuh"
 
 namespace {
@@ -44,8 +45,9 @@ constexpr uint32_t kAgg = 1u << 30;   // the tile's own count of the digit
 constexpr uint32_t kIncl = 2u << 30;  // count of the digit in all tiles of the portion up to this one
 constexpr uint32_t kValueMask = (1u << 30) - 1;
 // Tiles are grouped in portions of fewer than 2^30 keys, so that every
-// inclusive count of a portion fits the 30 bits; each portion has its own
-// 64-bit digit offsets, computed by the counting step.
+// inclusive count within a portion fits the 30 bits. The look-back stays
+// inside a portion; across portions, per pass and digit, the last tile of
+// portion k publishes the 64-bit start of portion k + 1 (a "carry").
 constexpr uint32_t kPortionLimit = (1u << 30) - 1;
 
 constexpr int kMaxPasses = 8;
@@ -74,6 +76,17 @@ __device__ __forceinline__ uint32_t ld_relaxed(const uint32_t *p)
 {
     uint32_t v;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+// The same for the 64-bit portion carries (value + 1, so 0 means "not yet").
+__device__ __forceinline__ void st_relaxed64(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_relaxed64(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
 
@@ -175,6 +188,21 @@ __device__ __forceinline__ unsigned same_bit(uint32_t w, uint32_t bit)
     return r;
 }
 
+// *p += v by the lanes where `leader` is set, returning the old value there
+// (0 elsewhere): one predicated shared-memory atomic instead of a branch.
+__device__ __forceinline__ uint32_t leader_add(uint32_t *p, uint32_t v, bool leader)
+{
+    uint32_t old;
+    asm volatile("{\n\t.reg .pred q;\n\t"
+                 "setp.ne.u32 q, %3, 0;\n\t"
+                 "mov.u32 %0, 0;\n\t"
+                 "@q atom.shared.add.u32 %0, [%1], %2;\n\t}"
+                 : "=r"(old)
+                 : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(v), "r"((uint32_t)leader)
+                 : "memory");
+    return old;
+}
+
 // A thread's ITEMS keys; keys of 1 or 2 bytes are kept packed in 32-bit
 // registers (get/set with compile-time indices become bit-field ops).
 template <typename U, int ITEMS, bool SMALL = (sizeof(U) < 4)> struct KeyRegs {
@@ -234,8 +262,7 @@ __device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk
             ok = (live >> lane) & 1u;
         }
         const int leader = ok ? 31 - __clz(peers) : lane;
-        uint32_t base = 0;
-        if (ok && lane == leader) base = atomicAdd(&wcnt[dg.get(i)], (uint32_t)__popc(peers));
+        uint32_t base = leader_add(&wcnt[dg.get(i)], (uint32_t)__popc(peers), ok && lane == leader);
         base = __shfl_sync(~0u, base, leader);
         rk[i] = base + (uint32_t)__popc(peers & lower);
         __syncwarp();
@@ -262,27 +289,28 @@ template <int WARPS> __device__ __forceinline__ uint32_t column_scan(uint32_t *c
 struct CountArgs {
     const void *keys;
     size_t n;
-    size_t portion_len;          // keys per portion (a multiple of the pass tile)
     unsigned long long xmask;
-    uint32_t *hist;              // [portions][passes][256], zero on entry
-    unsigned long long *pbase;   // [portions][passes][256], written by the last block
+    unsigned long long *hist;  // [passes][256], zero on entry
+    unsigned long long *pbase; // [passes][256] exclusive digit offsets, written by the last block
     SortCtrl *ctrl;
-    uint32_t *zero;              // look-back status of the first pass, cleared here
-    size_t zero_words;
+    uint32_t *zero;            // look-back status of the first pass, cleared here
+    size_t zero_words;         // a multiple of 256 (zero is 256-byte aligned)
 };
 
 constexpr int kCountBlock = 256;
 constexpr int kCountCopies = 4; // histogram copies, so that lanes with equal digits spread
 
-// Grid (x, portions). Each block counts the digits of every pass over its
-// share of one portion in shared memory (kCountCopies copies, indexed by lane,
-// which cuts same-address conflicts of equal digits), then adds its counts to
-// the portion's global histograms with atomics. The last block to finish
-// (fence; atomic count of finished blocks: the classic threadfence pattern)
-// computes, for every pass, the exclusive digit offsets over all keys, the
-// offsets of each portion (plus the counts of the earlier portions), whether
-// the pass is constant (some digit has all n keys), and from that which buffer
-// each pass reads and whether a copy back is needed.
+// Each block counts the digits of every pass over its share of the keys in
+// shared memory (kCountCopies copies, indexed by lane, which cuts
+// same-address conflicts of equal digits; a block counts fewer than 2^31
+// keys, so 32-bit counters suffice), then adds its counts to the global
+// 64-bit histograms with atomics. The last block to finish (every thread
+// fences after its atomics, then one atomic counts the block done: the
+// classic threadfence pattern; the last block fences again and reads the
+// histograms from L2) computes for every pass the exclusive digit offsets,
+// whether the pass is constant (some digit has all n keys), and from that
+// which buffer each pass reads and whether a copy back is needed. Counts do
+// not depend on the order of the keys, so they hold for every pass.
 template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock) count_kernel(const CountArgs a)
 {
     typedef Radix<FLOAT, U> R;
@@ -299,11 +327,9 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     // Clear the first pass's look-back status (the pass kernels run after this
     // kernel has completed).
     {
-        // zero_words is a multiple of 256 and zero is 256-byte aligned
-        const size_t nb = (size_t)gridDim.x * gridDim.y;
-        const size_t b = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
         uint4 *z = (uint4 *)a.zero;
-        for (size_t i = b * kCountBlock + tid; i < a.zero_words / 4; i += nb * kCountBlock) z[i] = make_uint4(0, 0, 0, 0);
+        for (size_t i = (size_t)blockIdx.x * kCountBlock + tid; i < a.zero_words / 4; i += (size_t)gridDim.x * kCountBlock)
+            z[i] = make_uint4(0, 0, 0, 0);
     }
     __syncthreads();
 
@@ -314,15 +340,14 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     };
 
     const U *keys = (const U *)a.keys;
-    const size_t lo = (size_t)blockIdx.y * a.portion_len;
-    const size_t hi = lo + a.portion_len < a.n ? lo + a.portion_len : a.n;
+    const size_t n = a.n;
     // Elements before the first 16-byte boundary, then 16-byte vectors, then
     // the rest (counting does not depend on order).
-    const size_t mis = (size_t)((uintptr_t)(keys + lo) & 15u);
+    const size_t mis = (size_t)((uintptr_t)keys & 15u);
     size_t head = mis ? (16 - mis) / sizeof(U) : 0;
-    if (head > hi - lo) head = hi - lo;
-    const size_t nvec = (hi - lo - head) / PER;
-    const uint4 *vp = (const uint4 *)(keys + lo + head);
+    if (head > n) head = n;
+    const size_t nvec = (n - head) / PER;
+    const uint4 *vp = (const uint4 *)(keys + head);
     const size_t stride = (size_t)gridDim.x * kCountBlock;
     size_t v = (size_t)blockIdx.x * kCountBlock + tid;
     for (; v + 3 * stride < nvec; v += 4 * stride) {
@@ -345,42 +370,33 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         for (int j = 0; j < PER; j++) count_key(e[j]);
     }
     if (blockIdx.x == 0) {
-        const size_t tail = lo + head + nvec * PER;
-        if ((size_t)tid < head) count_key(keys[lo + tid]);
-        if (tail + tid < hi) count_key(keys[tail + tid]);
+        const size_t tail = head + nvec * PER;
+        if ((size_t)tid < head) count_key(keys[tid]);
+        if (tail + tid < n) count_key(keys[tail + tid]);
     }
     __syncthreads();
 
-    // Merge into the portion's global histograms.
+    // Merge into the global histograms.
     for (int i = tid; i < NP * kRadix; i += kCountBlock) {
-        uint32_t s = 0;
+        uint32_t c = 0;
 #pragma unroll
-        for (int c = 0; c < kCountCopies; c++) s += sh[i * kCountCopies + c];
-        if (s) atomicAdd(&a.hist[(size_t)blockIdx.y * NP * kRadix + i], s);
+        for (int k = 0; k < kCountCopies; k++) c += sh[i * kCountCopies + k];
+        if (c) atomicAdd(&a.hist[i], (unsigned long long)c);
     }
 
-    // Last block: every block's atomics are made visible (fence) before it
-    // counts itself done; the block that completes the count fences again and
-    // then reads the complete histograms from L2.
     __threadfence();
     __syncthreads();
-    if (tid == 0) s_last = atomicAdd(&a.ctrl->done, 1u) == gridDim.x * gridDim.y - 1;
+    if (tid == 0) s_last = atomicAdd(&a.ctrl->done, 1u) == gridDim.x - 1;
     __syncthreads();
     if (!s_last) return;
     __threadfence();
 
-    const size_t portions = gridDim.y;
     const int d = tid; // kCountBlock == kRadix
     for (int p = 0; p < NP; p++) {
-        uint64_t tot = 0;
-        for (size_t k = 0; k < portions; k++) tot += __ldcg(&a.hist[(k * NP + p) * kRadix + d]);
-        const int constant = __syncthreads_or(tot == (uint64_t)a.n);
+        const uint64_t tot = __ldcg(&a.hist[p * kRadix + d]);
+        const int constant = __syncthreads_or(tot == (uint64_t)n);
         uint64_t all;
-        uint64_t run = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
-        for (size_t k = 0; k < portions; k++) {
-            a.pbase[(k * NP + p) * kRadix + d] = run;
-            run += __ldcg(&a.hist[(k * NP + p) * kRadix + d]);
-        }
+        a.pbase[p * kRadix + d] = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
         if (tid == 0) a.ctrl->active[p] = !constant;
     }
     if (tid == 0) {
@@ -403,7 +419,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 template <typename U, typename V> struct PassCfg {
     static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
-    static constexpr int IK = KB <= 2 ? 16 : (KB == 4 ? 15 : 10);
+    static constexpr int IK = KB == 1 ? 16 : (KB <= 4 ? 15 : 10);
     static constexpr int FIT = (48 * 1024) / (BLOCK * (KB + VB));
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int TILE = BLOCK * ITEMS;
@@ -424,11 +440,13 @@ struct PassArgs {
     size_t n;
     uint32_t *status;      // this pass's look-back rows, zero on entry
     uint32_t *next_status; // the next pass's rows, cleared here (NULL on the last pass)
-    const unsigned long long *pbase;
+    const unsigned long long *pbase; // [passes][256] exclusive digit offsets
+    unsigned long long *carry;       // this pass's [portions][256] portion starts + 1, zero on entry
     SortCtrl *ctrl;
     unsigned long long xmask;
     int pass, npass;
     unsigned int tiles_per_portion;
+    unsigned int tiles;
     int wide; // 1: n > 2^32, destination indices need 64 bits
 };
 
@@ -588,16 +606,31 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     }
     // 4. Look-back per digit (threads 0-255), then the destination shift of
     // each digit: global start of the digit's keys of this tile minus its
-    // start within the tile.
+    // start within the tile. The global start is the portion's start of the
+    // digit (the pass's digit offset for portion 0, else the carry published
+    // by the previous portion's last tile; waiting for it is safe for the
+    // same reason as the look-back) plus the look-back's count. The last tile
+    // of a portion publishes the next portion's start.
     if (tid < kRadix) {
         uint32_t ex = 0;
         if (!first) {
             ex = lookback(a.status, tile, tid);
             st_relaxed(row + tid, kIncl | (ex + total));
         }
-        const size_t portion = tile / tpp;
-        const unsigned long long g = opaque_here(a.pbase)[(portion * a.npass + a.pass) * kRadix + tid] + ex;
-        const unsigned long long sh = g - excl;
+        const uint32_t portion = tile / tpp;
+        unsigned long long base;
+        if (portion == 0) {
+            base = opaque_here(a.pbase)[a.pass * kRadix + tid];
+        } else {
+            const unsigned long long *c = a.carry + (size_t)portion * kRadix + tid;
+            unsigned long long w;
+            while ((w = ld_relaxed64(c)) == 0) {
+            }
+            base = w - 1;
+        }
+        if (tile + 1 - portion * tpp == tpp && tile + 1 < a.tiles)
+            st_relaxed64(a.carry + (size_t)(portion + 1) * kRadix + tid, base + ex + total + 1);
+        const unsigned long long sh = base + ex - excl;
         if (a.wide) ((unsigned long long *)(smem + C::OFF_SHIFT))[tid] = sh;
         else ((uint32_t *)(smem + C::OFF_SHIFT))[tid] = (uint32_t)sh;
     }
@@ -631,12 +664,18 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // pass starts only after this one completes; so each pass finds its rows
 // zero without a memset, and two sets of rows serve all passes. Then, if
 // count_kernel found the digit constant, the block exits (the pass is
-// skipped; the device-side src_alt already accounts for it). Otherwise the
-// block takes a ticket (tiles in the order blocks start), ranks its tile
-// stably, publishes per digit its count and then its inclusive count
-// (decoupled look-back), and scatters keys (and values) stably: within the
-// tile by rank, across tiles by the look-back's offsets, so equal digits keep
-// input order across the whole array.
+// skipped; the device-side src_alt already accounts for it, and no block of
+// the pass takes a ticket). Otherwise the block takes a ticket (tiles are
+// numbered in the order blocks start), ranks its tile stably, publishes per
+// digit its count and then its inclusive count within the portion
+// (decoupled look-back; the portion's start comes from the carry chain), and
+// scatters keys (and values): within the tile by stable rank, across tiles
+// by the counts of the digit in all earlier tiles, so equal digits keep
+// input order across the whole array, i.e. the pass is stable.
+// Memory ordering: a status word or carry holds its payload and its state
+// in one aligned word, written and read with strong (relaxed, gpu-scope)
+// accesses, and nothing else is communicated through it, so a reader that
+// sees a non-zero word sees the complete value; no fence is needed.
 template <bool FLOAT, typename U, typename V>
 __global__ void __launch_bounds__(384, 2) pass_kernel(const PassArgs a)
 {
@@ -866,33 +905,35 @@ static pp_status sort_small(pp_context *ctx, void *keys, void *vals, size_t n, u
     return PP_SUCCESS;
 }
 
-// Carving of the scratch buffer (offsets in bytes, 256-aligned).
+// Scratch carving: [control block | histograms | carries] (cleared by one
+// cudaMemsetAsync), then digit offsets, look-back status, alternate buffers;
+// offsets in bytes, 256-aligned.
 struct Layout {
-    size_t ctrl, hist, zero_bytes, pbase, status, altk, altv, total;
+    size_t hist, carry, zero_bytes, pbase, status, altk, altv, total;
 };
 
 template <bool FLOAT, typename U>
-static pp_status launch_count(pp_context *ctx, const void *keys, size_t n, size_t portion_len, size_t portions,
-                              unsigned long long xmask, char *base, const Layout &l, size_t zero_words,
-                              const char *fn)
+static pp_status launch_count(pp_context *ctx, const void *keys, size_t n, unsigned long long xmask, char *base,
+                              const Layout &l, size_t zero_words, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     CountArgs c;
     c.keys = keys;
     c.n = n;
-    c.portion_len = portion_len;
     c.xmask = xmask;
-    c.hist = (uint32_t *)(base + l.hist);
+    c.hist = (unsigned long long *)(base + l.hist);
     c.pbase = (unsigned long long *)(base + l.pbase);
-    c.ctrl = (SortCtrl *)(base + l.ctrl);
+    c.ctrl = (SortCtrl *)base;
     c.zero = (uint32_t *)(base + l.status);
     c.zero_words = zero_words;
-    const size_t per = n < portion_len ? n : portion_len;
-    size_t gx = (per + 8191) / 8192;
+    // enough blocks to fill the GPU, and fewer than 2^31 keys per block
+    size_t gx = (n + 8191) / 8192;
     const size_t cap = (size_t)(s->sm_count > 0 ? s->sm_count : 1) * 4;
     if (gx > cap) gx = cap;
+    const size_t need = (n >> 31) + 1;
+    if (gx < need) gx = need;
     if (gx < 1) gx = 1;
-    count_kernel<FLOAT, U><<<dim3((unsigned)gx, (unsigned)portions), kCountBlock, 0, s->stream>>>(c);
+    count_kernel<FLOAT, U><<<(unsigned)gx, kCountBlock, 0, s->stream>>>(c);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
@@ -912,22 +953,16 @@ static pp_status sort_counting(pp_context *ctx, void *keys, size_t n, unsigned l
 {
     pp_cuda_state *s = pp_cuda(ctx);
     Layout l;
-    l.ctrl = 0;
     l.hist = align_up(sizeof(SortCtrl), 256);
-    // portions of any size work here (counts per portion must fit 32 bits)
-    const size_t portion_len = (size_t)1 << 30;
-    const size_t portions = (n + portion_len - 1) / portion_len;
-    if (portions > 65535) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
-    l.zero_bytes = align_up(l.hist + portions * kRadix * 4, 256);
+    l.carry = l.zero_bytes = align_up(l.hist + kRadix * 8, 256);
     l.pbase = l.zero_bytes;
-    l.status = align_up(l.pbase + portions * kRadix * 8, 256);
-    l.altk = l.altv = l.total = l.status;
+    l.status = l.altk = l.altv = l.total = align_up(l.pbase + kRadix * 8, 256);
     char *base = (char *)pp_cuda_scratch(ctx, l.total, fn);
     if (!base) return PP_ERROR_OUT_OF_MEMORY;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    pp_status st = launch_count<false, U>(ctx, keys, n, portion_len, portions, xmask, base, l, 0, fn);
+    pp_status st = launch_count<false, U>(ctx, keys, n, xmask, base, l, 0, fn);
     if (st != PP_SUCCESS) return st;
-    fill_kernel<<<copy_grid(s, n), 256, 0, s->stream>>>((const SortCtrl *)(base + l.ctrl), (unsigned char *)keys, n,
+    fill_kernel<<<copy_grid(s, n), 256, 0, s->stream>>>((const SortCtrl *)base, (unsigned char *)keys, n,
                                                          (const unsigned long long *)(base + l.pbase),
                                                          (unsigned)(xmask & 255u));
     PP_CUDA_LAUNCHED(ctx, fn);
@@ -946,18 +981,17 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
         return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
     const size_t tiles = (n + C::TILE - 1) / C::TILE;
     const uint32_t tpp = kPortionLimit / C::TILE; // tiles per portion
-    const size_t portion_len = (size_t)tpp * C::TILE;
     const size_t portions = (tiles + tpp - 1) / tpp;
-    if (tiles > 0x7fffffffu || portions > 65535)
+    if (tiles > 0x7fffffffu)
         return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
     const size_t regions = NP > 1 ? 2 : 1;
     const size_t status_words = tiles * kRadix;
     Layout l;
-    l.ctrl = 0;
     l.hist = align_up(sizeof(SortCtrl), 256);
-    l.zero_bytes = align_up(l.hist + portions * NP * kRadix * 4, 256);
+    l.carry = align_up(l.hist + (size_t)NP * kRadix * 8, 256);
+    l.zero_bytes = align_up(l.carry + (size_t)NP * portions * kRadix * 8, 256);
     l.pbase = l.zero_bytes;
-    l.status = align_up(l.pbase + portions * NP * kRadix * 8, 256);
+    l.status = align_up(l.pbase + (size_t)NP * kRadix * 8, 256);
     l.altk = align_up(l.status + regions * status_words * 4, 256);
     l.altv = align_up(l.altk + n * KB + 16, 256);
     l.total = VB ? align_up(l.altv + n * VB + 16, 256) : l.altv;
@@ -967,13 +1001,14 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
     // that the copy back can use 16-byte vectors throughout.
     unsigned char *altk = (unsigned char *)base + l.altk + ((uintptr_t)keys & 15u);
     unsigned char *altv = VB ? (unsigned char *)base + l.altv + ((uintptr_t)vals & 15u) : NULL;
-    SortCtrl *ctrl = (SortCtrl *)(base + l.ctrl);
+    SortCtrl *ctrl = (SortCtrl *)base;
     uint32_t *status = (uint32_t *)(base + l.status);
+    unsigned long long *carry = (unsigned long long *)(base + l.carry);
 
     pp_status st = set_smem(ctx, pass_kernel<FLOAT, U, V>, C::SMEM, fn);
     if (st != PP_SUCCESS) return st;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    st = launch_count<FLOAT, U>(ctx, keys, n, portion_len, portions, xmask, base, l, status_words, fn);
+    st = launch_count<FLOAT, U>(ctx, keys, n, xmask, base, l, status_words, fn);
     if (st != PP_SUCCESS) return st;
 
     PassArgs a;
@@ -987,11 +1022,13 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
     a.xmask = xmask;
     a.npass = NP;
     a.tiles_per_portion = tpp;
+    a.tiles = (unsigned)tiles;
     a.wide = n > ((size_t)1 << 32);
     for (int p = 0; p < NP; p++) {
         a.pass = p;
         a.status = status + (size_t)(p & 1) * status_words;
         a.next_status = p + 1 < NP ? status + (size_t)((p + 1) & 1) * status_words : NULL;
+        a.carry = carry + (size_t)p * portions * kRadix;
         pass_kernel<FLOAT, U, V><<<(unsigned)tiles, C::BLOCK, C::SMEM, s->stream>>>(a);
         PP_CUDA_LAUNCHED(ctx, fn);
     }

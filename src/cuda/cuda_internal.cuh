@@ -184,60 +184,34 @@ template <typename T, typename Op> __host__ __device__ __forceinline__ T pp_publ
 
 // ---- warp and block scans -------------------------------------------------------
 
-// Shuffles any element type (1 to 8 bytes) through 32-bit lanes.
-template <typename T> __device__ __forceinline__ T pp_shfl_up(T v, int delta)
+// Shuffles any element type (1 to 8 bytes) through its bits: shfl is
+// applied to a 64-bit word for 8-byte types, else to a 32-bit word.
+template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v, F shfl)
 {
     if constexpr (sizeof(T) == 8) {
         unsigned long long u;
         memcpy(&u, &v, 8);
-        u = __shfl_up_sync(0xffffffffu, u, delta);
+        u = shfl(u);
         memcpy(&v, &u, 8);
-        return v;
-    } else if constexpr (sizeof(T) == 4) {
-        unsigned u;
-        memcpy(&u, &v, 4);
-        u = __shfl_up_sync(0xffffffffu, u, delta);
-        memcpy(&v, &u, 4);
-        return v;
     } else {
         unsigned u = 0;
         memcpy(&u, &v, sizeof(T));
-        u = __shfl_up_sync(0xffffffffu, u, delta);
+        u = shfl(u);
         memcpy(&v, &u, sizeof(T));
-        return v;
     }
+    return v;
+}
+template <typename T> __device__ __forceinline__ T pp_shfl_up(T v, int delta)
+{
+    return pp_shfl_bits(v, [delta](auto u) { return __shfl_up_sync(0xffffffffu, u, delta); });
 }
 template <typename T> __device__ __forceinline__ T pp_shfl(T v, int lane)
 {
-    if constexpr (sizeof(T) == 8) {
-        unsigned long long u;
-        memcpy(&u, &v, 8);
-        u = __shfl_sync(0xffffffffu, u, lane);
-        memcpy(&v, &u, 8);
-        return v;
-    } else {
-        unsigned u = 0;
-        memcpy(&u, &v, sizeof(T));
-        u = __shfl_sync(0xffffffffu, u, lane);
-        memcpy(&v, &u, sizeof(T));
-        return v;
-    }
+    return pp_shfl_bits(v, [lane](auto u) { return __shfl_sync(0xffffffffu, u, lane); });
 }
 template <typename T> __device__ __forceinline__ T pp_shfl_xor(T v, int mask)
 {
-    if constexpr (sizeof(T) == 8) {
-        unsigned long long u;
-        memcpy(&u, &v, 8);
-        u = __shfl_xor_sync(0xffffffffu, u, mask);
-        memcpy(&v, &u, 8);
-        return v;
-    } else {
-        unsigned u = 0;
-        memcpy(&u, &v, sizeof(T));
-        u = __shfl_xor_sync(0xffffffffu, u, mask);
-        memcpy(&v, &u, sizeof(T));
-        return v;
-    }
+    return pp_shfl_bits(v, [mask](auto u) { return __shfl_xor_sync(0xffffffffu, u, mask); });
 }
 
 // Inclusive scan across the 32 lanes of a full warp (Hillis-Steele with

@@ -142,4 +142,24 @@ extern const size_t tc_nbig;
 
 extern const pp_type tc_types[PP_TYPE_COUNT];
 
+/* One cmocka test per element type: TC_TYPE_TESTS(fn) defines test_i8 ...
+ * test_f64, each calling fn(PP_xx); TC_TYPE_UNIT_TESTS lists them for a
+ * CMUnitTest array. */
+#define TC_TYPE_TEST_(S, E, fn)            \
+    static void test_##S(void **state)     \
+    {                                      \
+        (void)state;                       \
+        fn(E);                             \
+    }
+#define TC_TYPE_TESTS(fn)                                                             \
+    TC_TYPE_TEST_(i8, PP_I8, fn) TC_TYPE_TEST_(u8, PP_U8, fn) TC_TYPE_TEST_(i16, PP_I16, fn)   \
+    TC_TYPE_TEST_(u16, PP_U16, fn) TC_TYPE_TEST_(i32, PP_I32, fn) TC_TYPE_TEST_(u32, PP_U32, fn) \
+    TC_TYPE_TEST_(i64, PP_I64, fn) TC_TYPE_TEST_(u64, PP_U64, fn) TC_TYPE_TEST_(f32, PP_F32, fn) \
+    TC_TYPE_TEST_(f64, PP_F64, fn)
+#define TC_TYPE_UNIT_TESTS                                                                       \
+    cmocka_unit_test(test_i8), cmocka_unit_test(test_u8), cmocka_unit_test(test_i16),            \
+        cmocka_unit_test(test_u16), cmocka_unit_test(test_i32), cmocka_unit_test(test_u32),      \
+        cmocka_unit_test(test_i64), cmocka_unit_test(test_u64), cmocka_unit_test(test_f32),      \
+        cmocka_unit_test(test_f64)
+
 #endif

@@ -425,31 +425,13 @@ static void test_float_tiny_range(void **state)
         }
 }
 
-#define TYPE_TESTS(S, E)                                                  \
-    static void test_##S(void **state)                                    \
-    {                                                                     \
-        (void)state;                                                      \
-        test_type(E);                                                     \
-    }
-TYPE_TESTS(i8, PP_I8)
-TYPE_TESTS(u8, PP_U8)
-TYPE_TESTS(i16, PP_I16)
-TYPE_TESTS(u16, PP_U16)
-TYPE_TESTS(i32, PP_I32)
-TYPE_TESTS(u32, PP_U32)
-TYPE_TESTS(i64, PP_I64)
-TYPE_TESTS(u64, PP_U64)
-TYPE_TESTS(f32, PP_F32)
-TYPE_TESTS(f64, PP_F64)
+TC_TYPE_TESTS(test_type)
 
 int main(void)
 {
     tc_init("test_histogram");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_i8),  cmocka_unit_test(test_u8),  cmocka_unit_test(test_i16),
-        cmocka_unit_test(test_u16), cmocka_unit_test(test_i32), cmocka_unit_test(test_u32),
-        cmocka_unit_test(test_i64), cmocka_unit_test(test_u64), cmocka_unit_test(test_f32),
-        cmocka_unit_test(test_f64), cmocka_unit_test(test_extremes), cmocka_unit_test(test_float_wide),
+        TC_TYPE_UNIT_TESTS, cmocka_unit_test(test_extremes), cmocka_unit_test(test_float_wide),
         cmocka_unit_test(test_float_tiny_range),
     };
     int rc = cmocka_run_group_tests_name("histogram", tests, NULL, NULL);

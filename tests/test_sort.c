@@ -156,31 +156,13 @@ static void test_type(pp_type t)
     run_size(&r, t, tc_big_sizes[(t + 2) % tc_nbig], (int)t + 1, 1);
 }
 
-#define TYPE_TESTS(S, E)                                                  \
-    static void test_##S(void **state)                                    \
-    {                                                                     \
-        (void)state;                                                      \
-        test_type(E);                                                     \
-    }
-TYPE_TESTS(i8, PP_I8)
-TYPE_TESTS(u8, PP_U8)
-TYPE_TESTS(i16, PP_I16)
-TYPE_TESTS(u16, PP_U16)
-TYPE_TESTS(i32, PP_I32)
-TYPE_TESTS(u32, PP_U32)
-TYPE_TESTS(i64, PP_I64)
-TYPE_TESTS(u64, PP_U64)
-TYPE_TESTS(f32, PP_F32)
-TYPE_TESTS(f64, PP_F64)
+TC_TYPE_TESTS(test_type)
 
 int main(void)
 {
     tc_init("test_sort");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_i8),  cmocka_unit_test(test_u8),  cmocka_unit_test(test_i16),
-        cmocka_unit_test(test_u16), cmocka_unit_test(test_i32), cmocka_unit_test(test_u32),
-        cmocka_unit_test(test_i64), cmocka_unit_test(test_u64), cmocka_unit_test(test_f32),
-        cmocka_unit_test(test_f64),
+        TC_TYPE_UNIT_TESTS,
     };
     int rc = cmocka_run_group_tests_name("sort", tests, NULL, NULL);
     tc_finish();

@@ -226,9 +226,9 @@ template <typename U, int ITEMS> struct KeyRegs<U, ITEMS, true> {
 // is input order. For each item, the lanes with the same digit (peers) are
 // found with 8 ballots; the highest peer (leader) adds the number of peers to
 // the warp's running counter of that digit (an atomic that returns the old
-// value; no other lane touches that counter in this item) and hands the old
-// value to its peers; each lane's rank is the old value plus the number of
-// lower peers. __syncwarp orders the items, so the counters and ranks follow
+// value; no other lane touches that counter in this item) and later hands
+// the old value to its peers; each lane's rank is the old value plus the
+// number of lower peers. __syncwarp orders the items, so the counters and ranks follow
 // input order: the ranking is stable. On return wcnt[d] holds the warp's count
 // of digit d, rk[i] the rank of item i among the warp's keys of digit d.
 // valid: keys of the warp's chunk that exist (FULL: all of them).
@@ -419,7 +419,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 template <typename U, typename V> struct PassCfg {
     static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
-    static constexpr int IK = KB == 1 ? 16 : (KB <= 4 ? 15 : 10);
+    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB <= 4 ? 15 : 10);
     static constexpr int FIT = (48 * 1024) / (BLOCK * (KB + VB));
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int TILE = BLOCK * ITEMS;
@@ -530,9 +530,19 @@ __device__ __forceinline__ void write_values(const unsigned char *smem, int coun
     }
 }
 
+// Loads the thread's items (item i is key 32 i of p; it exists if 32 i < lim).
+template <typename U, int ITEMS, bool FULL>
+__device__ __forceinline__ void load_keys(KeyRegs<U, ITEMS> &k, const U *p, int lim)
+{
+    const U *ps = opaque(p);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ld_stream(ps + 32 * i) : (U)0);
+}
+
 template <bool FLOAT, typename U, typename V, bool FULL>
 __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
-                                          U *dst, const V *srcv, V *dstv)
+                                          U *dst, const V *srcv, V *dstv,
+                                          KeyRegs<U, PassCfg<U, V>::ITEMS> &k, bool loaded)
 {
     typedef PassCfg<U, V> C;
     typedef Radix<FLOAT, U> R;
@@ -551,19 +561,13 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     const int lim = count - wfirst - lane;
     const size_t mine = start + (size_t)(wfirst + lane);
 
-    // 1. Load (coalesced: item i of the warp is 32 consecutive keys) and rank.
-    KeyRegs<U, ITEMS> k;
+    // 1. Load (coalesced: item i of the warp is 32 consecutive keys; unless
+    // already loaded, see pass_kernel) and rank.
     Digits<ITEMS> dg;
     uint32_t rk[ITEMS];
-    {
-        const U *ps = opaque(src + mine);
+    if (!loaded) load_keys<U, ITEMS, FULL>(k, src + mine, lim);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const U x = (FULL || 32 * i < lim) ? ld_stream(ps + 32 * i) : (U)0;
-            k.set(i, x);
-            dg.set(i, R::digit(R::map(x, xm), shift));
-        }
-    }
+    for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm), shift));
     warp_rank<ITEMS, FULL>(dg, rk, cnt + warp * kRadix, count - wfirst);
     __syncthreads();
 
@@ -686,19 +690,27 @@ __global__ void __launch_bounds__(384, 2) pass_kernel(const PassArgs a)
     if (!a.ctrl->active[a.pass]) return; // same value for every thread
     uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
     uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
-    for (int i = tid; i < C::WARPS * kRadix; i += C::BLOCK) cnt[i] = 0;
     if (tid == 0) misc[8] = atomicAdd(&a.ctrl->ticket[a.pass], 1u);
-    __syncthreads();
-    const uint32_t tile = misc[8];
-    const size_t left = a.n - (size_t)tile * C::TILE;
-    const int count = left < (size_t)C::TILE ? (int)left : C::TILE;
+    for (int i = tid; i < C::WARPS * kRadix; i += C::BLOCK) cnt[i] = 0;
     const bool from_alt = a.ctrl->src_alt[a.pass] != 0;
     const U *src = (const U *)(from_alt ? a.alt_keys : a.keys);
     U *dst = (U *)(from_alt ? a.keys : a.alt_keys);
     const V *srcv = (const V *)(from_alt ? a.alt_vals : a.vals);
     V *dstv = (V *)(from_alt ? a.vals : a.alt_vals);
-    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv);
-    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv);
+    // While the ticket is on its way, load the keys of tile blockIdx.x if it
+    // is a full one: blocks usually start in index order, so the ticket is
+    // usually that tile; if not, the keys are loaded again below.
+    const int lane_first = (threadIdx.x >> 5) * 32 * C::ITEMS + (threadIdx.x & 31);
+    const bool guess = (size_t)(blockIdx.x + 1) * C::TILE <= a.n;
+    KeyRegs<U, C::ITEMS> k;
+    if (guess) load_keys<U, C::ITEMS, true>(k, src + (size_t)blockIdx.x * C::TILE + lane_first, C::TILE);
+    __syncthreads();
+    const uint32_t tile = misc[8];
+    const size_t left = a.n - (size_t)tile * C::TILE;
+    const int count = left < (size_t)C::TILE ? (int)left : C::TILE;
+    const bool loaded = guess && tile == blockIdx.x; // same for every thread
+    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv, k, loaded);
+    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv, k, false);
 }
 
 // ---- final copy, 8-bit fill ------------------------------------------------------------

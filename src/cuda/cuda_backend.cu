@@ -202,22 +202,25 @@ static pp_status cuda_free(pp_context *ctx, void *p)
     return PP_SUCCESS;
 }
 
+// Host <-> device copy on the context's stream, complete when it returns.
+static pp_status copy_sync(pp_context *ctx, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                           const char *fn)
+{
+    ENTER(ctx, fn);
+    cudaStream_t st = pp_cuda(ctx)->stream;
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st), fn);
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(st), fn);
+    return PP_SUCCESS;
+}
+
 static pp_status cuda_upload(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    ENTER(ctx, "pp_upload");
-    cudaStream_t st = pp_cuda(ctx)->stream;
-    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st), "pp_upload");
-    PP_CUDA_TRY(ctx, cudaStreamSynchronize(st), "pp_upload");
-    return PP_SUCCESS;
+    return copy_sync(ctx, dst, src, bytes, cudaMemcpyHostToDevice, "pp_upload");
 }
 
 static pp_status cuda_download(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    ENTER(ctx, "pp_download");
-    cudaStream_t st = pp_cuda(ctx)->stream;
-    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st), "pp_download");
-    PP_CUDA_TRY(ctx, cudaStreamSynchronize(st), "pp_download");
-    return PP_SUCCESS;
+    return copy_sync(ctx, dst, src, bytes, cudaMemcpyDeviceToHost, "pp_download");
 }
 
 static pp_status cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)

@@ -78,25 +78,6 @@ struct HistCommon {
     unsigned long long tbase;
 };
 
-// Element j of a 16-byte vector holding 16 / sizeof(T) elements (j is a
-// compile-time constant after unrolling, so this is register arithmetic).
-template <typename T> __device__ __forceinline__ T hist_vget(const uint4 &q, int j)
-{
-    constexpr int S = (int)sizeof(T);
-    const int k = (j * S) >> 2;
-    const uint32_t w = k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
-    T r;
-    if constexpr (S == 8) {
-        const uint32_t w2 = k == 0 ? q.y : q.w;
-        unsigned long long u = ((unsigned long long)w2 << 32) | w;
-        memcpy(&r, &u, 8);
-    } else {
-        typedef typename pp_traits<T>::bits U;
-        U b = (U)(w >> (((j * S) & 3) * 8));
-        memcpy(&r, &b, S);
-    }
-    return r;
-}
 
 // Read-only load of any 1/2/4/8-byte element through the non-coherent path.
 template <typename T> __device__ __forceinline__ T hist_ldg(const T *p)
@@ -279,7 +260,7 @@ __device__ __forceinline__ void hist_tile(const uint4 *__restrict__ vin, uint64_
     for (int u = 0; u < HU; u++) {
         if (!GUARD || v0 + (uint64_t)u * HB < nvec) {
 #pragma unroll
-            for (int j = 0; j < VEC; j++) run.put(bn(hist_vget<T>(q[u], j)));
+            for (int j = 0; j < VEC; j++) run.put(bn(pp_vget<T>(q[u], j)));
         }
     }
 }

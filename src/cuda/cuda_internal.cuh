@@ -182,6 +182,26 @@ template <typename T, typename Op> __host__ __device__ __forceinline__ T pp_publ
     else return (T)0;
 }
 
+// Element j of a 16-byte vector holding 16 / sizeof(T) elements (j is a
+// compile-time constant after unrolling, so this is register arithmetic).
+template <typename T> __device__ __forceinline__ T pp_vget(const uint4 &q, int j)
+{
+    constexpr int S = (int)sizeof(T);
+    const int k = (j * S) >> 2;
+    const uint32_t w = k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
+    T r;
+    if constexpr (S == 8) {
+        const uint32_t w2 = k == 0 ? q.y : q.w;
+        unsigned long long u = ((unsigned long long)w2 << 32) | w;
+        memcpy(&r, &u, 8);
+    } else {
+        typedef typename pp_traits<T>::bits U;
+        U b = (U)(w >> (((j * S) & 3) * 8));
+        memcpy(&r, &b, S);
+    }
+    return r;
+}
+
 // ---- warp and block scans -------------------------------------------------------
 
 // Shuffles any element type (1 to 8 bytes) through its bits: shfl is

@@ -56,24 +56,6 @@ template <typename T> struct SelParams {
     unsigned long long tbase;
 };
 
-// Element j of a 16-byte vector holding 16 / sizeof(T) elements.
-template <typename T> __device__ __forceinline__ T sel_vget(const uint4 &q, int j)
-{
-    constexpr int S = (int)sizeof(T);
-    const int k = (j * S) >> 2;
-    const uint32_t w = k == 0 ? q.x : k == 1 ? q.y : k == 2 ? q.z : q.w;
-    T r;
-    if constexpr (S == 8) {
-        const uint32_t w2 = k == 0 ? q.y : q.w;
-        unsigned long long u = ((unsigned long long)w2 << 32) | w;
-        memcpy(&r, &u, 8);
-    } else {
-        typedef typename pp_traits<T>::bits U;
-        U b = (U)(w >> (((j * S) & 3) * 8));
-        memcpy(&r, &b, S);
-    }
-    return r;
-}
 
 template <int CMP, typename T> __device__ __forceinline__ bool sel_cmp(T x, T v)
 {
@@ -171,7 +153,7 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
             for (int r = 0; r < SR; r++) {
                 uint32_t m = 0;
 #pragma unroll
-                for (int j = 0; j < VEC; j++) m |= (sel_cmp<CMP>(sel_vget<T>(raw[r], j), p.value) ? 1u : 0u) << j;
+                for (int j = 0; j < VEC; j++) m |= (sel_cmp<CMP>(pp_vget<T>(raw[r], j), p.value) ? 1u : 0u) << j;
                 fm[r] = m;
             }
         } else if constexpr (MODE == M_FLAGGED) {
@@ -194,14 +176,14 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
             if (lane == 0 && seg > 0) gprev = p.in[seg - 1];
 #pragma unroll
             for (int r = 0; r < SR; r++) {
-                const T from31 = r > 0 ? pp_shfl(sel_vget<T>(raw[r > 0 ? r - 1 : 0], VEC - 1), 31) : gprev;
-                const T up = pp_shfl_up(sel_vget<T>(raw[r], VEC - 1), 1);
+                const T from31 = r > 0 ? pp_shfl(pp_vget<T>(raw[r > 0 ? r - 1 : 0], VEC - 1), 31) : gprev;
+                const T up = pp_shfl_up(pp_vget<T>(raw[r], VEC - 1), 1);
                 const T p0 = lane == 0 ? from31 : up;
                 uint32_t m = 0;
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
-                    const T x = sel_vget<T>(raw[r], j);
-                    const T pv = j == 0 ? p0 : sel_vget<T>(raw[r], j > 0 ? j - 1 : 0);
+                    const T x = pp_vget<T>(raw[r], j);
+                    const T pv = j == 0 ? p0 : pp_vget<T>(raw[r], j > 0 ? j - 1 : 0);
                     bool f = !(x == pv);
                     if (r == 0 && j == 0 && lane == 0 && seg == 0) f = true;
                     m |= (f ? 1u : 0u) << j;
@@ -271,7 +253,7 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
         const uint32_t pos0 = warp * SEG + r * 32 * VEC + lane * VEC;
 #pragma unroll
         for (int j = 0; j < VEC; j++) {
-            const T x = sel_vget<T>(raw[r], j);
+            const T x = pp_vget<T>(raw[r], j);
             if ((fm[r] >> j) & 1u) {
                 stage[sr] = x;
                 sr++;

@@ -391,6 +391,7 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
     p.lb.agg = vals;
     p.lb.incl = vals + p.ntiles;
     p.lb.epoch = epoch;
+    pp_lb_delays(p.lb, (size_t)p.ntiles);
     p.ticket = s->ticket;
     p.tbase = tbase;
 

@@ -1,8 +1,8 @@
 // pp_scan on the cuda backend.
 //
 // Tiles. A block of SCAN_BLOCK threads scans one tile of TILE elements; every
-// thread holds SCAN_V 16-byte vectors (64 bytes: 16 items of a 4-byte type,
-// 8 of an 8-byte type, 64 of a 1-byte type). The arrangement is warp-striped:
+// thread holds SCAN_V 16-byte vectors (128 bytes: 32 items of a 4-byte type,
+// 16 of an 8-byte type, 128 of a 1-byte type; a tile is 32 KB). The arrangement is warp-striped:
 // warp w owns the WARP_ITEMS consecutive elements from w * WARP_ITEMS, and
 // its vector j of lane l holds the E = 16 / sizeof(T) elements from
 // (j * 32 + l) * E. Every load and store instruction of a warp therefore
@@ -28,6 +28,16 @@
 // (value first, then the flag with a release store). Flags carry this
 // launch's epoch, so stale flags of earlier launches read as "not yet", and
 // no memset is needed before the launch.
+// Tile size and polling were chosen by measurement (H200, 2^28 i32): the
+// single-pass scan is limited by how fast the frontier of published prefixes
+// moves, not by bandwidth (with the look-back wait removed, the same kernel
+// runs at 0.97 of a device copy). 32 KB tiles halve the tiles the frontier
+// must cross against 16 KB ones (0.86 -> 0.79 ms), and throttled polling
+// (pp_lb_delays) keeps waiting tiles from slowing the cache lines the
+// frontier is published on (0.79 -> 0.67 ms). Wider look-back windows (64
+// to 256 predecessors per round), more resident tiles per SM (tiles kept in
+// shared memory), and persistent blocks that prefetch their next tile were
+// all measured slower.
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one
@@ -38,7 +48,7 @@
 namespace {
 
 constexpr int SCAN_BLOCK = 256;      // threads per tile
-constexpr int SCAN_V = 4;            // 16-byte vectors per thread
+constexpr int SCAN_V = 8;            // 16-byte vectors per thread
 constexpr int SCAN_WARPS = SCAN_BLOCK / 32;
 constexpr int SUMS_BLOCK = 1024;     // scan_tile_sums: one block
 constexpr int SUMS_ITEMS = 8;        // tile sums per thread per round
@@ -48,9 +58,9 @@ template <typename T> struct shape {
     static constexpr int ITEMS = SCAN_V * E;              // per thread
     static constexpr int WARP_ITEMS = 32 * ITEMS;         // per warp
     static constexpr int TILE = SCAN_BLOCK * ITEMS;       // per block
-    // Resident blocks per SM asked of ptxas: 4 (<= 64 registers); 3 for
-    // 1-byte types, whose 64 items per thread would spill at 64 registers.
-    static constexpr int MIN_BLOCKS = sizeof(T) == 1 ? 3 : 4;
+    // Resident blocks per SM asked of ptxas (at least): 2, and 3 for 1-byte
+    // types (whose 128 items per thread stay packed in 32 registers).
+    static constexpr int MIN_BLOCKS = sizeof(T) == 1 ? 3 : 2;
 };
 
 // Hides the words of x from the optimizer (no instruction is emitted), so
@@ -117,32 +127,19 @@ __device__ __forceinline__ void store_tile(T *out, size_t tile_base, int off, si
 
 enum { F_EXCL = 1, F_IN16 = 2, F_OUT16 = 4 };
 
-// Scans one tile per block. LOOKBACK: the tile comes from a ticket and its
-// prefix from the decoupled look-back; otherwise tile = blockIdx.x and its
-// exclusive prefix is prefixes[tile] (reduce-then-scan).
-template <typename T, typename Op, bool LOOKBACK>
-__global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
-    scan_tiles(const T *in, T *out, size_t n, int flags, pp_lookback<T> lb, unsigned long long *ticket,
-               unsigned long long ticket_base, const T *prefixes)
+// The in-tile part shared by both algorithms. tile_local: each thread folds
+// each of its vectors, SCAN_V interleaved warp scans give pre[j] (everything
+// of the warp before vector j of this lane), and lane 0 of each warp leaves
+// the warp's total in s_warp[warp]. The caller synchronizes, then
+// tile_prefixes (warp 0 only) scans the warp totals and, given the tile's
+// exclusive prefix from `get_prefix(tile_agg)`, leaves each warp's exclusive
+// prefix in s_warp (lane k reads and then writes only s_warp[k]).
+template <typename T, typename Op>
+__device__ __forceinline__ void tile_local(const pp_vec16<T> (&x)[SCAN_V], T (&pre)[SCAN_V], T *s_warp)
 {
-    typedef shape<T> S;
-    constexpr int E = S::E;
-    __shared__ T s_warp[SCAN_WARPS]; // warp totals, then each warp's exclusive prefix
-    __shared__ __align__(16) T stage[S::TILE]; // partial or misaligned tiles only
+    constexpr int E = shape<T>::E;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const T id = Op::template identity<T>();
-
-    unsigned long long tile;
-    if constexpr (LOOKBACK) tile = pp_take_tile(ticket, ticket_base);
-    else tile = blockIdx.x;
-    const size_t tile_base = (size_t)tile * S::TILE; // < n
-    const bool whole = n - tile_base >= (size_t)S::TILE;
-    const int off = warp * S::WARP_ITEMS + lane * E;
-
-    pp_vec16<T> x[SCAN_V];
-    load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
-
-    // Thread: fold each vector. Warp: SCAN_V interleaved inclusive scans.
     T inc[SCAN_V];
 #pragma unroll
     for (int j = 0; j < SCAN_V; j++) {
@@ -158,9 +155,6 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
             T u = pp_shfl_up(inc[j], d);
             if (lane >= d) inc[j] = Op::apply(u, inc[j]);
         }
-    // pre[j]: everything of the warp before vector j of this lane, i.e. the
-    // totals of vector rows 0..j-1 and row j's lanes before this one.
-    T pre[SCAN_V];
     T run = id;
 #pragma unroll
     for (int j = 0; j < SCAN_V; j++) {
@@ -169,33 +163,28 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
         pre[j] = j == 0 ? ex : Op::apply(run, ex);
         run = Op::apply(run, pp_shfl(inc[j], 31));
     }
-    if (lane == 0) s_warp[warp] = run; // the warp's total
-    __syncthreads();
+    if (lane == 0) s_warp[warp] = run;
+}
 
-    // Warp 0: scan the warp totals, find the tile's prefix, and leave each
-    // warp's exclusive prefix in s_warp (lane k reads and then writes only
-    // s_warp[k]; the other warps wait at the barrier below).
-    if (warp == 0) {
-        T wi = pp_warp_inclusive<T, Op>(lane < SCAN_WARPS ? s_warp[lane] : id);
-        T tile_agg = pp_shfl(wi, SCAN_WARPS - 1);
-        T wex = pp_shfl_up(wi, 1);
-        if (lane == 0) wex = id;
-        T prefix;
-        if constexpr (LOOKBACK) {
-            // The look-back's butterfly can round differently in each lane
-            // (floats); use lane 0's value, the one it published.
-            prefix = pp_shfl(pp_lookback_prefix<T, Op>(lb, tile, tile_agg), 0);
-        } else {
-            prefix = prefixes[tile];
-        }
-        if (lane < SCAN_WARPS) s_warp[lane] = Op::apply(prefix, wex);
-    }
-    __syncthreads();
-    const T wp = s_warp[warp];
+template <typename T, typename Op, typename G>
+__device__ __forceinline__ void tile_prefixes(T *s_warp, G get_prefix)
+{
+    const int lane = threadIdx.x & 31;
+    const T id = Op::template identity<T>();
+    T wi = pp_warp_inclusive<T, Op>(lane < SCAN_WARPS ? s_warp[lane] : id);
+    T tile_agg = pp_shfl(wi, SCAN_WARPS - 1);
+    T wex = pp_shfl_up(wi, 1);
+    if (lane == 0) wex = id;
+    T prefix = get_prefix(tile_agg);
+    if (lane < SCAN_WARPS) s_warp[lane] = Op::apply(prefix, wex);
+}
 
-    // Rescan each vector serially from its prefix, in registers.
-    const bool excl = flags & F_EXCL;
-    launder<T>(x);
+// Rescans each vector serially from its prefix wp (the warp's) combined
+// with pre[j], in registers; exclusive or inclusive outputs replace x.
+template <typename T, typename Op>
+__device__ __forceinline__ void tile_rescan(pp_vec16<T> (&x)[SCAN_V], const T (&pre)[SCAN_V], T wp, bool excl)
+{
+    constexpr int E = shape<T>::E;
 #pragma unroll
     for (int j = 0; j < SCAN_V; j++) {
         T c = Op::apply(wp, pre[j]);
@@ -227,9 +216,49 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
             }
         }
     }
-    // Exclusive out[0] is the public identity (+0.0 for a float sum, where
-    // the neutral start is -0.0).
-    if (excl && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+}
+
+// Scans one tile per block, grid = tiles. LOOKBACK: each block draws its
+// tile's ticket when it starts (pp_take_tile), so tiles are numbered in the
+// order blocks start and every predecessor of a tile is running or done, and
+// the tile's exclusive prefix comes from the decoupled look-back. Otherwise
+// (reduce-then-scan, pass 3) tile = blockIdx.x and its exclusive prefix is
+// prefixes[tile].
+template <typename T, typename Op, bool LOOKBACK>
+__global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
+    scan_tiles(const T *in, T *out, size_t n, int flags, pp_lookback<T> lb, unsigned long long *ticket,
+               unsigned long long ticket_base, const T *prefixes)
+{
+    typedef shape<T> S;
+    __shared__ T s_warp[SCAN_WARPS];
+    __shared__ __align__(16) T stage[S::TILE]; // partial or misaligned tiles only
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned long long tile;
+    if constexpr (LOOKBACK) tile = pp_take_tile(ticket, ticket_base);
+    else tile = blockIdx.x;
+    const size_t tile_base = (size_t)tile * S::TILE; // < n
+    const bool whole = n - tile_base >= (size_t)S::TILE;
+    const int off = warp * S::WARP_ITEMS + lane * S::E;
+    pp_vec16<T> x[SCAN_V];
+    load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
+    T pre[SCAN_V];
+    tile_local<T, Op>(x, pre, s_warp);
+    __syncthreads();
+    if (warp == 0)
+        tile_prefixes<T, Op>(s_warp, [&](T agg) {
+            if constexpr (LOOKBACK) {
+                // The look-back's butterfly can round differently in each
+                // lane (floats); use lane 0's value, the one it published.
+                return pp_shfl(pp_lookback_prefix<T, Op>(lb, tile, agg), 0);
+            } else {
+                return prefixes[tile];
+            }
+        });
+    __syncthreads();
+    const T wp = s_warp[warp];
+    launder<T>(x);
+    tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
+    if ((flags & F_EXCL) && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
     store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
 }
 
@@ -333,6 +362,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
         lb.agg = vals;
         lb.incl = vals + tiles;
         lb.epoch = epoch;
+        pp_lb_delays(lb, tiles);
         scan_tiles<T, Op, true><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, lb, s->ticket, tbase, NULL);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) {

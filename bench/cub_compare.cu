@@ -5,7 +5,7 @@
 // measured in the same run. Results of both libraries are compared before
 // anything is timed.
 //
-//   bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE]
+//   bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE] [--only reduce,scan,...]
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
@@ -39,6 +39,8 @@ static cudaStream_t g_stream;
 static pp_context *g_ctx;
 static int g_repeat = 10;
 static int g_failures = 0;
+static char g_only[128] = "reduce,scan,histogram,select,sort";
+static bool want(const char *what) { return strstr(g_only, what) != NULL; }
 
 // Times fn (a callable that queues work on g_stream); setup (untimed) runs
 // before each repetition. Returns the median in ms.
@@ -197,7 +199,7 @@ static void run_size(int lg)
     CK(cudaMalloc(&out2, 64));
 
     // ---- reduce (sum) i32 and f32 ----
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 2 && want("reduce"); f++) {
         u32_to_small<<<1024, 256, 0, g_stream>>>(a, x, n, f);
         const char *ty = f ? "f32" : "i32";
         double ours = time_median([&] { PK(g_ctx, pp_reduce(g_ctx, f ? PP_F32 : PP_I32, PP_SUM, x, n, out1)); });
@@ -210,7 +212,7 @@ static void run_size(int lg)
         add_row("reduce sum", ty, n, ours, cub, 4.0 * n, copy, lg <= 16 ? 2.0 : 1.0, ok);
     }
     // ---- exclusive scan i32, inclusive scan f32 ----
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 2 && want("scan"); f++) {
         u32_to_small<<<1024, 256, 0, g_stream>>>(a, x, n, f);
         const char *ty = f ? "f32" : "i32";
         double ours = time_median([&] {
@@ -236,6 +238,7 @@ static void run_size(int lg)
     }
     if (lg > 16) {
         // ---- histogram_even u32, 1024 bins over [0, 2^32 - 1) ----
+        if (want("histogram")) {
         uint64_t *h64;
         unsigned *h32;
         CK(cudaMalloc(&h64, 1024 * 8));
@@ -255,23 +258,27 @@ static void run_size(int lg)
         add_row("histogram_even 1024", "u32", n, ours, cub, 4.0 * n, copy, 3.0, ok);
         CK(cudaFree(h64));
         CK(cudaFree(h32));
+        }
 
         // ---- select_if x < 2^31 (about half) ----
+        if (want("select")) {
         uint64_t *cnt;
         CK(cudaMalloc(&cnt, 8));
         uint32_t v = 0x80000000u;
-        ours = time_median([&] { PK(g_ctx, pp_select_if(g_ctx, PP_U32, a, n, PP_LT, &v, (void *)x, cnt)); });
-        cub = time_median([&] { cub::DeviceSelect::If(temp, tb, a, (uint32_t *)y, nsel, (int64_t)n, Less{v}, g_stream); });
+        double ours = time_median([&] { PK(g_ctx, pp_select_if(g_ctx, PP_U32, a, n, PP_LT, &v, (void *)x, cnt)); });
+        double cub = time_median([&] { cub::DeviceSelect::If(temp, tb, a, (uint32_t *)y, nsel, (int64_t)n, Less{v}, g_stream); });
         CK(cudaStreamSynchronize(g_stream));
         uint64_t c1;
         unsigned long long c2;
         CK(cudaMemcpy(&c1, cnt, 8, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(&c2, nsel, 8, cudaMemcpyDeviceToHost));
-        ok = c1 == c2 && equal_dev(x, y, c1 * 4);
+        int ok = c1 == c2 && equal_dev(x, y, c1 * 4);
         add_row("select_if 50%", "u32", n, ours, cub, 4.0 * n + 4.0 * (double)c1, copy, 1.25, ok);
         CK(cudaFree(cnt));
+        }
 
         // ---- sort u32 keys; sort_pairs u32/u32 ----
+        if (want("sort")) {
         CK(cudaMalloc(&k2, n * 4));
         CK(cudaMalloc(&v1, n * 4));
         CK(cudaMalloc(&v2, n * 4));
@@ -279,16 +286,16 @@ static void run_size(int lg)
         pk = a; // pristine keys
         fill_u32<<<1024, 256, 0, g_stream>>>(pv, n, 777u, 0xFFFFFFFFu);
         uint32_t *kk = (uint32_t *)x, *kc = (uint32_t *)y;
-        ours = time_median([&] { PK(g_ctx, pp_sort(g_ctx, PP_U32, kk, n, PP_ASCENDING)); },
+        double ours = time_median([&] { PK(g_ctx, pp_sort(g_ctx, PP_U32, kk, n, PP_ASCENDING)); },
                            [&] { CK(cudaMemcpyAsync(kk, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream)); });
         cub::DoubleBuffer<uint32_t> kb(kc, k2);
-        cub = time_median([&] { cub::DeviceRadixSort::SortKeys(temp, tb, kb, (int64_t)n, 0, 32, g_stream); },
+        double cub = time_median([&] { cub::DeviceRadixSort::SortKeys(temp, tb, kb, (int64_t)n, 0, 32, g_stream); },
                           [&] {
                               kb.selector = 0;
                               CK(cudaMemcpyAsync(kc, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream));
                           });
         CK(cudaStreamSynchronize(g_stream));
-        ok = equal_dev(kk, kb.Current(), n * 4);
+        int ok = equal_dev(kk, kb.Current(), n * 4);
         add_row("sort keys", "u32", n, ours, cub, 8.0 * n, copy, 1.0, ok);
 
         ours = time_median([&] { PK(g_ctx, pp_sort_pairs(g_ctx, PP_U32, kk, v1, 4, n, PP_ASCENDING)); },
@@ -312,6 +319,7 @@ static void run_size(int lg)
         CK(cudaFree(v1));
         CK(cudaFree(v2));
         CK(cudaFree(pv));
+        }
     }
     CK(cudaFree(temp));
     CK(cudaFree(a));
@@ -330,11 +338,13 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc) g_repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) snprintf(g_only, sizeof g_only, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             nsizes = 0;
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ",")) sizes[nsizes++] = atoi(s);
         } else {
-            fprintf(stderr, "usage: bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE]\n");
+            fprintf(stderr, "usage: bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE]\n"
+                            "                 [--only reduce,scan,histogram,select,sort]\n");
             return 2;
         }
     }

@@ -295,6 +295,22 @@ __device__ __forceinline__ uint32_t pp_load_acquire(const uint32_t *p)
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
+// Strong relaxed accesses at gpu scope: for words that carry their own
+// payload, where a reader needs only to see a whole word, never a torn one.
+__device__ __forceinline__ void pp_store_relaxed(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ uint32_t pp_load_relaxed(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void pp_store_relaxed64(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 __device__ __forceinline__ uint64_t pp_load_relaxed64(const unsigned long long *p)
 {
     unsigned long long v;
@@ -327,11 +343,6 @@ template <typename T> struct pp_lookback {
     unsigned first_ns; // sleep before the first poll (pp_lb_delays)
     unsigned poll_ns;  // sleep between polls that find a tile unpublished
 };
-
-__device__ __forceinline__ void pp_store_relaxed64(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
 
 template <typename T> __device__ __forceinline__ uint32_t pp_lb_bits(T v)
 {

@@ -64,31 +64,11 @@ struct SortCtrl {
 
 // ---- small device helpers --------------------------------------------------------
 
-// Strong relaxed accesses at gpu scope for the look-back status. A status word
-// carries its own payload (count and state in one 32-bit word) and nothing
-// else is published through it, so no release/acquire ordering is needed: a
-// reader sees either 0 or a whole word that some tile published.
-__device__ __forceinline__ void st_relaxed(uint32_t *p, uint32_t v)
-{
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-__device__ __forceinline__ uint32_t ld_relaxed(const uint32_t *p)
-{
-    uint32_t v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-// The same for the 64-bit portion carries (value + 1, so 0 means "not yet").
-__device__ __forceinline__ void st_relaxed64(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-__device__ __forceinline__ unsigned long long ld_relaxed64(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
+// The look-back status words carry their own payload (count and state in
+// one 32-bit word) and nothing else is published through them, so relaxed
+// accesses (pp_store_relaxed, pp_load_relaxed) suffice: a reader sees either
+// 0 or a whole word that some tile published. The 64-bit portion carries
+// hold value + 1, so 0 means "not yet".
 
 // Streaming load (each key is read once per pass).
 template <typename T> __device__ __forceinline__ T ld_stream(const T *p)
@@ -462,7 +442,7 @@ __device__ __forceinline__ uint32_t lookback(const uint32_t *status, uint32_t ti
     uint32_t sum = 0;
     const uint32_t *p = status + (size_t)(tile - 1) * kRadix + d;
     for (;;) {
-        const uint32_t w = ld_relaxed(p);
+        const uint32_t w = pp_load_relaxed(p);
         if (w == 0) continue;
         sum += w & kValueMask;
         if (w & kIncl) break;
@@ -580,7 +560,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     uint32_t total = 0, excl = 0;
     if (tid < kRadix) {
         total = column_scan<C::WARPS>(cnt, tid);
-        st_relaxed(row + tid, (first ? kIncl : kAgg) | total);
+        pp_store_relaxed(row + tid, (first ? kIncl : kAgg) | total);
         const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(total);
         if (lane == 31) misc[warp] = inc;
         excl = inc - total;
@@ -619,7 +599,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         uint32_t ex = 0;
         if (!first) {
             ex = lookback(a.status, tile, tid);
-            st_relaxed(row + tid, kIncl | (ex + total));
+            pp_store_relaxed(row + tid, kIncl | (ex + total));
         }
         const uint32_t portion = tile / tpp;
         unsigned long long base;
@@ -628,12 +608,12 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         } else {
             const unsigned long long *c = a.carry + (size_t)portion * kRadix + tid;
             unsigned long long w;
-            while ((w = ld_relaxed64(c)) == 0) {
+            while ((w = pp_load_relaxed64(c)) == 0) {
             }
             base = w - 1;
         }
         if (tile + 1 - portion * tpp == tpp && tile + 1 < a.tiles)
-            st_relaxed64(a.carry + (size_t)(portion + 1) * kRadix + tid, base + ex + total + 1);
+            pp_store_relaxed64(a.carry + (size_t)(portion + 1) * kRadix + tid, base + ex + total + 1);
         const unsigned long long sh = base + ex - excl;
         if (a.wide) ((unsigned long long *)(smem + C::OFF_SHIFT))[tid] = sh;
         else ((uint32_t *)(smem + C::OFF_SHIFT))[tid] = (uint32_t)sh;

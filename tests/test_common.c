@@ -11,7 +11,7 @@
 const size_t tc_sizes[] = {
     0,     1,     2,     3,     5,     7,      15,     16,     17,     31,     32,     33,    63,
     64,    65,    127,   128,   129,   255,    256,    257,    1009,   1023,   1024,   1025,  4095,
-    4096,  4097,  8191,  8192,  8193,  16383,  16384,  16385,  32767,  32768,  32769,  49151, 49152,
+    4096,  4097,  8191,  8192,  8193,  13823,  13825,  16383,  16384,  16385,  32767,  32768,  32769,  49151, 49152,
     49153, 65535, 65536, 65537, 98303, 98305,  100003, 131071, 131072, 131073,
 };
 size_t tc_nsizes = sizeof tc_sizes / sizeof tc_sizes[0];
@@ -151,6 +151,11 @@ void tc_init(const char *program)
         while (tc_nsizes > 0 && tc_sizes[tc_nsizes - 1] > 16385) tc_nsizes--;
         tc_big_sizes = quick_big_sizes;
         printf("%s: quick mode (PARPRIM_TEST_QUICK): sizes up to %zu\n", program, tc_sizes[tc_nsizes - 1]);
+    }
+    const char *filter = getenv("PARPRIM_TEST_FILTER");
+    if (filter && *filter) {
+        cmocka_set_test_filter(filter);
+        printf("%s: only the tests matching '%s' (PARPRIM_TEST_FILTER)\n", program, filter);
     }
 
     static const pp_backend all[] = {PP_BACKEND_CPU, PP_BACKEND_CUDA, PP_BACKEND_OPENCL};

@@ -5,6 +5,9 @@
  * Environment:
  *   PARPRIM_TEST_SEED=N        reproduce a run (the seed is printed at start)
  *   PARPRIM_TEST_BACKENDS=a,b  test only these backends (cpu, cuda, opencl)
+ *   PARPRIM_TEST_QUICK=1       small sizes only (for slow runs: sanitizers)
+ *   PARPRIM_TEST_FILTER=pat    run only the cmocka tests whose name matches
+ *                              pat (* and ? wildcards), e.g. 'test_f*'
  */
 #ifndef PP_TEST_COMMON_H
 #define PP_TEST_COMMON_H

@@ -2,7 +2,10 @@
  * elements), on every backend present: pp_reduce SUM and MAX on u8 and i8,
  * an in-place inclusive SUM scan on i8 against the reference run on a host
  * copy, and an ascending u8 sort checked for order and for the 256 counts
- * of the input. About 2 x n bytes of memory plus the library's scratch. */
+ * of the input; then the same bytes as n / 2 u16 keys (more than 2^30 keys,
+ * so a GPU radix sort must carry digit offsets across its 2^30-key
+ * portions), sorted ascending and checked for order and for the 65536
+ * counts. About 2 x n bytes of memory plus the library's scratch. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_common.h"
 
@@ -109,6 +112,54 @@ static void check_sorted_chunk(const unsigned char *got, size_t off, size_t len,
     }
 }
 
+typedef struct sorted16_state {
+    const uint64_t *counts; /* 65536 */
+    unsigned value;
+    uint64_t left;
+} sorted16_state;
+
+static void check_sorted16_chunk(const unsigned char *got, size_t off, size_t len, void *arg)
+{
+    sorted16_state *s = (sorted16_state *)arg;
+    for (size_t i = 0; i + 2 <= len; i += 2) {
+        uint16_t v;
+        memcpy(&v, got + i, 2);
+        while (s->left == 0 && s->value < 65535) s->left = s->counts[++s->value];
+        if (s->left == 0) TC_FAIL("more elements than the input had (key %zu)", (off + i) / 2);
+        if (v != s->value)
+            TC_FAIL("key %zu: got %u, expected %u (not sorted, or the counts of values changed)", (off + i) / 2,
+                    (unsigned)v, s->value);
+        s->left--;
+    }
+}
+
+/* The n bytes as n / 2 u16 keys (CHUNK is even, so chunks hold whole keys). */
+static void sort_u16(pp_context *ctx, void *dev, size_t n, uint64_t start, const char *bname)
+{
+    const size_t m = n / 2;
+    double t1 = now();
+    unsigned char *host = (unsigned char *)malloc(n);
+    uint64_t *counts = (uint64_t *)calloc(65536, sizeof(uint64_t));
+    TC_REQUIRE(host != NULL && counts != NULL, "cannot allocate %zu bytes of host memory", n);
+    fill(start, host, n);
+    for (size_t i = 0; i < m; i++) {
+        uint16_t v;
+        memcpy(&v, host + 2 * i, 2);
+        counts[v]++;
+    }
+    TC_OK(pp_upload(ctx, dev, host, 2 * m));
+    free(host);
+    tc_case("%s prim=sort type=u16 order=ascending n=%zu", bname, m);
+    TC_OK(pp_sort(ctx, PP_U16, dev, m, PP_ASCENDING));
+    double t2 = now();
+    sorted16_state s = {counts, 0, counts[0]};
+    for_chunks(ctx, (const unsigned char *)dev, 2 * m, check_sorted16_chunk, &s);
+    while (s.left == 0 && s.value < 65535) s.left = counts[++s.value];
+    TC_REQUIRE(s.left == 0, "fewer keys of value %u than in the input", s.value);
+    free(counts);
+    printf("  %s: u16 sort of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", bname, m, t2 - t1, now() - t1);
+}
+
 static void run_backend(pp_context *ctx, uint64_t start)
 {
     const size_t n = LARGE_N;
@@ -192,6 +243,8 @@ static void run_backend(pp_context *ctx, uint64_t start)
     while (s.left == 0 && s.value < 255) s.left = counts[++s.value];
     TC_REQUIRE(s.left == 0, "fewer elements of value %d than in the input", s.value);
     printf("  %s: sort ok (pp_sort %.1f s, all %.1f s)\n", bname, t2 - t1, now() - t1);
+
+    sort_u16(ctx, dev, n, start ^ 0x5a5a5a5a5a5a5a5aull, bname);
 
     TC_OK(pp_free(ctx, out));
     TC_OK(pp_free(ctx, dev));

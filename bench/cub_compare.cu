@@ -153,6 +153,8 @@ static int equal_dev(const void *a, const void *b, size_t bytes)
     return eq;
 }
 
+__global__ void empty_kernel() {}
+
 struct Less {
     uint32_t v;
     __host__ __device__ bool operator()(const uint32_t &x) const { return x < v; }
@@ -197,6 +199,19 @@ static void run_size(int lg)
     void *out1, *out2;
     CK(cudaMalloc(&out1, 64));
     CK(cudaMalloc(&out2, 64));
+
+    // ---- the launch floor at small n: what one and two empty kernels take
+    // under the same timing (our small reduce and scan are one launch; CUB's
+    // reduce is two, its scan two) ----
+    if (lg <= 16) {
+        double one = time_median([&] { empty_kernel<<<1, 32, 0, g_stream>>>(); });
+        double two = time_median([&] {
+            empty_kernel<<<1, 32, 0, g_stream>>>();
+            empty_kernel<<<1, 32, 0, g_stream>>>();
+        });
+        printf("  launch floor: one empty kernel %.4f ms, two %.4f ms\n", one, two);
+        add_row("1 vs 2 empty kernels", "-", n, one, two, 0.0, copy, 0.0, 1);
+    }
 
     // ---- reduce (sum) i32 and f32 ----
     for (int f = 0; f < 2 && want("reduce"); f++) {

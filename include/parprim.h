@@ -49,6 +49,20 @@
  *             or device-wide synchronization once the context's scratch has
  *             grown to the size needed (it is reused by later calls). Work
  *             goes to the context's stream (pp_set_stream).
+ * opencl.     Arrays are whole cl_mem buffers: an array starts at offset 0
+ *             of its buffer, there is no pointer arithmetic on handles, and
+ *             overlap is checked by handle equality (sub-buffers of one
+ *             buffer are arrays of their own; an overlap between them is
+ *             not detected). A buffer smaller than an array needs, or a
+ *             cl_mem of another cl_context, is PP_ERROR_INVALID_ARGUMENT;
+ *             one array is at most the device's
+ *             CL_DEVICE_MAX_MEM_ALLOC_SIZE (PP_ERROR_OUT_OF_MEMORY beyond).
+ *             Kernels are compiled from source embedded in the library the
+ *             first time a context needs them (per type and operator:
+ *             0.1 to 1 s each, once) and cached by the context. f64 needs
+ *             the cl_khr_fp64 extension (else PP_ERROR_UNSUPPORTED; not
+ *             for sorting, which moves bits only). Work goes, in order, to
+ *             the context's command queue (pp_set_stream).
  * Threads.    A context may be used by one thread at a time. Distinct
  *             contexts may be used from different threads at once.
  * Memory.     A context owns reusable scratch memory; if it cannot get it
@@ -134,7 +148,10 @@ pp_status pp_backend_status(pp_backend backend);
 typedef struct pp_options {
     size_t size;        /* sizeof(pp_options): lets the struct grow compatibly */
     pp_backend backend; /* PP_BACKEND_AUTO: CUDA, then an OpenCL GPU, then CPU */
-    int device;         /* GPU index on cuda and opencl; must be >= 0 (unused on cpu) */
+    int device;         /* device index, >= 0 (unused on cpu). cuda: the CUDA device.
+                           opencl: devices of every type counted over all platforms,
+                           in platform order (as clGetPlatformIDs, then
+                           clGetDeviceIDs(CL_DEVICE_TYPE_ALL), list them) */
     int threads;        /* cpu threads; 0 means all cores (OpenMP's default count) */
 } pp_options;
 
@@ -147,7 +164,9 @@ typedef struct pp_context pp_context;
  * Creates a context. opt may be NULL (all defaults).
  * Backend choice: an explicit opt->backend is used as given. With
  * PP_BACKEND_AUTO the environment variable PARPRIM_BACKEND (cpu, cuda or
- * opencl) decides if set; otherwise CUDA, then an OpenCL GPU, then cpu.
+ * opencl) decides if set; otherwise CUDA, then OpenCL if opt->device is a
+ * GPU (not a CPU OpenCL device such as PoCL's: cpu serves those better),
+ * then cpu.
  * Returns PP_ERROR_UNSUPPORTED for a backend not built into this library,
  * PP_ERROR_BACKEND_UNAVAILABLE where it finds no device,
  * PP_ERROR_INVALID_ARGUMENT for bad options or a bad PARPRIM_BACKEND value.
@@ -178,7 +197,12 @@ const char *pp_last_error(const pp_context *ctx);
  *  cuda, a cl_command_queue on opencl (NULL restores the context's own).
  *  Work already queued on the previous stream is waited for first, since all
  *  work of a context shares its scratch memory. The stream must outlive its
- *  use by the context. Ignored on cpu (returns PP_SUCCESS). */
+ *  use by the context. Ignored on cpu (returns PP_SUCCESS).
+ *  opencl: the queue must be an in-order queue of the context's cl_context
+ *  and device, else PP_ERROR_INVALID_ARGUMENT (get the cl_context with
+ *  clGetMemObjectInfo(CL_MEM_CONTEXT) on memory from pp_malloc, its one
+ *  device with clGetContextInfo(CL_CONTEXT_DEVICES)). The context retains
+ *  the queue (clRetainCommandQueue) until it is replaced or destroyed. */
 pp_status pp_set_stream(pp_context *ctx, void *native_stream);
 
 /** Waits until all work queued on the context is complete. */
@@ -211,14 +235,15 @@ pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
 /**
  * out[0] = in[0] op in[1] op ... op in[n-1]; the identity for n == 0.
  * in: n elements; out: one element; both in context memory. out may lie
- * inside in.
+ * inside in (on opencl: out may be in's buffer, the result in element 0).
  * Determinism: integer results are exact. Float results are reproducible
  * run to run: on cpu they are also independent of the thread count (fixed
  * blocks of 8192 elements, each folded by 16 interleaved accumulators, the
  * block results combined left to right); on cuda they depend on the GPU
  * model (the grid follows the number of multiprocessors) but not on the
- * run. The rounding differs from a left-to-right sum; the error bound is
- * that of sequential summation.
+ * run; on opencl likewise (the work-groups follow the compute units). The
+ * rounding differs from a left-to-right sum; the error bound is that of
+ * sequential summation.
  */
 pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -236,7 +261,11 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * tile. On cuda, PP_ALGO_REDUCE_THEN_SCAN is reproducible run to run; the
  * default single-pass look-back is not for floats (which earlier tiles have
  * published their full prefix when a tile looks back depends on timing,
- * and so does the order of the float additions).
+ * and so does the order of the float additions). On opencl both
+ * algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and PP_ALGO_BLELLOCH)
+ * are reduce-then-scan over fixed tiles, reproducible run to run on one
+ * device; no work-group waits for another (OpenCL does not promise that
+ * work-groups progress concurrently).
  */
 pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
@@ -259,6 +288,20 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact (and so
  * deterministic) on every backend. cuda: per-block sub-histograms in shared
  * memory where the bins fit, else atomics into the counts in device memory.
+ * opencl: three algorithms (pp_set_algorithm, PP_PRIM_HISTOGRAM):
+ * PP_ALGO_PRIVATE_ATOMIC (the default where nbins 32-bit counters fit the
+ * device's local memory), PP_ALGO_PRIVATE_REDUCE and PP_ALGO_GLOBAL_ATOMIC
+ * (the default otherwise). Where the bins do not fit local memory, the two
+ * PRIVATE algorithms run GLOBAL_ATOMIC instead (no error). The atomic
+ * algorithms add exact integers, so their counts are deterministic too;
+ * PRIVATE_REDUCE uses no atomics on the counts at all (the work-groups'
+ * histograms are summed bin by bin in a fixed order). 64-bit atomics
+ * (cl_khr_int64_base_atomics) are used where the device has them, else
+ * 32-bit counters in scratch added into the counts after every 2^31
+ * samples. Float samples (f32 too) need cl_khr_fp64, since the documented
+ * expression is evaluated in double (else PP_ERROR_UNSUPPORTED).
+ * Nothing waits for the device: range edges are copied, when the call is
+ * made, into a small buffer created for the call (CL_MEM_COPY_HOST_PTR).
  */
 pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
                             const void *lower, const void *upper, size_t nbins,
@@ -285,6 +328,11 @@ typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_
  * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
  * so NaN is selected only by PP_NE. cuda: a single pass with decoupled
  * look-back over the counts (partition adds a pass over the rejected).
+ * opencl: three passes that never make a work-group wait for another: the
+ * selected count of every tile, an exclusive scan of the counts, then each
+ * tile scatters its elements from its offset (stable, through local
+ * memory); *count is written by the device, nothing waits for it. Working
+ * memory: 8 bytes per tile of 2048 to 4096 elements.
  */
 
 /** Copies in[i] with flags[i] != 0 to out[0 .. *count). */
@@ -316,7 +364,15 @@ pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order 
  * every backend. Working memory: about n * (key size + value size) bytes of
  * scratch, kept by the context; on cpu, 8-bit integer keys without values
  * need none. cuda: one counting pass, then one onesweep pass per 8-bit digit
- * that is not the same in every key.) */
+ * that is not the same in every key. opencl: a stable LSD radix sort over
+ * 8-bit digits with no work-group ever waiting for another: per digit, tile
+ * counts, one scan of them, then a scatter of each tile after a stable
+ * local sort; a pass whose digit is the same in every key is skipped on
+ * the device, so the sort is only queued (no host synchronization). Scratch:
+ * n * (key size + value size) bytes plus 1 KB of counts per 2048 or 4096
+ * keys (so at most CL_DEVICE_MAX_MEM_ALLOC_SIZE in all, else
+ * PP_ERROR_OUT_OF_MEMORY); 8-bit keys without values need only a few KB.
+ * The kernels move key bits only: f64 keys do not need cl_khr_fp64.) */
 
 /** Sorts keys as pp_sort does and moves values[i] (value_size bytes each:
  *  1, 2, 4 or 8) with keys[i]. keys and values must not overlap. */
@@ -342,13 +398,28 @@ typedef enum pp_algorithm {
     PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select: single pass, tiles find their
                                         prefix by looking back at earlier tiles' published
                                         results (needs blocks to make progress concurrently) */
-    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda scan: tile sums, a scan of them, then a scan of
-                                        each tile from its prefix (three launches; no block
-                                        ever waits for another) */
-    PP_ALGO_ONESWEEP = 4             /* cuda sort: one counting pass, then one pass per
+    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda and opencl scan: tile sums, a scan of them, then
+                                        a scan of each tile from its prefix (three launches;
+                                        no block ever waits for another). The opencl default */
+    PP_ALGO_ONESWEEP = 4,            /* cuda sort: one counting pass, then one pass per
                                         digit with look-back over digit offsets */
+    PP_ALGO_BLELLOCH = 5,            /* opencl scan: the reduce-then-scan passes with each
+                                        tile scanned by Blelloch's work-efficient up-sweep
+                                        and down-sweep in local memory (padded against
+                                        bank conflicts) */
+    PP_ALGO_GLOBAL_ATOMIC = 6,       /* opencl histogram: one atomic increment of the
+                                        result (64-bit, or 32-bit counters in scratch
+                                        added into it) per counted sample */
+    PP_ALGO_PRIVATE_ATOMIC = 7,      /* opencl histogram: each work-group counts into a
+                                        private histogram of 32-bit counters in local
+                                        memory, then adds its nonzero bins into the
+                                        result with atomics. The opencl default where
+                                        the bins fit local memory */
+    PP_ALGO_PRIVATE_REDUCE = 8       /* opencl histogram: private histograms as above,
+                                        written out whole, then summed bin by bin in a
+                                        fixed order (no atomics on the result) */
 } pp_algorithm;
-#define PP_ALGO_COUNT 5
+#define PP_ALGO_COUNT 9
 
 const char *pp_primitive_name(pp_primitive prim);
 const char *pp_algorithm_name(pp_algorithm algo);

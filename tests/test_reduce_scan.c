@@ -129,7 +129,7 @@ static void run_config(const tc_config *c, const expect *e, int do_reduce, int s
 {
     const size_t sz = tc_size(e->t), bytes = e->n * sz;
     pp_context *ctx = c->ctx;
-    tc_use(c, PP_PRIM_REDUCE);
+    if (do_reduce) tc_use(c, PP_PRIM_REDUCE);
     tc_use(c, PP_PRIM_SCAN);
     void *din = tc_dev_upload(ctx, e->in, bytes);
 
@@ -187,10 +187,10 @@ static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int mode, int nan
     size_t ncfg = tc_configs(PP_PRIM_SCAN, &cfg);
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
-        if (c->algo != PP_ALGO_AUTO) {
-            /* reduce and scan may offer different algorithms */
-            if (pp_set_algorithm(c->ctx, PP_PRIM_REDUCE, c->algo) != PP_SUCCESS) continue;
-        }
+        /* reduce and scan may offer different algorithms: a scan algorithm
+         * that reduce lacks (cuda's and opencl's reduce-then-scan, opencl's
+         * Blelloch) is tested on the scans only */
+        int do_reduce = c->algo == PP_ALGO_AUTO || pp_set_algorithm(c->ctx, PP_PRIM_REDUCE, c->algo) == PP_SUCCESS;
         int scans = 15;
         if (big) {
             /* around 2^20: the parallel paths with 2 and 3 threads, and
@@ -198,7 +198,7 @@ static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int mode, int nan
             if (c->algo != PP_ALGO_AUTO || c->threads == 1) continue;
             scans = 1 << ((t + op + c->threads) & 3);
         }
-        run_config(c, &e, 1, scans, host);
+        run_config(c, &e, do_reduce, scans, host);
     }
     free(in);
     free(red);

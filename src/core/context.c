@@ -93,6 +93,10 @@ const char *pp_algorithm_name(pp_algorithm algo)
     case PP_ALGO_DECOUPLED_LOOKBACK: return "decoupled-lookback";
     case PP_ALGO_REDUCE_THEN_SCAN: return "reduce-then-scan";
     case PP_ALGO_ONESWEEP: return "onesweep";
+    case PP_ALGO_BLELLOCH: return "blelloch";
+    case PP_ALGO_GLOBAL_ATOMIC: return "global-atomic";
+    case PP_ALGO_PRIVATE_ATOMIC: return "private-atomic";
+    case PP_ALGO_PRIVATE_REDUCE: return "private-reduce";
     }
     return "?";
 }
@@ -199,12 +203,17 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
         }
     }
     if (chosen == PP_BACKEND_AUTO) {
-        /* CUDA, then OpenCL (whose probe succeeds only where it finds a
-         * GPU), then cpu. */
+        /* CUDA, then OpenCL where opt->device is a GPU (the opencl probe
+         * also succeeds with CPU devices such as PoCL's, which the cpu
+         * backend serves better), then cpu. */
         static const pp_backend order[] = {PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
         for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
             const pp_backend_ops *ops = backend_table(order[i]);
-            if (ops && ops->probe() == PP_SUCCESS) {
+            int usable = ops && ops->probe() == PP_SUCCESS;
+#ifdef PP_HAVE_OPENCL
+            if (usable && order[i] == PP_BACKEND_OPENCL) usable = pp_opencl_auto_device(o.device);
+#endif
+            if (usable) {
                 pp_context *c = NULL;
                 pp_options oo = o;
                 oo.backend = order[i];

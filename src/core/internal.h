@@ -95,6 +95,9 @@ extern const pp_backend_ops pp_cuda_ops;
 #endif
 #ifdef PP_HAVE_OPENCL
 extern const pp_backend_ops pp_opencl_ops;
+/* 1 if OpenCL device `device` (pp_options.device, counted over all
+ * platforms) is a GPU: pp_create's AUTO choice takes opencl only then. */
+int pp_opencl_auto_device(int device);
 #endif
 
 /* 1 if two context-memory ranges overlap (for opaque handles: if they are

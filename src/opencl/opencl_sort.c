@@ -1,0 +1,245 @@
+/* opencl sorting: pp_sort and pp_sort_pairs (kernels: sort.cl, program "sort").
+ *
+ * Stable LSD radix sort over 8-bit digits of a radix key computed on the fly
+ * (keys are moved unchanged, so NaN payloads survive; the key map is the
+ * cuda sort's: signed: sign bit flipped; floats: every NaN -> all ones,
+ * negative -> all bits flipped, else sign bit set; descending: all bits
+ * flipped). One pass per digit position, each three launches with no
+ * work-group ever waiting for another (OpenCL promises no forward progress
+ * between work-groups, so there is no look-back):
+ *   count    per tile, its digit counts, digit-major: counts[d][t]
+ *   scan     one exclusive scan of the whole counts array (pp_ocl_scan_into,
+ *            uint, or ulong when n >= 2^32): offsets[d][t]
+ *   scatter  per tile, a stable local sort by digit (two 4-bit counting
+ *            ranks), then every key (value) to offsets[d][t] + its rank
+ *            among the tile's keys of digit d, in sorted order
+ * Before the passes, key_bits + plan find (on the device) the digit
+ * positions where every key has the same digit; the kernels of those passes
+ * exit at once on a device flag, and the device tracks which buffer holds
+ * the data (copy_back moves it home after an odd number of passes). So the
+ * host never waits: like every opencl primitive, the sort is only queued.
+ *
+ * Programs: one per (key width, value size, offset width): the key type's
+ * kind (signed, unsigned, float) and the order are kernel arguments, so the
+ * ten key types share four key widths. The kernels move bits only: f64 keys
+ * need no cl_khr_fp64.
+ *
+ * Memory: one pp_ocl_scratch buffer: a control block, the key_bits partial
+ * results, the counts (256 per tile), the scan's working memory, and the
+ * alternate keys and values (n * (key size + value size)).
+ */
+#include "opencl_internal.h"
+
+#include <string.h>
+
+#define SORT_RADIX 256
+#define SORT_PART_MAX 256 /* key_bits groups at most (plan folds them serially) */
+#define SORT_CTRL_WORDS 32
+#define SORT_MAX_TILE 32768 /* 16-bit ranks and counters in the kernels */
+#define SORT_ALIGN 256      /* byte alignment of every region in scratch */
+
+enum { K_KEY_BITS, K_PLAN, K_COUNT, K_SCATTER, K_COPY_BACK, K_RADIX_N, K_HIST8 = K_RADIX_N, K_STARTS8, K_FILL8, K_N };
+static const char *const kernel_names[K_N] = {"key_bits", "plan", "count", "scatter", "copy_back",
+                                              "hist8", "starts8", "fill8"};
+
+typedef struct sort_plan {
+    size_t ks, vs;    /* key and value bytes */
+    size_t L, items;  /* work-group size, keys per work-item in a tile */
+    size_t tile;      /* L * items */
+    int off64;        /* counts and offsets are ulong */
+    int bytes;        /* 1-byte keys without values: count and fill */
+    cl_kernel k[K_N];
+} sort_plan;
+
+static size_t padded(size_t n) { return n + (n >> 5) + 1; }
+
+/* Local memory of the scatter kernel (the largest), as sort.cl declares it. */
+static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
+{
+    const size_t tile = L * items, xs = vs > ks ? vs : ks;
+    size_t shared = padded(tile) * xs, cnt = padded(8 * L) * 4;
+    if (cnt > shared) shared = cnt;
+    shared = (shared + 7) / 8 * 8;
+    return shared + padded(tile) * 3 + L * 4 + SORT_RADIX * (2 + 8) + 64;
+}
+
+/* Work-group shape. GPUs: 128 or 256 work-items, 16 keys each (tiles of
+ * 2048 or 4096 keys; local memory about 20 to 40 KB). CPU devices
+ * (PoCL): a work-group runs on one thread, its work-items as loops split at
+ * every barrier, so narrow groups with long serial runs are faster. */
+static void shape_for(const pp_ocl_caps *caps, size_t ks, size_t vs, size_t *L, size_t *items)
+{
+#ifdef PP_OCL_GPU_SHAPE_EVERYWHERE /* a build option to test the GPU shape on PoCL */
+    if (0) {
+#else
+    if (caps->type & CL_DEVICE_TYPE_CPU) {
+#endif
+        *L = 16;
+        *items = 128;
+    } else {
+        /* measured on an H200 (NVIDIA's OpenCL, 2^26 keys): 128 x 16 is
+         * 5-12% faster than 256 x 16 or 256 x 8 except for pairs of 4-byte
+         * (or smaller) keys and values, where 256 x 16 is faster */
+        *L = (vs && vs <= 4 && ks <= 4) ? 256 : 128;
+        *items = 16;
+    }
+#ifdef PP_OCL_SORT_GPU_L /* build options for experiments with the shape */
+    *L = PP_OCL_SORT_GPU_L;
+#endif
+#ifdef PP_OCL_SORT_GPU_ITEMS
+    *items = PP_OCL_SORT_GPU_ITEMS;
+#endif
+}
+
+static pp_status get_kernels(pp_context *ctx, const char *fn, sort_plan *p)
+{
+    const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
+    size_t L, items;
+    shape_for(caps, p->ks, p->vs, &L, &items);
+    L = pp_ocl_group_size(ctx, L);
+    while (L * items > SORT_MAX_TILE) items /= 2;
+    while (items > 1 && scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem) items /= 2;
+    while (L > 1 && scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem) L /= 2;
+    if (scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
+                       fn, (unsigned long long)caps->local_mem);
+    for (;;) {
+        pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+        pp_ocl_def(&d, "KS=%zu", p->ks);
+        pp_ocl_def(&d, "VS=%zu", p->vs);
+        pp_ocl_def(&d, "L=%zu", L);
+        pp_ocl_def(&d, "ITEMS=%zu", items);
+        pp_ocl_def(&d, "OFF64=%d", p->off64);
+        size_t fits = L;
+        const int nk = p->bytes ? K_N : K_RADIX_N; /* the bytes path's kernels exist in its program only */
+        for (int i = 0; i < nk; i++) {
+            PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort", &d, kernel_names[i], &p->k[i]));
+            size_t m = pp_ocl_kernel_max_group(ctx, p->k[i]);
+            if (m && m < fits) fits = m;
+        }
+        if (fits >= L || L == 1) break;
+        while (L > 1 && L > fits) L /= 2; /* the kernels cannot run this wide here: narrower */
+    }
+    p->L = L;
+    p->items = items;
+    p->tile = L * items;
+    return PP_SUCCESS;
+}
+
+/* Scratch regions: byte offsets, each SORT_ALIGN-aligned; 0 on overflow. */
+static int carve(size_t *at, size_t bytes, size_t *off)
+{
+    size_t a = (*at + SORT_ALIGN - 1) / SORT_ALIGN * SORT_ALIGN;
+    if (a < *at || a + bytes < a) return 0;
+    *off = a;
+    *at = a + bytes;
+    return 1;
+}
+
+/* 1-byte keys without values: a key is its digit, so the sort is a
+ * histogram (hist8 over chunks, starts8 folds them into the runs' starts)
+ * and a rewrite of the runs (fill8): no alternate buffer, and an input whose
+ * keys are all equal is rewritten unchanged. */
+static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_mem km, size_t n, cl_ulong xmask)
+{
+    size_t groups = n / 65536 + 1;
+    if (groups > 1024) groups = 1024;
+    size_t chunk = n / groups + (n % groups != 0);
+    if (chunk > ((size_t)1 << 31)) { /* local counts are 32-bit */
+        groups = n / ((size_t)1 << 31) + 1;
+        chunk = n / groups + (n % groups != 0);
+    }
+    groups = n / chunk + (n % chunk != 0);
+    size_t at = 0, o_part, o_starts;
+    if (!carve(&at, groups * SORT_RADIX * 8, &o_part) || !carve(&at, (SORT_RADIX + 1) * 8, &o_starts))
+        return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: working memory size overflow", fn);
+    cl_mem s;
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, at, fn, &s));
+    const cl_ulong n64 = n, chunk64 = chunk, part_off = o_part / 8, starts_off = o_starts / 8;
+    const cl_uint ng = (cl_uint)groups;
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->k[K_HIST8], groups, p->L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+                                PP_OCL_ARG(chunk64), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(part_off)));
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->k[K_STARTS8], 1, p->L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
+                                PP_OCL_ARG(ng), PP_OCL_ARG(s), PP_OCL_ARG(starts_off)));
+    const size_t fchunk = p->L * 64;
+    const cl_ulong fchunk64 = fchunk;
+    return PP_OCL_LAUNCH(ctx, fn, p->k[K_FILL8], pp_ocl_groups_for(n, fchunk), p->L, PP_OCL_ARG(km),
+                         PP_OCL_ARG(n64), PP_OCL_ARG(fchunk64), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
+                         PP_OCL_ARG(starts_off));
+}
+
+pp_status pp_ocl_sort(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
+                      pp_order order)
+{
+    const char *fn = pp_ocl_sort_fn(values);
+    sort_plan p;
+    memset(&p, 0, sizeof p);
+    p.ks = pp_type_size(type);
+    p.vs = values ? value_size : 0;
+    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, keys, n * p.ks, "keys"));
+    if (values) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, values, n * p.vs, "values"));
+    if (n < 2) return PP_SUCCESS;
+    p.bytes = p.ks == 1 && !values;
+    p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
+    PP_OCL_STATUS(get_kernels(ctx, fn, &p));
+
+    const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
+    cl_ulong xmask = 0;
+    if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * p.ks - 1);
+    if (order == PP_DESCENDING) xmask = ~xmask;
+    cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km;
+    if (p.bytes) return sort_bytes(ctx, fn, &p, km, n, xmask);
+
+    const pp_type off_type = p.off64 ? PP_U64 : PP_U32;
+    const size_t offsz = p.off64 ? 8 : 4;
+    const size_t ntiles = n / p.tile + (n % p.tile != 0);
+    const size_t ncount = SORT_RADIX * ntiles;
+    size_t scan_elems = 0;
+    PP_OCL_STATUS(pp_ocl_scan_work(ctx, fn, off_type, PP_SUM, ncount, &scan_elems));
+
+    size_t part_groups = n / 4096 + 1;
+    if (part_groups > SORT_PART_MAX) part_groups = SORT_PART_MAX;
+    const size_t part_chunk = n / part_groups + (n % part_groups != 0);
+    part_groups = n / part_chunk + (n % part_chunk != 0);
+
+    size_t at = 0, o_ctrl, o_part, o_counts, o_work, o_alt, o_valt = 0;
+    int ok = carve(&at, SORT_CTRL_WORDS * 4, &o_ctrl) && carve(&at, 2 * 8 * part_groups, &o_part) &&
+             ncount <= SIZE_MAX / offsz && carve(&at, ncount * offsz, &o_counts) &&
+             scan_elems <= SIZE_MAX / offsz && carve(&at, scan_elems * offsz, &o_work) &&
+             carve(&at, n * p.ks, &o_alt) && (!p.vs || carve(&at, n * p.vs, &o_valt));
+    if (!ok)
+        return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the working memory for %zu keys overflows size_t", fn, n);
+    cl_mem s;
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, at, fn, &s));
+
+    const cl_ulong n64 = n, ntiles64 = ntiles, ctrl_off = o_ctrl / 4, part_off = o_part / 8,
+                   counts_off = o_counts / offsz, alt_off = o_alt / p.ks, valt_off = p.vs ? o_valt / p.vs : 0;
+    const cl_ulong chunk64 = part_chunk;
+    const cl_uint ngroups = (cl_uint)part_groups;
+    const size_t L = p.L;
+
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_KEY_BITS], part_groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+                                PP_OCL_ARG(chunk64), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
+                                PP_OCL_ARG(part_off)));
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
+                                PP_OCL_ARG(ngroups), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+
+    const size_t groups = ntiles < PP_OCL_MAX_GROUPS ? ntiles : PP_OCL_MAX_GROUPS;
+    for (cl_uint pass = 0; pass < (cl_uint)p.ks; pass++) {
+        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass),
+                                    PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off),
+                                    PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+        PP_OCL_STATUS(pp_ocl_scan_into(ctx, fn, off_type, PP_SUM, PP_EXCLUSIVE, s, (size_t)counts_off, s,
+                                       (size_t)counts_off, ncount, s, o_work / offsz));
+        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_SCATTER], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off),
+                                    PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass), PP_OCL_ARG(is_float),
+                                    PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off), PP_OCL_ARG(s),
+                                    PP_OCL_ARG(ctrl_off)));
+    }
+    const size_t cgroups = pp_ocl_groups_for(n, L * 16);
+    return PP_OCL_LAUNCH(ctx, fn, p.k[K_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s), PP_OCL_ARG(alt_off),
+                         PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64), PP_OCL_ARG(s),
+                         PP_OCL_ARG(ctrl_off));
+}

@@ -119,6 +119,8 @@ static void add_context(pp_backend b, int threads)
     pp_options o = PP_OPTIONS_INIT;
     o.backend = b;
     o.threads = threads;
+    const char *dev = getenv("PARPRIM_TEST_OPENCL_DEVICE");
+    if (b == PP_BACKEND_OPENCL && dev && *dev) o.device = atoi(dev);
     pp_context *ctx = NULL;
     pp_status st = pp_create(&ctx, &o);
     if (st != PP_SUCCESS) {

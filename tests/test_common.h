@@ -6,6 +6,8 @@
  *   PARPRIM_TEST_SEED=N        reproduce a run (the seed is printed at start)
  *   PARPRIM_TEST_BACKENDS=a,b  test only these backends (cpu, cuda, opencl)
  *   PARPRIM_TEST_QUICK=1       small sizes only (for slow runs: sanitizers)
+ *   PARPRIM_TEST_OPENCL_DEVICE=N  the opencl device to test (pp_options.device:
+ *                              devices counted over all platforms; default 0)
  *   PARPRIM_TEST_FILTER=pat    run only the cmocka tests whose name matches
  *                              pat (* and ? wildcards), e.g. 'test_f*'
  */

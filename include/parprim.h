@@ -262,7 +262,7 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * default single-pass look-back is not for floats (which earlier tiles have
  * published their full prefix when a tile looks back depends on timing,
  * and so does the order of the float additions). On opencl both
- * algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and PP_ALGO_BLELLOCH)
+ * algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and PP_ALGO_BLELLOCH_PADDED)
  * are reduce-then-scan over fixed tiles, reproducible run to run on one
  * device; no work-group waits for another (OpenCL does not promise that
  * work-groups progress concurrently).
@@ -287,7 +287,10 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * lower < upper is required, and float bounds must be finite.
  * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact (and so
  * deterministic) on every backend. cuda: per-block sub-histograms in shared
- * memory where the bins fit, else atomics into the counts in device memory.
+ * memory where the bins fit, else atomics into the counts in device memory;
+ * PP_ALGO_GLOBAL_ATOMIC, PP_ALGO_PRIVATE_ATOMIC and PP_ALGO_PRIVATE_REDUCE
+ * are selectable there too (the PRIVATE ones return PP_ERROR_UNSUPPORTED
+ * where the bins do not fit shared memory).
  * opencl: three algorithms (pp_set_algorithm, PP_PRIM_HISTOGRAM):
  * PP_ALGO_PRIVATE_ATOMIC (the default where nbins 32-bit counters fit the
  * device's local memory), PP_ALGO_PRIVATE_REDUCE and PP_ALGO_GLOBAL_ATOMIC
@@ -403,23 +406,54 @@ typedef enum pp_algorithm {
                                         no block ever waits for another). The opencl default */
     PP_ALGO_ONESWEEP = 4,            /* cuda sort: one counting pass, then one pass per
                                         digit with look-back over digit offsets */
-    PP_ALGO_BLELLOCH = 5,            /* opencl scan: the reduce-then-scan passes with each
-                                        tile scanned by Blelloch's work-efficient up-sweep
-                                        and down-sweep in local memory (padded against
-                                        bank conflicts) */
-    PP_ALGO_GLOBAL_ATOMIC = 6,       /* opencl histogram: one atomic increment of the
-                                        result (64-bit, or 32-bit counters in scratch
-                                        added into it) per counted sample */
-    PP_ALGO_PRIVATE_ATOMIC = 7,      /* opencl histogram: each work-group counts into a
-                                        private histogram of 32-bit counters in local
-                                        memory, then adds its nonzero bins into the
-                                        result with atomics. The opencl default where
-                                        the bins fit local memory */
-    PP_ALGO_PRIVATE_REDUCE = 8       /* opencl histogram: private histograms as above,
-                                        written out whole, then summed bin by bin in a
-                                        fixed order (no atomics on the result) */
+    PP_ALGO_BLELLOCH = 5,            /* cuda scan: Blelloch's work-efficient up-sweep and
+                                        down-sweep per tile in shared memory, unpadded */
+    PP_ALGO_GLOBAL_ATOMIC = 6,       /* cuda and opencl histogram: one atomic increment of
+                                        the result (64-bit, or on opencl 32-bit counters
+                                        in scratch added into it) per counted sample */
+    PP_ALGO_PRIVATE_ATOMIC = 7,      /* cuda and opencl histogram: each block (work-group)
+                                        counts into a private histogram of 32-bit
+                                        counters in shared (local) memory, then adds its
+                                        nonzero bins into the result with atomics. The
+                                        opencl default where the bins fit local memory */
+    PP_ALGO_PRIVATE_REDUCE = 8,      /* cuda and opencl histogram: private histograms as
+                                        above, written out whole, then summed bin by bin
+                                        in a fixed order (no atomics on the result) */
+    /* The course notes' path from naive to efficient, on cuda (values 5 to
+     * 8 above belong to it too; see docs/algorithms.md for each one's idea,
+     * work, steps, pitfalls and measured speed). Large inputs go the way the
+     * notes describe: per-block results, then a reduction or scan of those,
+     * then a fix-up. Every one serves every type, operator and size, except
+     * PP_ALGO_NAIVE (n <= 65536: PP_ERROR_UNSUPPORTED above) and the
+     * PRIVATE histograms on cuda where the bins do not fit shared memory
+     * (PP_ERROR_UNSUPPORTED). They are for study and comparison, not speed:
+     * AUTO is the fastest on every backend. */
+    PP_ALGO_BLELLOCH_PADDED = 9,     /* scan: Blelloch with shared (opencl: local) memory
+                                        padded against bank conflicts; on opencl inside the
+                                        reduce-then-scan passes */
+    PP_ALGO_INTERLEAVED_DIVERGENT = 10, /* reduce: interleaved addressing, active threads
+                                        chosen by t % (2 * stride) (divergent warps) */
+    PP_ALGO_INTERLEAVED_STRIDED = 11,/* reduce: interleaved addressing, index 2 * stride * t
+                                        (no divergence, bank conflicts) */
+    PP_ALGO_SEQUENTIAL_ADDRESSING = 12, /* reduce: stride halving, consecutive active threads */
+    PP_ALGO_FIRST_ADD = 13,          /* reduce: first add during load (two elements per thread) */
+    PP_ALGO_CASCADE = 14,            /* reduce: grid-stride accumulation, then tile reduction */
+    PP_ALGO_LAUNCH_PER_STEP = 15,    /* reduce: one launch per halving step, tail summed */
+    PP_ALGO_WINDOWED = 16,           /* reduce: each thread folds a window of 8 per launch */
+    PP_ALGO_WARP_SHUFFLE = 17,       /* reduce: warp-shuffle tree; scan: warp-shuffle
+                                        multiscan (warp scans, then a scan of warp totals) */
+    PP_ALGO_NAIVE = 18,              /* scan: each output sums its own prefix (quadratic work;
+                                        n <= 65536) */
+    PP_ALGO_HILLIS_STEELE = 19,      /* scan: Hillis-Steele-Horn, double-buffered */
+    PP_ALGO_SCAN_SCATTER = 20,       /* select: exclusive scan of flags, then scatter (what
+                                        opencl's AUTO runs) */
+    PP_ALGO_BALLOT = 21,             /* select: warp ballot and popcount */
+    PP_ALGO_SPLIT_RADIX = 22,        /* sort: split radix sort, one bit per pass, on a scan */
+    PP_ALGO_COUNT_SCAN_SCATTER = 23  /* sort: LSD radix sort with multi-bit digits, three
+                                        kernels per pass (count, scan, scatter; what
+                                        opencl's AUTO runs) */
 } pp_algorithm;
-#define PP_ALGO_COUNT 9
+#define PP_ALGO_COUNT 24
 
 const char *pp_primitive_name(pp_primitive prim);
 const char *pp_algorithm_name(pp_algorithm algo);

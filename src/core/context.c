@@ -97,6 +97,21 @@ const char *pp_algorithm_name(pp_algorithm algo)
     case PP_ALGO_GLOBAL_ATOMIC: return "global-atomic";
     case PP_ALGO_PRIVATE_ATOMIC: return "private-atomic";
     case PP_ALGO_PRIVATE_REDUCE: return "private-reduce";
+    case PP_ALGO_BLELLOCH_PADDED: return "blelloch-padded";
+    case PP_ALGO_INTERLEAVED_DIVERGENT: return "interleaved-divergent";
+    case PP_ALGO_INTERLEAVED_STRIDED: return "interleaved-strided";
+    case PP_ALGO_SEQUENTIAL_ADDRESSING: return "sequential-addressing";
+    case PP_ALGO_FIRST_ADD: return "first-add";
+    case PP_ALGO_CASCADE: return "cascade";
+    case PP_ALGO_LAUNCH_PER_STEP: return "launch-per-step";
+    case PP_ALGO_WINDOWED: return "windowed";
+    case PP_ALGO_WARP_SHUFFLE: return "warp-shuffle";
+    case PP_ALGO_NAIVE: return "naive";
+    case PP_ALGO_HILLIS_STEELE: return "hillis-steele-horn";
+    case PP_ALGO_SCAN_SCATTER: return "scan-scatter";
+    case PP_ALGO_BALLOT: return "ballot";
+    case PP_ALGO_SPLIT_RADIX: return "split-radix";
+    case PP_ALGO_COUNT_SCAN_SCATTER: return "count-scan-scatter";
     }
     return "?";
 }

@@ -2,6 +2,7 @@
 // look-back arena. The primitives live in cuda_reduce.cu, cuda_scan.cu,
 // cuda_histogram.cu, cuda_select.cu and cuda_sort.cu.
 #include "cuda_internal.cuh"
+#include "cuda_seed.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,9 +234,12 @@ static pp_status cuda_copy(pp_context *ctx, void *dst, const void *src, size_t b
 static int cuda_has_algorithm(pp_primitive prim, pp_algorithm algo)
 {
     switch (prim) {
-    case PP_PRIM_SCAN: return algo == PP_ALGO_DECOUPLED_LOOKBACK || algo == PP_ALGO_REDUCE_THEN_SCAN;
-    case PP_PRIM_SELECT: return algo == PP_ALGO_DECOUPLED_LOOKBACK;
-    case PP_PRIM_SORT: return algo == PP_ALGO_ONESWEEP;
+    case PP_PRIM_REDUCE: return pp_cuda_seed_reduce_has(algo);
+    case PP_PRIM_SCAN:
+        return algo == PP_ALGO_DECOUPLED_LOOKBACK || algo == PP_ALGO_REDUCE_THEN_SCAN || pp_cuda_seed_scan_has(algo);
+    case PP_PRIM_HISTOGRAM: return pp_cuda_seed_histogram_has(algo);
+    case PP_PRIM_SELECT: return algo == PP_ALGO_DECOUPLED_LOOKBACK || pp_cuda_seed_select_has(algo);
+    case PP_PRIM_SORT: return algo == PP_ALGO_ONESWEEP || pp_cuda_seed_sort_has(algo);
     default: return 0;
     }
 }
@@ -243,26 +247,36 @@ static int cuda_has_algorithm(pp_primitive prim, pp_algorithm algo)
 static pp_status cuda_reduce(pp_context *ctx, pp_type t, pp_op op, const void *in, size_t n, void *out)
 {
     ENTER(ctx, "pp_reduce");
+    const pp_algorithm a = ctx->algo[PP_PRIM_REDUCE];
+    if (pp_cuda_seed_reduce_has(a)) return pp_cuda_seed_reduce(ctx, a, t, op, in, n, out);
     return pp_cuda_reduce(ctx, t, op, in, n, out);
 }
 static pp_status cuda_scan(pp_context *ctx, pp_type t, pp_op op, pp_scan_kind k, const void *in, void *out, size_t n)
 {
     ENTER(ctx, "pp_scan");
+    const pp_algorithm a = ctx->algo[PP_PRIM_SCAN];
+    if (pp_cuda_seed_scan_has(a)) return pp_cuda_seed_scan(ctx, a, t, op, k, in, out, n);
     return pp_cuda_scan(ctx, t, op, k, in, out, n);
 }
 static pp_status cuda_histogram(pp_context *ctx, const pp_histogram_args *a)
 {
     ENTER(ctx, "pp_histogram");
+    const pp_algorithm al = ctx->algo[PP_PRIM_HISTOGRAM];
+    if (pp_cuda_seed_histogram_has(al)) return pp_cuda_seed_histogram(ctx, al, a);
     return pp_cuda_histogram(ctx, a);
 }
 static pp_status cuda_select(pp_context *ctx, const pp_select_args *a)
 {
     ENTER(ctx, "pp_select");
+    const pp_algorithm al = ctx->algo[PP_PRIM_SELECT];
+    if (pp_cuda_seed_select_has(al)) return pp_cuda_seed_select(ctx, al, a);
     return pp_cuda_select(ctx, a);
 }
 static pp_status cuda_sort(pp_context *ctx, pp_type t, void *k, void *v, size_t vs, size_t n, pp_order o)
 {
     ENTER(ctx, "pp_sort");
+    const pp_algorithm a = ctx->algo[PP_PRIM_SORT];
+    if (pp_cuda_seed_sort_has(a)) return pp_cuda_seed_sort(ctx, a, t, k, v, vs, n, o);
     return pp_cuda_sort(ctx, t, k, v, vs, n, o);
 }
 

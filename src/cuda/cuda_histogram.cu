@@ -43,13 +43,13 @@
 // with cudaMemcpyAsync on the context's stream. From pageable host memory
 // the driver stages the copy before the call returns (it may wait for that
 // staging); nothing waits for the GPU's queued work.
-#include "cuda_internal.cuh"
+#include "cuda_hist_bins.cuh"
 
 #include <float.h>
 
 namespace {
 
-constexpr int HB = 512;                        // threads per block
+// HB (threads per block) is in cuda_hist_bins.cuh.
 constexpr int HU = 4;                          // 16-byte vectors per thread per tile
 constexpr int HWARPS = HB / 32;
 constexpr size_t COPY_BUDGET = 48 * 1024;      // shared bytes for the per-warp copies
@@ -58,8 +58,6 @@ constexpr uint64_t SMALL_WORDS = 32768;        // ... and blocks * (nbins + 1) w
 constexpr uint64_t BLOCK_SAMPLE_CAP = 1ull << 31; // samples one block may count
 
 enum { H_ATOMIC = 0, H_LAST = 1, H_GLOBAL = 2 };
-
-__extension__ typedef unsigned __int128 hist_u128;
 
 // Geometry and outputs shared by all histogram kernels.
 struct HistCommon {
@@ -78,135 +76,8 @@ struct HistCommon {
     unsigned long long tbase;
 };
 
-
-// Read-only load of any 1/2/4/8-byte element through the non-coherent path.
-template <typename T> __device__ __forceinline__ T hist_ldg(const T *p)
-{
-    T r;
-    if constexpr (sizeof(T) == 1) {
-        unsigned char u = __ldg((const unsigned char *)p);
-        memcpy(&r, &u, 1);
-    } else if constexpr (sizeof(T) == 2) {
-        unsigned short u = __ldg((const unsigned short *)p);
-        memcpy(&r, &u, 2);
-    } else if constexpr (sizeof(T) == 4) {
-        unsigned int u = __ldg((const unsigned int *)p);
-        memcpy(&r, &u, 4);
-    } else {
-        unsigned long long u = __ldg((const unsigned long long *)p);
-        memcpy(&r, &u, 8);
-    }
-    return r;
-}
-
-// ---- binners: operator()(x) gives the bin of x, or `none` (== nbins) ----------
-
-// Integer even bins with range < 2^32 and nbins < 2^32. M = ceil(2^64 *
-// nbins / range) = m2 * 2^64 + m1 * 2^32 + m0. For 0 <= d < range:
-// d * M / 2^64 = d * nbins / range + d * e / 2^64 with 0 <= e < 1; the first
-// term is q + f / range with f <= range - 1, the second is below
-// 2^32 / 2^64 = 2^-32 < 1 / range, so the floor is exactly q. The floor is
-// evaluated without loss as d * m2 + ((d * m1 + hi32(d * m0)) >> 32), in
-// 32 bits because q < nbins < 2^32.
-template <typename T, typename I> struct BinFast {
-    typedef I index;
-    static constexpr int minb = sizeof(I) == 4 ? 3 : 2; // blocks per SM the registers must allow
-    T lo, hi;
-    uint32_t m0, m1, m2;
-    I none;
-    __device__ __forceinline__ void setup(unsigned char *) {}
-    __device__ __forceinline__ I operator()(T x) const
-    {
-        typedef typename pp_traits<T>::bits U;
-        const uint32_t d = (uint32_t)(U)((U)x - (U)lo); // exact when lo <= x < hi
-        const uint32_t t = __umulhi(d, m0);
-        const uint64_t u = (uint64_t)d * m1 + t;
-        const uint32_t q = d * m2 + (uint32_t)(u >> 32);
-        return (x >= lo && x < hi) ? (I)q : none;
-    }
-};
-
-// Integer even bins, any 64-bit range and nbins. M = floor(2^64 * nbins /
-// range) = mh * 2^64 + ml; q' = floor(d * M / 2^64) = d * mh + hi64(d * ml)
-// lies in (d * nbins / range - 1, d * nbins / range], so q' is q or q - 1
-// (and < nbins, so the 64-bit arithmetic is exact); it becomes q' + 1
-// exactly when (q' + 1) * range <= d * nbins, compared in 128 bits.
-template <typename T, typename I> struct BinWide {
-    typedef I index;
-    static constexpr int minb = 2;
-    T lo, hi;
-    uint64_t mh, ml, range, nbins;
-    I none;
-    __device__ __forceinline__ void setup(unsigned char *) {}
-    __device__ __forceinline__ I operator()(T x) const
-    {
-        typedef typename pp_traits<T>::bits U;
-        const uint64_t d = (uint64_t)(U)((U)x - (U)lo);
-        uint64_t q = d * mh + __umul64hi(d, ml);
-        const uint64_t c = q + 1;
-        const uint64_t plo = d * nbins, phi = __umul64hi(d, nbins);
-        const uint64_t clo = c * range, chi = __umul64hi(c, range);
-        if (chi < phi || (chi == phi && clo <= plo)) q = c;
-        return (x >= lo && x < hi) ? (I)q : none;
-    }
-};
-
-// Float even bins: d = xs * x - dlo with xs = 1 (or 0.5 when upper - lower
-// overflows, dlo then being 0.5 * lower; multiplying by 1 is exact), bin =
-// (uint64_t)(d * scale) clamped to [0, nbins - 1], all in double with
-// explicit rounding as on the cpu.
-template <typename T, typename I> struct BinFloat {
-    typedef I index;
-    static constexpr int minb = sizeof(I) == 4 ? 3 : 2;
-    T lo, hi;
-    double xs, dlo, scale, top; // top = (double)(nbins - 1)
-    I topbin, none;
-    __device__ __forceinline__ void setup(unsigned char *) {}
-    __device__ __forceinline__ I operator()(T x) const
-    {
-        const double d = __dsub_rn(__dmul_rn(xs, (double)x), dlo);
-        const double k = __dmul_rn(d, scale);
-        I b; // k is NaN only for 0 * inf (a tiny range): bin 0, as on the cpu
-        if constexpr (sizeof(I) == 4) b = k >= top ? topbin : k > 0 ? (I)__double2uint_rz(k) : (I)0;
-        else b = k >= top ? topbin : k > 0 ? (I)__double2ull_rz(k) : (I)0;
-        return (x >= lo && x < hi) ? b : none;
-    }
-};
-
-// Range bins: the a with e[a] <= x < e[a + 1], found by binary lifting with a
-// fixed number of steps (top = the largest power of two <= nbins - 1): a
-// starts at 0 (e[0] <= x) and takes each step s while e[a + s] <= x and
-// a + s < nbins; as the edges increase strictly, this is the unique answer.
-// SMEM: the edges are copied into shared memory by setup().
-template <typename T, typename I, bool SMEM> struct BinRange {
-    typedef I index;
-    static constexpr int minb = 3;
-    const T *edges; // device copy (global); after setup(), where to search
-    uint64_t nbins, top;
-    T first, last;
-    I none;
-    __device__ __forceinline__ void setup(unsigned char *sm)
-    {
-        if constexpr (SMEM) {
-            T *se = reinterpret_cast<T *>(sm);
-            for (uint64_t i = threadIdx.x; i <= nbins; i += HB) se[i] = hist_ldg(edges + i);
-            edges = se; // the caller's __syncthreads() publishes them
-        }
-    }
-    __device__ __forceinline__ I operator()(T x) const
-    {
-        I a = 0;
-        const I nb = (I)nbins;
-        for (I s = (I)top; s != 0; s >>= 1) {
-            const I j = a + s;
-            if (j < nb) {
-                const T e = SMEM ? edges[j] : hist_ldg(edges + j);
-                if (x >= e) a = j;
-            }
-        }
-        return (x >= first && x < last) ? a : none;
-    }
-};
+// (hist_ldg and the binners BinFast, BinWide, BinFloat, BinRange are in
+// cuda_hist_bins.cuh, with their host-side setup.)
 
 // Reductions done only where f holds (a run ends).
 __device__ __forceinline__ void red_shared_if(bool f, uint32_t *p, uint32_t v)
@@ -417,7 +288,6 @@ pp_status hist_modes(pp_context *ctx, const HistCommon &c, const HistPlan &pl, c
 
 template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_args *a)
 {
-    typedef typename pp_traits<T>::bits U;
     constexpr uint64_t VEC = 16 / sizeof(T);
     const char *fn = a->edges ? "pp_histogram_range" : "pp_histogram_even";
     pp_cuda_state *s = pp_cuda(ctx);
@@ -486,37 +356,14 @@ template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_a
         T *dev_edges = (T *)scratch;
         PP_CUDA_TRY(ctx, cudaMemcpyAsync(dev_edges, a->edges, (size_t)edge_raw, cudaMemcpyHostToDevice, s->stream), fn);
         const T *he = (const T *)a->edges;
-        uint64_t top = 0;
-        if (nb > 1) {
-            top = 1;
-            while (top <= (nb - 1) / 2) top *= 2;
-        }
-        BinRange<T, uint32_t, true> r32;
-        r32.edges = dev_edges;
-        r32.nbins = nb;
-        r32.top = top;
-        r32.first = he[0];
-        r32.last = he[nb];
-        r32.none = (uint32_t)nb;
+        const BinRange<T, uint32_t, true> r32 = hist_make_range<T, uint32_t, true>(dev_edges, he, nb);
         if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, r32, pl, fn);
         if (pl.mode == H_ATOMIC) return hist_run<T, H_ATOMIC>(ctx, c, r32, pl, fn);
         if (c.edge_bytes) {
-            BinRange<T, uint64_t, true> r;
-            r.edges = dev_edges;
-            r.nbins = nb;
-            r.top = top;
-            r.first = he[0];
-            r.last = he[nb];
-            r.none = nb;
+            const BinRange<T, uint64_t, true> r = hist_make_range<T, uint64_t, true>(dev_edges, he, nb);
             return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
         }
-        BinRange<T, uint64_t, false> r;
-        r.edges = dev_edges;
-        r.nbins = nb;
-        r.top = top;
-        r.first = he[0];
-        r.last = he[nb];
-        r.none = nb;
+        const BinRange<T, uint64_t, false> r = hist_make_range<T, uint64_t, false>(dev_edges, he, nb);
         return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
     }
 
@@ -524,68 +371,19 @@ template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_a
     memcpy(&lo, a->lower, sizeof lo);
     memcpy(&hi, a->upper, sizeof hi);
     if constexpr (pp_is_float<T>()) {
-        const double dl = (double)lo, dh = (double)hi;
-        double r = dh - dl;
-        const bool halves = !(r <= DBL_MAX);
-        if (halves) r = 0.5 * dh - 0.5 * dl;
-        BinFloat<T, uint64_t> f64;
-        f64.lo = lo;
-        f64.hi = hi;
-        f64.xs = halves ? 0.5 : 1.0;
-        f64.dlo = halves ? 0.5 * dl : dl;
-        f64.scale = (double)nb / r;
-        f64.top = (double)(nb - 1);
-        uint64_t tb = (uint64_t)f64.top;
-        f64.topbin = tb < nb - 1 ? tb : nb - 1;
-        f64.none = nb;
-        BinFloat<T, uint32_t> f32;
-        f32.lo = lo;
-        f32.hi = hi;
-        f32.xs = f64.xs;
-        f32.dlo = f64.dlo;
-        f32.scale = f64.scale;
-        f32.top = f64.top;
-        f32.topbin = (uint32_t)f64.topbin; // only used when nbins < 2^31
-        f32.none = (uint32_t)nb;
+        const BinFloat<T, uint64_t> f64 = hist_make_float<T, uint64_t>(lo, hi, nb);
+        const BinFloat<T, uint32_t> f32 = hist_make_float<T, uint32_t>(lo, hi, nb); // used when nbins < 2^31
         return hist_modes<T>(ctx, c, pl, f32, f64, fn);
     } else {
-        const uint64_t range = (uint64_t)(U)((U)hi - (U)lo); // >= 1
-        if (range < (1ull << 32) && nb < (1ull << 32)) {
-            const hist_u128 m = ((((hist_u128)nb) << 64) + range - 1) / range;
-            BinFast<T, uint32_t> f32;
-            f32.lo = lo;
-            f32.hi = hi;
-            f32.m0 = (uint32_t)m;
-            f32.m1 = (uint32_t)(m >> 32);
-            f32.m2 = (uint32_t)(m >> 64);
-            f32.none = (uint32_t)nb;
-            BinFast<T, uint64_t> f64;
-            f64.lo = lo;
-            f64.hi = hi;
-            f64.m0 = f32.m0;
-            f64.m1 = f32.m1;
-            f64.m2 = f32.m2;
-            f64.none = nb;
+        const uint64_t range = hist_int_range(lo, hi); // >= 1
+        if (hist_fast_fits(range, nb)) {
+            const BinFast<T, uint32_t> f32 = hist_make_fast<T, uint32_t>(lo, hi, nb);
+            const BinFast<T, uint64_t> f64 = hist_make_fast<T, uint64_t>(lo, hi, nb);
             return hist_modes<T>(ctx, c, pl, f32, f64, fn);
         }
-        const hist_u128 m = (((hist_u128)nb) << 64) / range;
-        BinWide<T, uint64_t> w64;
-        w64.lo = lo;
-        w64.hi = hi;
-        w64.mh = (uint64_t)(m >> 64);
-        w64.ml = (uint64_t)m;
-        w64.range = range;
-        w64.nbins = nb;
-        w64.none = nb;
+        const BinWide<T, uint64_t> w64 = hist_make_wide<T, uint64_t>(lo, hi, nb);
         if constexpr (sizeof(T) == 8) {
-            BinWide<T, uint32_t> w32;
-            w32.lo = lo;
-            w32.hi = hi;
-            w32.mh = w64.mh;
-            w32.ml = w64.ml;
-            w32.range = range;
-            w32.nbins = nb;
-            w32.none = (uint32_t)nb;
+            const BinWide<T, uint32_t> w32 = hist_make_wide<T, uint32_t>(lo, hi, nb);
             return hist_modes<T>(ctx, c, pl, w32, w64, fn);
         } else {
             // Narrow types reach here only with nbins >= 2^32: never in shared memory.

@@ -559,4 +559,18 @@ template <typename T, typename Op, int BLOCK> __device__ __forceinline__ T pp_bl
     return v;
 }
 
+// Tables indexed [type][op] are filled from PP_FOR_EACH_TYPE_OP in list
+// order; this checks that the list order is the enum order.
+#define PP_TYPE_OP_ORDER_CELL_(E, T, S, K, OE, OS) (int)(E) * PP_OP_COUNT + (int)(OE),
+constexpr int pp_type_op_order[] = {PP_FOR_EACH_TYPE_OP(PP_TYPE_OP_ORDER_CELL_)};
+#undef PP_TYPE_OP_ORDER_CELL_
+constexpr bool pp_type_op_order_ok()
+{
+    if (sizeof pp_type_op_order / sizeof pp_type_op_order[0] != PP_TYPE_COUNT * PP_OP_COUNT) return false;
+    for (int i = 0; i < PP_TYPE_COUNT * PP_OP_COUNT; i++)
+        if (pp_type_op_order[i] != i) return false;
+    return true;
+}
+static_assert(pp_type_op_order_ok(), "the type and operator lists must be in enum order");
+
 #endif

@@ -189,19 +189,7 @@ template <typename T, typename Op> pp_status reduce_launch(pp_context *ctx, cons
 
 typedef pp_status (*reduce_fn)(pp_context *, const void *, size_t, void *);
 
-// The table is filled in list order; check that list order is enum order.
-#define PP_RED_ORDER(E, T, S, K, OE, OS) (int)(E) * PP_OP_COUNT + (int)(OE),
-constexpr int reduce_order[] = {PP_FOR_EACH_TYPE_OP(PP_RED_ORDER)};
-constexpr bool reduce_order_ok()
-{
-    if (sizeof reduce_order / sizeof reduce_order[0] != PP_TYPE_COUNT * PP_OP_COUNT) return false;
-    for (int i = 0; i < PP_TYPE_COUNT * PP_OP_COUNT; i++)
-        if (reduce_order[i] != i) return false;
-    return true;
-}
-static_assert(reduce_order_ok(), "the type and operator lists must be in enum order");
-#undef PP_RED_ORDER
-
+// Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
 #define PP_RED_ENTRY(E, T, S, K, OE, OS) reduce_launch<T, Op_##OS>,
 const reduce_fn reduce_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_RED_ENTRY)};
 #undef PP_RED_ENTRY

@@ -375,19 +375,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
 
 typedef pp_status (*scan_fn)(pp_context *, pp_scan_kind, const void *, void *, size_t);
 
-// The table is filled in list order; check that list order is enum order.
-#define PP_SCAN_ORDER(E, T, S, K, OE, OS) (int)(E) * PP_OP_COUNT + (int)(OE),
-constexpr int scan_order[] = {PP_FOR_EACH_TYPE_OP(PP_SCAN_ORDER)};
-constexpr bool scan_order_ok()
-{
-    if (sizeof scan_order / sizeof scan_order[0] != PP_TYPE_COUNT * PP_OP_COUNT) return false;
-    for (int i = 0; i < PP_TYPE_COUNT * PP_OP_COUNT; i++)
-        if (scan_order[i] != i) return false;
-    return true;
-}
-static_assert(scan_order_ok(), "the type and operator lists must be in enum order");
-#undef PP_SCAN_ORDER
-
+// Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
 #define PP_SCAN_ENTRY(E, T, S, K, OE, OS) scan_launch<T, Op_##OS>,
 const scan_fn scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_SCAN_ENTRY)};
 #undef PP_SCAN_ENTRY

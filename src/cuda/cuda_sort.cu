@@ -34,6 +34,7 @@
 // control block, histograms and carries; the status rows are cleared inside
 // the kernels (see pass_kernel).
 #include "cuda_internal.cuh"
+#include "cuda_sort_keys.cuh"
 
 namespace {
 
@@ -94,34 +95,6 @@ template <typename T> __device__ __forceinline__ T *opaque_here(T *p)
     asm volatile("mov.b64 %0, %0;" : "+l"(p));
     return p;
 }
-
-template <typename U> __host__ __device__ constexpr U top_bit() { return (U)((U)1 << (8 * sizeof(U) - 1)); }
-template <typename U> __host__ __device__ constexpr U float_inf_bits()
-{
-    if constexpr (sizeof(U) == 4) return (U)0x7f800000u;
-    else return (U)0x7ff0000000000000ull;
-}
-
-// The radix key of the bits of a key; xmask: for integers the sign flip (signed
-// types) XOR the descending flip, for floats the descending flip only.
-template <bool FLOAT, typename U> struct Radix {
-    static __device__ __forceinline__ U map(U bits, U xmask)
-    {
-        if constexpr (FLOAT) {
-            const U sign = top_bit<U>();
-            U r = (bits & sign) ? (U)~bits : (U)(bits | sign);
-            if ((U)(bits & (U)~sign) > float_inf_bits<U>()) r = (U)~(U)0; // NaN
-            return (U)(r ^ xmask);
-        } else {
-            return (U)(bits ^ xmask);
-        }
-    }
-    static __device__ __forceinline__ uint32_t digit(U r, int shift)
-    {
-        if constexpr (sizeof(U) == 8) return (uint32_t)(r >> shift) & 255u;
-        else return ((uint32_t)r >> shift) & 255u;
-    }
-};
 
 // Value types: NoValue for keys only.
 struct NoValue {

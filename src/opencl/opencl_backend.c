@@ -771,7 +771,7 @@ pp_status pp_ocl_launch(pp_context *ctx, const char *fn, cl_kernel k, size_t gro
 static int ocl_has_algorithm(pp_primitive prim, pp_algorithm algo)
 {
     switch (prim) {
-    case PP_PRIM_SCAN: return algo == PP_ALGO_REDUCE_THEN_SCAN || algo == PP_ALGO_BLELLOCH;
+    case PP_PRIM_SCAN: return algo == PP_ALGO_REDUCE_THEN_SCAN || algo == PP_ALGO_BLELLOCH_PADDED;
     case PP_PRIM_HISTOGRAM:
         return algo == PP_ALGO_GLOBAL_ATOMIC || algo == PP_ALGO_PRIVATE_ATOMIC || algo == PP_ALGO_PRIVATE_REDUCE;
     default: return 0;

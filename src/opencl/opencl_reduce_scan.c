@@ -14,7 +14,7 @@
  * more), then every tile scanned from its carry. No work-group ever waits
  * for another, which OpenCL could not promise to terminate. The tile scan
  * is PP_ALGO_REDUCE_THEN_SCAN's (the default: per-work-item serial scans
- * and a Kogge-Stone scan of their totals) or PP_ALGO_BLELLOCH's (up-sweep
+ * and a Kogge-Stone scan of their totals) or PP_ALGO_BLELLOCH_PADDED's (up-sweep
  * and down-sweep over the whole tile in padded local memory).
  *
  * Floats: sums start from -0.0, the exact neutral element (so -0.0 inputs
@@ -263,7 +263,7 @@ pp_status pp_ocl_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind
     PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, in, n * sz, "in"));
     if (out != in) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, out, n * sz, "out"));
     scan_call c;
-    PP_OCL_STATUS(scan_prepare(ctx, fn, type, op, ctx->algo[PP_PRIM_SCAN] == PP_ALGO_BLELLOCH, &c));
+    PP_OCL_STATUS(scan_prepare(ctx, fn, type, op, ctx->algo[PP_PRIM_SCAN] == PP_ALGO_BLELLOCH_PADDED, &c));
     size_t slots = work_elems(n, c.p.tile);
     if (slots) PP_OCL_STATUS(pp_ocl_scratch(ctx, slots * sz, fn, &c.work));
     cl_uint flags = kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | SCAN_PUBLIC_FIRST : 0;

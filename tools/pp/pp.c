@@ -273,6 +273,13 @@ static const struct {
     {"sort_pairs", PP_PRIM_SORT, 0},
 };
 
+/* Histogram data sets (--data), after the three of the course notes'
+ * histogram measurements: random, increasing (sample i in bin i mod B),
+ * constant (every sample in one bin: all atomics hit one counter). */
+typedef enum dataset { D_RAND, D_INC, D_CONST, D_COUNT } dataset;
+static const char *const DATASET_NAMES[D_COUNT] = {"rand", "inc", "const"};
+#define MAX_BINS ((size_t)1 << 24)
+
 typedef struct config {
     pp_backend backend;
     int device;
@@ -291,6 +298,9 @@ typedef struct config {
     uint64_t seed;
     const char *json;
     int quiet;
+    size_t bins;       /* --bins: 0 = the defaults HIST_EVEN_BINS, HIST_RANGE_BINS */
+    int datas[D_COUNT];/* --data: histogram data sets, in the order given */
+    int ndatas;
 } config;
 
 static int usage_error(const char *fmt, ...)
@@ -306,10 +316,15 @@ static int usage_error(const char *fmt, ...)
 
 static void bench_help(void)
 {
-    char names[256] = "";
+    char names[512] = "";
+    size_t line = 28; /* "                   or names: " */
     for (int a = 1; a < PP_ALGO_COUNT; a++) {
         size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", a > 1 ? ", " : "", pp_algorithm_name((pp_algorithm)a));
+        const char *nm = pp_algorithm_name((pp_algorithm)a);
+        int wrap = a > 1 && line + 2 + strlen(nm) > 79;
+        snprintf(names + len, sizeof names - len, "%s%s%s", a > 1 ? "," : "", a == 1 ? "" : wrap ? "\n                   " : " ",
+                 nm);
+        line = wrap ? 19 + strlen(nm) : line + (a > 1 ? 2 : 0) + strlen(nm);
     }
     printf(
         "usage: pp bench [options]\n"
@@ -336,6 +351,18 @@ static void bench_help(void)
         "  --algorithm A    auto (default); all: every algorithm the backend accepts for\n"
         "                   the primitive, one row each, with the ratio t / t(auto);\n"
         "                   or names: %s\n"
+        "  --bins B         bins of histogram_even and histogram_range (default %d and %d;\n"
+        "                   1 to 2^24)\n"
+        "  --data D         histogram samples, a list of data sets (rows for each, labelled\n"
+        "                   histogram_even[D]): rand (default): uniform as below;\n"
+        "                   inc: sample i = i mod B, range [0, B) (histogram_range: edges\n"
+        "                   0, 1, ..., B), so that sample i lands in bin i mod B - for\n"
+        "                   floats too (the samples are the integers 0 .. B-1 as floats);\n"
+        "                   skipped where B does not fit the type (i8: B <= 127);\n"
+        "                   (histogram_range rand and const are skipped where B + 1\n"
+        "                   distinct edges do not fit the type: 8-bit types B <= 255)\n"
+        "                   const: every sample the midpoint of the rand range (0.0 for\n"
+        "                   floats), bounds as rand, so all samples fall in one bin\n"
         "  --repeat R       exactly R timed runs (default: adaptive, within the budget S:\n"
         "                   stop at %d runs that took S/10, or %d that took S, or any\n"
         "                   number that took 3*S; %d at most)\n"
@@ -354,8 +381,8 @@ static void bench_help(void)
         "Input: integers uniform over all their bits; floats uniform in [-1, 1), except\n"
         "for float sum and prod, which get small integers (or +-1 for prod) so that any\n"
         "order of evaluation gives the exact result and the check can be bit-exact.\n"
-        "histogram_even: %d bins over the type's range (floats: [-1, 1));\n"
-        "histogram_range: %d bins with evenly spaced edges over the same range;\n"
+        "histogram_even (rand): B bins over the type's range (floats: [-1, 1));\n"
+        "histogram_range (rand): B bins with evenly spaced edges over the same range;\n"
         "select_if and partition_if: x < midpoint (about half selected); select_flagged:\n"
         "random 0/1 flags; unique: each element repeats its predecessor with\n"
         "probability 1/2; sort_pairs: u32 values.\n"
@@ -368,9 +395,31 @@ static void bench_help(void)
         "bytes/2 (which moves the same bytes), timed the same way in the same run;\n"
         "1.0 = as fast as a copy.\n"
         "\n"
+        "ops: operator applications of the textbook algorithm on one array of n, as the\n"
+        "course notes count them (exact 64-bit integers; '-' and JSON null where the\n"
+        "notes count none or the count passes 2^64). The GPU versions scan large n in\n"
+        "blocks and levels, so their real count differs; this is the algorithm's count.\n"
+        "  reduce, every algorithm:  n - 1 (a reduction tree or the sequential chain)\n"
+        "  scan sequential:          n - 1\n"
+        "  scan naive:               n(n-1)/2 (output i combines i+1 inputs)\n"
+        "  scan hillis-steele-horn:  sum of n - d over steps d = 1, 2, 4, ... < n\n"
+        "                            = n*L - (2^L - 1), L = ceil(log2 n); for n a power\n"
+        "                            of two the notes' n log2 n - (n - 1)\n"
+        "  scan blelloch(-padded):   the inclusive work-efficient scan of the notes:\n"
+        "                            reduction phase sum floor(n/2s), s = 1, 2, ... < n,\n"
+        "                            plus distribution phase sum floor((n-s)/2s),\n"
+        "                            s = 2^(L-2) .. 1; for n a power of two\n"
+        "                            (n-1) + (n-2 - (log2 n - 1)) = 2n - log2 n - 2, the\n"
+        "                            sum of the notes' per-step counts (one of them\n"
+        "                            closes with 2n - log2 n - 1, one too many); the\n"
+        "                            exclusive sweep with swaps would do 2(n-1)\n"
+        "  scan_exclusive rows: the same counts (the inclusive algorithm run on the input\n"
+        "  shifted by one). Others (warp-shuffle, reduce-then-scan, decoupled-lookback,\n"
+        "  auto scan; histogram, select, sort): '-'.\n"
+        "\n"
         "Exit status: 0 all checks passed (a primitive the backend does not support is\n"
         "reported and skipped), 1 a check failed or a library call failed, 2 bad usage.\n",
-        names, ADAPTIVE_RUNS, MIN_REPEAT_ADAPTIVE, MAX_REPEAT_ADAPTIVE, HIST_EVEN_BINS, HIST_RANGE_BINS);
+        names, HIST_EVEN_BINS, HIST_RANGE_BINS, ADAPTIVE_RUNS, MIN_REPEAT_ADAPTIVE, MAX_REPEAT_ADAPTIVE);
 }
 
 static int parse_list(const char *arg, int (*one)(config *, const char *), config *cfg, const char *what)
@@ -449,6 +498,80 @@ static int one_size(config *c, const char *s)
     return 1;
 }
 
+static int one_data(config *c, const char *s)
+{
+    for (int d = 0; d < D_COUNT; d++)
+        if (!strcmp(s, DATASET_NAMES[d])) {
+            for (int i = 0; i < c->ndatas; i++)
+                if (c->datas[i] == d) return 1; /* listed twice: once is enough */
+            c->datas[c->ndatas++] = d;
+            return 1;
+        }
+    return 0;
+}
+
+/* ======================================================================== */
+/* pp bench: operation counts                                               */
+/* ======================================================================== */
+
+/* ceil(log2 n) for n >= 1. */
+static unsigned ceil_log2(uint64_t n)
+{
+    unsigned l = 0;
+    while (l < 64 && ((uint64_t)1 << l) < n) l++;
+    return l;
+}
+
+/* Operator applications of the textbook algorithm on one array of n, as
+ * the course notes count them (docs/algorithms.md, pp bench --help).
+ * Returns 0 where the notes count nothing for the algorithm or the count
+ * does not fit 64 bits; else 1 with the count in *ops. Exact integers. */
+static int algo_ops(variant v, pp_algorithm a, size_t n_, uint64_t *ops)
+{
+    uint64_t n = (uint64_t)n_;
+    if (n == 0) return 0;
+    if (v == V_REDUCE) {
+        /* every reduction tree and the sequential loop: n - 1 (000) */
+        *ops = n - 1;
+        return 1;
+    }
+    if (v != V_SCAN_INCL && v != V_SCAN_EXCL) return 0;
+    switch (a) {
+    case PP_ALGO_SEQUENTIAL: /* y[i] = y[i-1] op x[i]: n - 1 (002) */
+        *ops = n - 1;
+        return 1;
+    case PP_ALGO_NAIVE: { /* output i combines i + 1 inputs: i ops; sum n(n-1)/2 (000) */
+        uint64_t x = n, y = n - 1;
+        if (x % 2 == 0) x /= 2;
+        else y /= 2;
+        if (y && x > UINT64_MAX / y) return 0;
+        *ops = x * y;
+        return 1;
+    }
+    case PP_ALGO_HILLIS_STEELE: { /* steps d = 1, 2, 4, ... < n do n - d each (002) */
+        unsigned l = ceil_log2(n);
+        if (l >= 64 || (l && n > UINT64_MAX / l)) return 0;
+        *ops = n * l - ((((uint64_t)1) << l) - 1); /* n*L - (2^L - 1), L = ceil(log2 n) */
+        return 1;
+    }
+    case PP_ALGO_BLELLOCH:
+    case PP_ALGO_BLELLOCH_PADDED: {
+        /* Inclusive work-efficient scan of 000/002 run on one array of n
+         * (bounds-checked): reduction phase, stride s = 1, 2, ... < n:
+         * floor(n / 2s) ops; distribution phase, s = 2^(L-2) down to 1:
+         * floor((n - s) / 2s) ops. n a power of two: (n - 1) + (n - 2 -
+         * (log2 n - 1)) = 2n - log2 n - 2. */
+        uint64_t up = 0, down = 0;
+        for (uint64_t s = 1; s < n; s *= 2) up += n / (2 * s);
+        unsigned l = ceil_log2(n);
+        for (uint64_t s = l >= 2 ? (uint64_t)1 << (l - 2) : 0; s > 0; s /= 2) down += (n - s) / (2 * s);
+        *ops = up + down;
+        return 1;
+    }
+    default: return 0; /* warp-shuffle multiscan, reduce-then-scan, look-back, auto */
+    }
+}
+
 /* ======================================================================== */
 /* pp bench: one case (variant, type, op, n) and its buffers                */
 /* ======================================================================== */
@@ -459,6 +582,8 @@ typedef struct bench_case {
     pp_op op;
     size_t n, esz;
     char label[48];
+    dataset data;         /* histograms: the --data set */
+    int skipped;          /* setup refused the case (not a failure): the message says why */
 
     /* host */
     void *h_in;
@@ -570,8 +695,35 @@ static void put_fraction(pp_type t, void *dst, uint64_t num, uint64_t den)
     put_offset(t, dst, off);
 }
 
+/* Stores the non-negative integer x (below the type's maximum) or, for
+ * floats, (double)x. */
+static void put_small(pp_type t, void *dst, uint64_t x)
+{
+    if (type_is_float(t)) {
+        put_float(t, dst, (double)x);
+        return;
+    }
+    switch (pp_type_size(t)) {
+    case 1: { uint8_t v = (uint8_t)x; memcpy(dst, &v, 1); break; }
+    case 2: { uint16_t v = (uint16_t)x; memcpy(dst, &v, 2); break; }
+    case 4: { uint32_t v = (uint32_t)x; memcpy(dst, &v, 4); break; }
+    default: memcpy(dst, &x, 8); break;
+    }
+}
+
+/* Largest B for which 0 .. B are all exact values of the type. */
+static uint64_t small_max(pp_type t)
+{
+    if (t == PP_F32) return (uint64_t)1 << 24;
+    if (t == PP_F64) return (uint64_t)1 << 53;
+    unsigned b = type_bits(t) - (type_is_signed(t) ? 1 : 0);
+    return b >= 64 ? UINT64_MAX : ((uint64_t)1 << b) - 1;
+}
+
+static int show_data; /* --data given: histogram labels name their data set */
+
 static const char *case_setup(pp_context *ctx, bench_case *c, variant v, pp_type t, pp_op op, size_t n,
-                              uint64_t seed, pp_status *st)
+                              dataset data, size_t bins, uint64_t seed, pp_status *st)
 {
     memset(c, 0, sizeof *c);
     c->v = v;
@@ -579,7 +731,11 @@ static const char *case_setup(pp_context *ctx, bench_case *c, variant v, pp_type
     c->op = op;
     c->n = n;
     c->esz = pp_type_size(t);
+    int hist = v == V_HIST_EVEN || v == V_HIST_RANGE;
+    c->data = hist ? data : D_RAND;
     if (VARIANTS[v].uses_op) snprintf(c->label, sizeof c->label, "%s/%s", VARIANTS[v].name, pp_op_name(op));
+    else if (hist && show_data)
+        snprintf(c->label, sizeof c->label, "%s[%s]", VARIANTS[v].name, DATASET_NAMES[c->data]);
     else snprintf(c->label, sizeof c->label, "%s", VARIANTS[v].name);
     *st = PP_SUCCESS;
 
@@ -589,8 +745,17 @@ static const char *case_setup(pp_context *ctx, bench_case *c, variant v, pp_type
     rng_state = seed ^ ((uint64_t)sv << 56) ^ ((uint64_t)t << 48) ^ ((uint64_t)op << 40) ^ (uint64_t)n;
     rnd();
 
-    if (v == V_HIST_EVEN) c->nbins = HIST_EVEN_BINS;
-    if (v == V_HIST_RANGE) c->nbins = HIST_RANGE_BINS;
+    if (v == V_HIST_EVEN) c->nbins = bins ? bins : HIST_EVEN_BINS;
+    if (v == V_HIST_RANGE) c->nbins = bins ? bins : HIST_RANGE_BINS;
+    if (hist && c->data == D_INC && (uint64_t)c->nbins > small_max(t)) {
+        c->skipped = 1;
+        return "--data inc: the range [0, B) needs B representable in the type";
+    }
+    if (v == V_HIST_RANGE && c->data != D_INC && !type_is_float(t) && type_bits(t) < 64 &&
+        (uint64_t)c->nbins > ((uint64_t)1 << type_bits(t)) - 1) {
+        c->skipped = 1;
+        return "B + 1 evenly spaced edges over the type's range would not be distinct";
+    }
     size_t bytes = n * c->esz;
     c->h_in = xmalloc(bytes);
     c->h_out = xmalloc(out_bytes(c));
@@ -614,19 +779,36 @@ static const char *case_setup(pp_context *ctx, bench_case *c, variant v, pp_type
         }
         break;
     }
+    case V_HIST_EVEN:
+    case V_HIST_RANGE:
+        if (c->data == D_INC) { /* sample i = i mod B over [0, B): bin i mod B */
+            for (size_t i = 0, k = 0; i < n; i++, k = k + 1 == c->nbins ? 0 : k + 1)
+                put_small(t, (char *)c->h_in + i * c->esz, k);
+        } else if (c->data == D_CONST) { /* the midpoint of the rand range, every sample */
+            put_fraction(t, c->h_in, 1, 2);
+            for (size_t i = 1; i < n; i++) memcpy((char *)c->h_in + i * c->esz, c->h_in, c->esz);
+        } else {
+            fill_uniform(t, c->h_in, n);
+        }
+        break;
     default:
         fill_uniform(t, c->h_in, n);
         break;
     }
 
-    if (v == V_HIST_EVEN) {
+    if (v == V_HIST_EVEN && c->data == D_INC) {
+        put_small(t, c->lower, 0);
+        put_small(t, c->upper, c->nbins);
+    } else if (v == V_HIST_EVEN) {
         put_fraction(t, c->lower, 0, 1);
         put_fraction(t, c->upper, 1, 1);
     } else if (v == V_HIST_RANGE) {
         c->h_edges = xmalloc((c->nbins + 1) * c->esz);
         if (!c->h_edges) return "out of host memory";
-        for (size_t i = 0; i <= c->nbins; i++)
-            put_fraction(t, (char *)c->h_edges + i * c->esz, i, c->nbins);
+        for (size_t i = 0; i <= c->nbins; i++) {
+            if (c->data == D_INC) put_small(t, (char *)c->h_edges + i * c->esz, i);
+            else put_fraction(t, (char *)c->h_edges + i * c->esz, i, c->nbins);
+        }
     } else if (v == V_SELECT_IF || v == V_PARTITION_IF) {
         put_fraction(t, c->value, 1, 2); /* floats: 0.0 */
     } else if (v == V_SELECT_FLAGGED) {
@@ -1014,7 +1196,11 @@ typedef struct row {
     pp_type type;
     size_t n;
     pp_algorithm algo;
-    const char *status; /* ok, FAILED, unsupported, error */
+    dataset data;       /* histograms only */
+    size_t nbins;       /* histograms only */
+    int has_ops;
+    uint64_t ops;       /* operator applications (algo_ops), where has_ops */
+    const char *status; /* ok, FAILED, unsupported, skipped, error */
     double median_ms, min_ms, bytes, gbps, copy_ms, copy_fraction, vs_auto;
     int repeats;
     char message[400];
@@ -1042,9 +1228,10 @@ static int show_vs_auto;
 
 static void print_header(void)
 {
-    printf("%-22s %-4s %10s %-7s %-18s %10s %10s %8s %6s", "primitive", "type", "n", "backend", "algorithm",
+    printf("%-22s %-4s %10s %-7s %-21s %10s %10s %8s %6s", "primitive", "type", "n", "backend", "algorithm",
            "median ms", "min ms", "GB/s", "copy");
     if (show_vs_auto) printf(" %8s", "t/t_auto");
+    printf(" %16s", "ops");
     printf("  %s\n", "check");
 }
 
@@ -1062,12 +1249,14 @@ static void print_ms(double x, int width)
 
 static void print_row(const row *r, const char *backend)
 {
-    printf("%-22s %-4s %10zu %-7s %-18s", r->label, pp_type_name(r->type), r->n, backend, pp_algorithm_name(r->algo));
+    printf("%-22s %-4s %10zu %-7s %-21s", r->label, pp_type_name(r->type), r->n, backend, pp_algorithm_name(r->algo));
     print_ms(r->median_ms, 10);
     print_ms(r->min_ms, 10);
     print_num(r->gbps, 8, 2);
     print_num(r->copy_fraction, 6, 2);
     if (show_vs_auto) print_num(r->vs_auto, 8, 2);
+    if (r->has_ops) printf(" %16" PRIu64, r->ops);
+    else printf(" %16s", "-");
     printf("  %s", r->status);
     if (r->message[0] && strcmp(r->status, "FAILED")) printf(" (%s)", r->message);
     printf("\n");
@@ -1098,6 +1287,11 @@ static int write_json(FILE *f, const char *path, pp_context *ctx, const config *
     json_string(f, "reduce n*s; scan 2*n*s; histogram n*s+nbins*8; select_if,unique n*s+k*s; "
                    "select_flagged n*s+n+k*s; partition_if 2*n*s; sort 2*n*s (+2*n*value_size); "
                    "copy_fraction = t(pp_copy of bytes/2) / t(primitive)");
+    fprintf(f, ",\n    \"ops_model\": ");
+    json_string(f, "operator applications of the textbook algorithm on one array of n, as the course notes "
+                   "count them: reduce n-1; scan sequential n-1, naive n(n-1)/2, hillis-steele-horn "
+                   "n*L-(2^L-1) with L=ceil(log2 n), blelloch(-padded) up-sweep plus down-sweep of the "
+                   "inclusive work-efficient scan (2n-log2(n)-2 for n a power of two); null elsewhere");
     fprintf(f, "},\n  \"rows\": [");
     for (size_t i = 0; i < nrows; i++) {
         const row *r = &rows[i];
@@ -1112,6 +1306,15 @@ static int write_json(FILE *f, const char *path, pp_context *ctx, const config *
         json_string(f, backend);
         fprintf(f, ", \"algorithm\": ");
         json_string(f, pp_algorithm_name(r->algo));
+        fprintf(f, ", \"data\": ");
+        if (r->v == V_HIST_EVEN || r->v == V_HIST_RANGE) json_string(f, DATASET_NAMES[r->data]);
+        else fputs("null", f);
+        fprintf(f, ", \"bins\": ");
+        if (r->v == V_HIST_EVEN || r->v == V_HIST_RANGE) fprintf(f, "%zu", r->nbins);
+        else fputs("null", f);
+        fprintf(f, ", \"ops\": ");
+        if (r->has_ops) fprintf(f, "%" PRIu64, r->ops);
+        else fputs("null", f);
         fprintf(f, ", \"status\": ");
         json_string(f, r->status);
         fprintf(f, ", \"median_ms\": ");
@@ -1179,6 +1382,9 @@ static void bench_case_all_algos(pp_context *ctx, const config *cfg, bench_case 
         r->type = c->type;
         r->n = c->n;
         r->algo = (pp_algorithm)a;
+        r->data = c->data;
+        r->nbins = c->nbins;
+        r->has_ops = algo_ops(c->v, r->algo, c->n, &r->ops);
         if (st != PP_SUCCESS) {
             r->status = st == PP_ERROR_UNSUPPORTED ? "unsupported" : "error";
             snprintf(r->message, sizeof r->message, "%s", pp_last_error(ctx));
@@ -1240,12 +1446,12 @@ static void bench_case_all_algos(pp_context *ctx, const config *cfg, bench_case 
 }
 
 /* Sets up one case, benchmarks it with every chosen algorithm, frees it. */
-static void bench_one(pp_context *ctx, const config *cfg, variant v, pp_type t, pp_op op, size_t n)
+static void bench_one(pp_context *ctx, const config *cfg, variant v, pp_type t, pp_op op, size_t n, dataset data)
 {
     const char *backend = pp_backend_name(pp_context_backend(ctx));
     bench_case c;
     pp_status st;
-    const char *err = case_setup(ctx, &c, v, t, op, n, cfg->seed, &st);
+    const char *err = case_setup(ctx, &c, v, t, op, n, data, cfg->bins, cfg->seed, &st);
     if (err) {
         row *r = new_row();
         if (r) {
@@ -1255,9 +1461,11 @@ static void bench_one(pp_context *ctx, const config *cfg, variant v, pp_type t, 
             r->op = op;
             r->type = t;
             r->n = n;
-            r->status = "error";
-            snprintf(r->message, sizeof r->message, "setup: %s", err);
-            report_failure(r, backend, r->message);
+            r->data = c.data;
+            r->nbins = c.nbins;
+            r->status = c.skipped ? "skipped" : "error";
+            snprintf(r->message, sizeof r->message, "%s%s", c.skipped ? "" : "setup: ", err);
+            if (!c.skipped) report_failure(r, backend, r->message);
             print_row(r, backend);
         } else {
             failures++;
@@ -1357,6 +1565,16 @@ static int cmd_bench(int argc, char **argv)
             cfg.sweep = 1;
         } else if (!strcmp(a, "--sweep-large") && !val) {
             cfg.sweep = cfg.sweep_large = 1;
+        } else if (!strcmp(a, "--bins")) {
+            NEEDS_VALUE();
+            size_t b;
+            if (!parse_size(val, &b) || b < 1 || b > MAX_BINS)
+                return usage_error("bad value '%s' for --bins (1 to 2^24)", val);
+            cfg.bins = b;
+        } else if (!strcmp(a, "--data")) {
+            NEEDS_VALUE();
+            if ((rc = parse_list(val, one_data, &cfg, "data set (rand, inc, const)"))) return rc;
+            show_data = 1;
         } else if (!strcmp(a, "--json")) {
             NEEDS_VALUE();
             cfg.json = val;
@@ -1379,6 +1597,7 @@ static int cmd_bench(int argc, char **argv)
     if (!any_type) cfg.types[PP_U32] = cfg.types[PP_F32] = 1;
     if (!any_op) cfg.ops[PP_SUM] = 1;
     if (!any_algo) cfg.algos[PP_ALGO_AUTO] = 1;
+    if (!cfg.ndatas) cfg.datas[cfg.ndatas++] = D_RAND;
     int nalgos = 0;
     for (int a = 0; a < PP_ALGO_COUNT; a++) nalgos += cfg.algos[a];
     show_vs_auto = nalgos > 1 && cfg.algos[PP_ALGO_AUTO];
@@ -1437,14 +1656,18 @@ static int cmd_bench(int argc, char **argv)
                     } else if (op != 0) {
                         break;
                     }
-                    bench_one(ctx, &cfg, (variant)v, (pp_type)t, (pp_op)op, n);
+                    if (v == V_HIST_EVEN || v == V_HIST_RANGE)
+                        for (int d = 0; d < cfg.ndatas; d++)
+                            bench_one(ctx, &cfg, (variant)v, (pp_type)t, (pp_op)op, n, (dataset)cfg.datas[d]);
+                    else
+                        bench_one(ctx, &cfg, (variant)v, (pp_type)t, (pp_op)op, n, D_RAND);
                 }
             }
         }
         for (int t = 0; t < PP_TYPE_COUNT; t++) {
             if (!cfg.types[t]) continue;
             for (int v = V_SORT_KEYS; v < V_COUNT; v++)
-                if (cfg.variants[v]) bench_one(ctx, &cfg, (variant)v, (pp_type)t, PP_SUM, n);
+                if (cfg.variants[v]) bench_one(ctx, &cfg, (variant)v, (pp_type)t, PP_SUM, n, D_RAND);
         }
         sort_ref_clear();
     }
@@ -1455,10 +1678,13 @@ static int cmd_bench(int argc, char **argv)
     copy_buffers_free(ctx);
     pp_destroy(ctx);
     size_t unsupported = 0;
+    size_t skipped = 0;
     for (size_t i = 0; i < nrows; i++) unsupported += !strcmp(rows[i].status, "unsupported");
+    for (size_t i = 0; i < nrows; i++) skipped += !strcmp(rows[i].status, "skipped");
     if (!cfg.quiet) {
         printf("\n%zu row%s in %.1f s", nrows, nrows == 1 ? "" : "s", elapsed);
         if (unsupported) printf(", %zu unsupported by this backend", unsupported);
+        if (skipped) printf(", %zu skipped (data set or bins do not fit the type)", skipped);
         if (failures) printf(", %d FAILED", failures);
         printf("\n");
     }

@@ -1,11 +1,14 @@
 /* Inputs of more than 2^31 elements (n = 2^31 + 2^20 + 7 one-byte
- * elements), on every backend present: pp_reduce SUM and MAX on u8 and i8,
- * an in-place inclusive SUM scan on i8 against the reference run on a host
- * copy, and an ascending u8 sort checked for order and for the 256 counts
- * of the input; then the same bytes as n / 2 u16 keys (more than 2^30 keys,
- * so a GPU radix sort must carry digit offsets across its 2^30-key
+ * elements), on every backend present and with every algorithm the backend
+ * accepts for the primitive (a study algorithm that refuses the size with
+ * PP_ERROR_UNSUPPORTED is skipped and counted): pp_reduce SUM and MAX on u8
+ * and i8, an in-place inclusive SUM scan on i8 against the reference run on
+ * a host copy, and an ascending u8 sort checked for order and for the 256
+ * counts of the input; then other bytes as n / 2 u16 keys (more than 2^30
+ * keys, so a GPU radix sort must carry digit offsets across its 2^30-key
  * portions), sorted ascending and checked for order and for the 65536
- * counts. About 2 x n bytes of memory plus the library's scratch. */
+ * counts. About 2 x n bytes of device memory plus the library's scratch,
+ * and 2 x n of host memory. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_common.h"
 
@@ -133,31 +136,128 @@ static void check_sorted16_chunk(const unsigned char *got, size_t off, size_t le
     }
 }
 
-/* The n bytes as n / 2 u16 keys (CHUNK is even, so chunks hold whole keys). */
-static void sort_u16(pp_context *ctx, void *dev, size_t n, uint64_t start, const char *bname)
+/* Runs call() once per algorithm the context accepts for prim (AUTO
+ * first); an algorithm other than AUTO that refuses the call with
+ * PP_ERROR_UNSUPPORTED (a study algorithm with a size cap) is skipped and
+ * counted. call returns the status of the primitive and checks the result
+ * itself; it is given the algorithm's name for messages. */
+typedef pp_status (*algo_call)(pp_context *ctx, const char *algo, void *arg);
+
+static void for_algorithms(pp_context *ctx, pp_primitive prim, algo_call call, void *arg)
 {
-    const size_t m = n / 2;
-    double t1 = now();
-    unsigned char *host = (unsigned char *)malloc(n);
-    uint64_t *counts = (uint64_t *)calloc(65536, sizeof(uint64_t));
-    TC_REQUIRE(host != NULL && counts != NULL, "cannot allocate %zu bytes of host memory", n);
-    fill(start, host, n);
-    for (size_t i = 0; i < m; i++) {
-        uint16_t v;
-        memcpy(&v, host + 2 * i, 2);
-        counts[v]++;
+    for (int a = 0; a < PP_ALGO_COUNT; a++) {
+        if (a != PP_ALGO_AUTO && pp_set_algorithm(ctx, prim, (pp_algorithm)a) != PP_SUCCESS) continue;
+        const char *name = pp_algorithm_name((pp_algorithm)a);
+        pp_status st = call(ctx, name, arg);
+        if (st == PP_ERROR_UNSUPPORTED && a != PP_ALGO_AUTO) {
+            printf("  %s %s: skipped (%s)\n", pp_primitive_name(prim), name, pp_last_error(ctx));
+            tc_skipped++;
+        } else if (st != PP_SUCCESS) {
+            pp_set_algorithm(ctx, prim, PP_ALGO_AUTO);
+            TC_FAIL("%s with algorithm %s returned %s: %s", pp_primitive_name(prim), name, pp_status_string(st),
+                    pp_last_error(ctx));
+        }
     }
-    TC_OK(pp_upload(ctx, dev, host, 2 * m));
-    free(host);
-    tc_case("%s prim=sort type=u16 order=ascending n=%zu", bname, m);
-    TC_OK(pp_sort(ctx, PP_U16, dev, m, PP_ASCENDING));
+    TC_OK(pp_set_algorithm(ctx, prim, PP_ALGO_AUTO));
+}
+
+/* ---- the checks, one call per algorithm ---- */
+
+typedef struct large_state {
+    const char *bname;
+    void *dev, *out;
+    size_t n;
+    uint64_t start;          /* generator of the input bytes */
+    const uint64_t *counts;  /* 256 counts of the input bytes */
+    const unsigned char *scanned; /* the reference's in-place i8 scan of the input */
+    unsigned char *staging;  /* n bytes of host memory for regenerating the input */
+    uint64_t usum;
+    int umax, imax;
+} large_state;
+
+static pp_status check_reduce(pp_context *ctx, const char *algo, void *arg)
+{
+    large_state *L = (large_state *)arg;
+    const pp_type types[4] = {PP_U8, PP_I8, PP_U8, PP_I8};
+    const pp_op ops[4] = {PP_SUM, PP_SUM, PP_MAX, PP_MAX};
+    const int want[4] = {(unsigned char)L->usum, (unsigned char)L->usum, L->umax, (unsigned char)(signed char)L->imax};
+    double t1 = now();
+    for (int k = 0; k < 4; k++) {
+        tc_case("%s prim=reduce algo=%s type=%s op=%s n=%zu", L->bname, algo, pp_type_name(types[k]),
+                pp_op_name(ops[k]), L->n);
+        pp_status st = pp_reduce(ctx, types[k], ops[k], L->dev, L->n, L->out);
+        if (st != PP_SUCCESS) return st;
+        unsigned char r = 0;
+        TC_OK(pp_download(ctx, &r, L->out, 1));
+        TC_REQUIRE(r == want[k], "%s %s with %s: got %d, expected %d", pp_type_name(types[k]), pp_op_name(ops[k]),
+                   algo, r, want[k]);
+    }
+    printf("  %s: reduce (%s) ok (%.1f s)\n", L->bname, algo, now() - t1);
+    return PP_SUCCESS;
+}
+
+static pp_status check_scan(pp_context *ctx, const char *algo, void *arg)
+{
+    large_state *L = (large_state *)arg;
+    double t1 = now();
+    fill(L->start, L->staging, L->n);
+    TC_OK(pp_upload(ctx, L->dev, L->staging, L->n));
+    tc_case("%s prim=scan algo=%s type=i8 op=sum kind=inclusive in-place n=%zu", L->bname, algo, L->n);
+    pp_status st = pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, L->dev, L->dev, L->n);
+    if (st != PP_SUCCESS) return st;
     double t2 = now();
-    sorted16_state s = {counts, 0, counts[0]};
-    for_chunks(ctx, (const unsigned char *)dev, 2 * m, check_sorted16_chunk, &s);
-    while (s.left == 0 && s.value < 65535) s.left = counts[++s.value];
+    for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_equal_chunk, (void *)L->scanned);
+    printf("  %s: scan (%s) ok (pp_scan %.1f s, all %.1f s)\n", L->bname, algo, t2 - t1, now() - t1);
+    return PP_SUCCESS;
+}
+
+static pp_status check_sort_u8(pp_context *ctx, const char *algo, void *arg)
+{
+    large_state *L = (large_state *)arg;
+    double t1 = now();
+    fill(L->start, L->staging, L->n);
+    TC_OK(pp_upload(ctx, L->dev, L->staging, L->n));
+    tc_case("%s prim=sort algo=%s type=u8 order=ascending n=%zu", L->bname, algo, L->n);
+    pp_status st = pp_sort(ctx, PP_U8, L->dev, L->n, PP_ASCENDING);
+    if (st != PP_SUCCESS) return st;
+    double t2 = now();
+    sorted_state s = {L->counts, 0, L->counts[0]};
+    for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_sorted_chunk, &s);
+    while (s.left == 0 && s.value < 255) s.left = L->counts[++s.value];
+    TC_REQUIRE(s.left == 0, "fewer elements of value %d than in the input", s.value);
+    printf("  %s: sort (%s) ok (pp_sort %.1f s, all %.1f s)\n", L->bname, algo, t2 - t1, now() - t1);
+    return PP_SUCCESS;
+}
+
+/* The n bytes (from start16) as n / 2 u16 keys (CHUNK is even, so chunks
+ * hold whole keys). */
+typedef struct sort16_state {
+    const char *bname;
+    void *dev;
+    size_t n;
+    uint64_t start16;
+    const uint64_t *counts16; /* 65536 */
+    unsigned char *staging;
+} sort16_state;
+
+static pp_status check_sort_u16(pp_context *ctx, const char *algo, void *arg)
+{
+    sort16_state *S = (sort16_state *)arg;
+    const size_t m = S->n / 2;
+    double t1 = now();
+    fill(S->start16, S->staging, 2 * m);
+    TC_OK(pp_upload(ctx, S->dev, S->staging, 2 * m));
+    tc_case("%s prim=sort algo=%s type=u16 order=ascending n=%zu", S->bname, algo, m);
+    pp_status st = pp_sort(ctx, PP_U16, S->dev, m, PP_ASCENDING);
+    if (st != PP_SUCCESS) return st;
+    double t2 = now();
+    sorted16_state s = {S->counts16, 0, S->counts16[0]};
+    for_chunks(ctx, (const unsigned char *)S->dev, 2 * m, check_sorted16_chunk, &s);
+    while (s.left == 0 && s.value < 65535) s.left = S->counts16[++s.value];
     TC_REQUIRE(s.left == 0, "fewer keys of value %u than in the input", s.value);
-    free(counts);
-    printf("  %s: u16 sort of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", bname, m, t2 - t1, now() - t1);
+    printf("  %s: u16 sort (%s) of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", S->bname, algo, m, t2 - t1,
+           now() - t1);
+    return PP_SUCCESS;
 }
 
 static void run_backend(pp_context *ctx, uint64_t start)
@@ -166,11 +266,13 @@ static void run_backend(pp_context *ctx, uint64_t start)
     const char *bname = pp_backend_name(pp_context_backend(ctx));
     double t0 = now();
     unsigned char *host = (unsigned char *)malloc(n);
-    TC_REQUIRE(host != NULL, "cannot allocate %zu bytes of host memory", n);
+    unsigned char *staging = (unsigned char *)malloc(n);
+    TC_REQUIRE(host != NULL && staging != NULL, "cannot allocate 2 x %zu bytes of host memory", n);
     void *dev = NULL;
     pp_status st = pp_malloc(ctx, &dev, n);
     if (st != PP_SUCCESS) {
         free(host);
+        free(staging);
         TC_FAIL("pp_malloc(%zu) on %s: %s", n, bname, pp_last_error(ctx));
     }
     fill(start, host, n);
@@ -182,71 +284,46 @@ static void run_backend(pp_context *ctx, uint64_t start)
     printf("  %s: n = %zu, data ready in %.1f s (generate %.1f s, count %.1f s, pp_upload %.1f s)\n", bname, n,
            now() - t0, tf - t0, tc - tf, now() - tc);
 
-    /* reduce: the answers from the counts */
-    double t1 = now();
-    uint64_t usum = 0;
-    int umax = 0, imax = -128;
+    /* reduce: the answers from the counts, and the reference agrees */
+    large_state L = {bname, dev, NULL, n, start, counts, NULL, staging, 0, 0, -128};
     for (int v = 0; v < 256; v++) {
-        usum += (uint64_t)v * counts[v];
+        L.usum += (uint64_t)v * counts[v];
         if (counts[v]) {
-            umax = v;
-            if ((int8_t)v > imax) imax = (int8_t)v;
+            L.umax = v;
+            if ((int8_t)v > L.imax) L.imax = (int8_t)v;
         }
     }
-    void *out = NULL;
-    TC_OK(pp_malloc(ctx, &out, 8));
-    unsigned char r = 0;
-    tc_case("%s prim=reduce type=u8 op=sum n=%zu", bname, n);
-    TC_OK(pp_reduce(ctx, PP_U8, PP_SUM, dev, n, out));
-    TC_OK(pp_download(ctx, &r, out, 1));
-    TC_REQUIRE(r == (unsigned char)usum, "u8 sum: got %d, expected %d", r, (int)(unsigned char)usum);
-    tc_case("%s prim=reduce type=i8 op=sum n=%zu", bname, n);
-    TC_OK(pp_reduce(ctx, PP_I8, PP_SUM, dev, n, out));
-    TC_OK(pp_download(ctx, &r, out, 1));
-    TC_REQUIRE(r == (unsigned char)usum, "i8 sum: got %d, expected %d", (int8_t)r, (int)(int8_t)(unsigned char)usum);
-    tc_case("%s prim=reduce type=u8 op=max n=%zu", bname, n);
-    TC_OK(pp_reduce(ctx, PP_U8, PP_MAX, dev, n, out));
-    TC_OK(pp_download(ctx, &r, out, 1));
-    TC_REQUIRE(r == umax, "u8 max: got %d, expected %d", r, umax);
-    tc_case("%s prim=reduce type=i8 op=max n=%zu", bname, n);
-    TC_OK(pp_reduce(ctx, PP_I8, PP_MAX, dev, n, out));
-    TC_OK(pp_download(ctx, &r, out, 1));
-    TC_REQUIRE((int8_t)r == imax, "i8 max: got %d, expected %d", (int8_t)r, imax);
-    /* and the reference agrees */
     unsigned char ref = 0;
     ref_reduce(PP_I8, PP_SUM, host, n, &ref);
-    TC_REQUIRE(ref == (unsigned char)usum, "the reference's i8 sum disagrees with the counts");
-    printf("  %s: reduce ok (%.1f s)\n", bname, now() - t1);
+    TC_REQUIRE(ref == (unsigned char)L.usum, "the reference's i8 sum disagrees with the counts");
+    TC_OK(pp_malloc(ctx, &L.out, 8));
+    for_algorithms(ctx, PP_PRIM_REDUCE, check_reduce, &L);
 
-    /* in-place inclusive scan on i8, against the reference on the host copy */
-    t1 = now();
-    tc_case("%s prim=scan type=i8 op=sum kind=inclusive in-place n=%zu", bname, n);
-    TC_OK(pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, dev, dev, n));
-    double t2 = now();
+    /* in-place inclusive scan on i8, against the reference's scan of a host copy */
     ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, host, host, n);
-    for_chunks(ctx, (const unsigned char *)dev, n, check_equal_chunk, host);
-    printf("  %s: scan ok (pp_scan %.1f s, all %.1f s)\n", bname, t2 - t1, now() - t1);
+    L.scanned = host;
+    for_algorithms(ctx, PP_PRIM_SCAN, check_scan, &L);
     free(host);
 
     /* sort u8 ascending: the input again, from the same generator */
-    t1 = now();
-    host = (unsigned char *)malloc(n);
-    TC_REQUIRE(host != NULL, "cannot allocate %zu bytes of host memory", n);
-    fill(start, host, n);
-    TC_OK(pp_upload(ctx, dev, host, n));
-    free(host);
-    tc_case("%s prim=sort type=u8 order=ascending n=%zu", bname, n);
-    TC_OK(pp_sort(ctx, PP_U8, dev, n, PP_ASCENDING));
-    t2 = now();
-    sorted_state s = {counts, 0, counts[0]};
-    for_chunks(ctx, (const unsigned char *)dev, n, check_sorted_chunk, &s);
-    while (s.left == 0 && s.value < 255) s.left = counts[++s.value];
-    TC_REQUIRE(s.left == 0, "fewer elements of value %d than in the input", s.value);
-    printf("  %s: sort ok (pp_sort %.1f s, all %.1f s)\n", bname, t2 - t1, now() - t1);
+    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u8, &L);
 
-    sort_u16(ctx, dev, n, start ^ 0x5a5a5a5a5a5a5a5aull, bname);
+    /* the bytes of another generator as u16 keys */
+    sort16_state S = {bname, dev, n, start ^ 0x5a5a5a5a5a5a5a5aull, NULL, staging};
+    uint64_t *counts16 = (uint64_t *)calloc(65536, sizeof(uint64_t));
+    TC_REQUIRE(counts16 != NULL, "cannot allocate the u16 counts");
+    fill(S.start16, staging, n);
+    for (size_t i = 0; i + 2 <= n; i += 2) {
+        uint16_t v;
+        memcpy(&v, staging + i, 2);
+        counts16[v]++;
+    }
+    S.counts16 = counts16;
+    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u16, &S);
+    free(counts16);
+    free(staging);
 
-    TC_OK(pp_free(ctx, out));
+    TC_OK(pp_free(ctx, L.out));
     TC_OK(pp_free(ctx, dev));
 }
 

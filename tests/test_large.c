@@ -163,17 +163,25 @@ static void for_algorithms(pp_context *ctx, pp_primitive prim, algo_call call, v
 
 /* ---- the checks, one call per algorithm ---- */
 
+/* input holds the bytes every scan and sort starts from (generated once per
+ * data set; each algorithm gets them uploaded again, since scan and sort
+ * work in place). */
 typedef struct large_state {
     const char *bname;
     void *dev, *out;
     size_t n;
-    uint64_t start;          /* generator of the input bytes */
-    const uint64_t *counts;  /* 256 counts of the input bytes */
-    const unsigned char *scanned; /* the reference's in-place i8 scan of the input */
-    unsigned char *staging;  /* n bytes of host memory for regenerating the input */
+    const unsigned char *input;   /* n bytes of host memory */
+    const uint64_t *counts;       /* 256 counts of the u8 input */
+    const uint64_t *counts16;     /* 65536 counts of the u16 input */
+    const unsigned char *scanned; /* the reference's i8 inclusive scan of the u8 input */
     uint64_t usum;
     int umax, imax;
 } large_state;
+
+static void upload_input(pp_context *ctx, const large_state *L)
+{
+    TC_OK(pp_upload(ctx, L->dev, L->input, L->n));
+}
 
 static pp_status check_reduce(pp_context *ctx, const char *algo, void *arg)
 {
@@ -200,8 +208,7 @@ static pp_status check_scan(pp_context *ctx, const char *algo, void *arg)
 {
     large_state *L = (large_state *)arg;
     double t1 = now();
-    fill(L->start, L->staging, L->n);
-    TC_OK(pp_upload(ctx, L->dev, L->staging, L->n));
+    upload_input(ctx, L);
     tc_case("%s prim=scan algo=%s type=i8 op=sum kind=inclusive in-place n=%zu", L->bname, algo, L->n);
     pp_status st = pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, L->dev, L->dev, L->n);
     if (st != PP_SUCCESS) return st;
@@ -215,8 +222,7 @@ static pp_status check_sort_u8(pp_context *ctx, const char *algo, void *arg)
 {
     large_state *L = (large_state *)arg;
     double t1 = now();
-    fill(L->start, L->staging, L->n);
-    TC_OK(pp_upload(ctx, L->dev, L->staging, L->n));
+    upload_input(ctx, L);
     tc_case("%s prim=sort algo=%s type=u8 order=ascending n=%zu", L->bname, algo, L->n);
     pp_status st = pp_sort(ctx, PP_U8, L->dev, L->n, PP_ASCENDING);
     if (st != PP_SUCCESS) return st;
@@ -229,33 +235,22 @@ static pp_status check_sort_u8(pp_context *ctx, const char *algo, void *arg)
     return PP_SUCCESS;
 }
 
-/* The n bytes (from start16) as n / 2 u16 keys (CHUNK is even, so chunks
- * hold whole keys). */
-typedef struct sort16_state {
-    const char *bname;
-    void *dev;
-    size_t n;
-    uint64_t start16;
-    const uint64_t *counts16; /* 65536 */
-    unsigned char *staging;
-} sort16_state;
-
+/* The input as n / 2 u16 keys (CHUNK is even, so chunks hold whole keys). */
 static pp_status check_sort_u16(pp_context *ctx, const char *algo, void *arg)
 {
-    sort16_state *S = (sort16_state *)arg;
-    const size_t m = S->n / 2;
+    large_state *L = (large_state *)arg;
+    const size_t m = L->n / 2;
     double t1 = now();
-    fill(S->start16, S->staging, 2 * m);
-    TC_OK(pp_upload(ctx, S->dev, S->staging, 2 * m));
-    tc_case("%s prim=sort algo=%s type=u16 order=ascending n=%zu", S->bname, algo, m);
-    pp_status st = pp_sort(ctx, PP_U16, S->dev, m, PP_ASCENDING);
+    upload_input(ctx, L);
+    tc_case("%s prim=sort algo=%s type=u16 order=ascending n=%zu", L->bname, algo, m);
+    pp_status st = pp_sort(ctx, PP_U16, L->dev, m, PP_ASCENDING);
     if (st != PP_SUCCESS) return st;
     double t2 = now();
-    sorted16_state s = {S->counts16, 0, S->counts16[0]};
-    for_chunks(ctx, (const unsigned char *)S->dev, 2 * m, check_sorted16_chunk, &s);
-    while (s.left == 0 && s.value < 65535) s.left = S->counts16[++s.value];
+    sorted16_state s = {L->counts16, 0, L->counts16[0]};
+    for_chunks(ctx, (const unsigned char *)L->dev, 2 * m, check_sorted16_chunk, &s);
+    while (s.left == 0 && s.value < 65535) s.left = L->counts16[++s.value];
     TC_REQUIRE(s.left == 0, "fewer keys of value %u than in the input", s.value);
-    printf("  %s: u16 sort (%s) of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", S->bname, algo, m, t2 - t1,
+    printf("  %s: u16 sort (%s) of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", L->bname, algo, m, t2 - t1,
            now() - t1);
     return PP_SUCCESS;
 }
@@ -265,27 +260,27 @@ static void run_backend(pp_context *ctx, uint64_t start)
     const size_t n = LARGE_N;
     const char *bname = pp_backend_name(pp_context_backend(ctx));
     double t0 = now();
-    unsigned char *host = (unsigned char *)malloc(n);
-    unsigned char *staging = (unsigned char *)malloc(n);
-    TC_REQUIRE(host != NULL && staging != NULL, "cannot allocate 2 x %zu bytes of host memory", n);
+    unsigned char *input = (unsigned char *)malloc(n);
+    unsigned char *scanned = (unsigned char *)malloc(n);
+    TC_REQUIRE(input != NULL && scanned != NULL, "cannot allocate 2 x %zu bytes of host memory", n);
     void *dev = NULL;
     pp_status st = pp_malloc(ctx, &dev, n);
     if (st != PP_SUCCESS) {
-        free(host);
-        free(staging);
+        free(input);
+        free(scanned);
         TC_FAIL("pp_malloc(%zu) on %s: %s", n, bname, pp_last_error(ctx));
     }
-    fill(start, host, n);
+    fill(start, input, n);
     double tf = now();
     uint64_t counts[256];
-    count_bytes(host, n, counts);
+    count_bytes(input, n, counts);
     double tc = now();
-    TC_OK(pp_upload(ctx, dev, host, n));
+    large_state L = {bname, dev, NULL, n, input, counts, NULL, NULL, 0, 0, -128};
+    upload_input(ctx, &L);
     printf("  %s: n = %zu, data ready in %.1f s (generate %.1f s, count %.1f s, pp_upload %.1f s)\n", bname, n,
            now() - t0, tf - t0, tc - tf, now() - tc);
 
     /* reduce: the answers from the counts, and the reference agrees */
-    large_state L = {bname, dev, NULL, n, start, counts, NULL, staging, 0, 0, -128};
     for (int v = 0; v < 256; v++) {
         L.usum += (uint64_t)v * counts[v];
         if (counts[v]) {
@@ -294,34 +289,34 @@ static void run_backend(pp_context *ctx, uint64_t start)
         }
     }
     unsigned char ref = 0;
-    ref_reduce(PP_I8, PP_SUM, host, n, &ref);
+    ref_reduce(PP_I8, PP_SUM, input, n, &ref);
     TC_REQUIRE(ref == (unsigned char)L.usum, "the reference's i8 sum disagrees with the counts");
     TC_OK(pp_malloc(ctx, &L.out, 8));
     for_algorithms(ctx, PP_PRIM_REDUCE, check_reduce, &L);
 
-    /* in-place inclusive scan on i8, against the reference's scan of a host copy */
-    ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, host, host, n);
-    L.scanned = host;
+    /* in-place inclusive scan on i8, against the reference's scan */
+    ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, input, scanned, n);
+    L.scanned = scanned;
     for_algorithms(ctx, PP_PRIM_SCAN, check_scan, &L);
-    free(host);
+    free(scanned);
+    L.scanned = NULL;
 
-    /* sort u8 ascending: the input again, from the same generator */
+    /* sort u8 ascending */
     for_algorithms(ctx, PP_PRIM_SORT, check_sort_u8, &L);
 
     /* the bytes of another generator as u16 keys */
-    sort16_state S = {bname, dev, n, start ^ 0x5a5a5a5a5a5a5a5aull, NULL, staging};
     uint64_t *counts16 = (uint64_t *)calloc(65536, sizeof(uint64_t));
     TC_REQUIRE(counts16 != NULL, "cannot allocate the u16 counts");
-    fill(S.start16, staging, n);
+    fill(start ^ 0x5a5a5a5a5a5a5a5aull, input, n);
     for (size_t i = 0; i + 2 <= n; i += 2) {
         uint16_t v;
-        memcpy(&v, staging + i, 2);
+        memcpy(&v, input + i, 2);
         counts16[v]++;
     }
-    S.counts16 = counts16;
-    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u16, &S);
+    L.counts16 = counts16;
+    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u16, &L);
     free(counts16);
-    free(staging);
+    free(input);
 
     TC_OK(pp_free(ctx, L.out));
     TC_OK(pp_free(ctx, dev));

@@ -1,0 +1,66 @@
+/* Device-level building blocks of the cpu backend: work split into fixed
+ * tiles that threads claim one at a time from a shared counter, and a
+ * chained scan of per-tile values (a decoupled look-back) in which no
+ * thread ever waits for another.
+ *
+ * Why: a library is rarely alone on a machine. Work cut into one part per
+ * thread, or rounds separated by barriers, runs at the pace of the slowest
+ * thread, and a thread the OS has descheduled is very slow. Here a thread
+ * that is descheduled holds at most one tile, and the others go on: when a
+ * look-back finds a tile whose value is not yet published, it computes that
+ * value itself from the tile's input (values are pure functions of the
+ * input), publishes it, and moves on. The only remaining wait is the join at
+ * the end of the OpenMP region.
+ *
+ * Values are the bits of one element (at most 8 bytes) in a uint64_t.
+ * Tile t's prefix is the left fold id op v(0) op ... op v(t-1), whoever
+ * computes it: a look-back starts from the nearest published inclusive
+ * prefix and folds forward, which gives the same bits as the sequential
+ * fold. So float results depend on the tile size alone, never on the
+ * thread count or the timing. */
+#ifndef PP_CPU_TILES_H
+#define PP_CPU_TILES_H
+
+#include "cpu_internal.h"
+
+/* Values are `width` words (1 for an element or a count, 256 for a
+ * radix sort's digit counts). */
+#define PP_CPU_CHAIN_MAX_WIDTH 256
+
+/* The tile's value from the tile's input (a pure function of it). */
+typedef void (*pp_cpu_tile_value_fn)(const void *job, size_t tile, uint64_t *value);
+/* acc = acc op b. */
+typedef void (*pp_cpu_combine_fn)(const void *job, uint64_t *acc, const uint64_t *b);
+/* The tile's work, given the fold of the values of the tiles before it and
+ * the tile's own value. */
+typedef void (*pp_cpu_tile_body_fn)(const void *job, size_t tile, const uint64_t *prefix, const uint64_t *value);
+
+typedef struct pp_cpu_chain_spec {
+    size_t ntiles;
+    size_t width;             /* words per value, 1 .. PP_CPU_CHAIN_MAX_WIDTH */
+    const uint64_t *identity; /* width words */
+    pp_cpu_tile_value_fn value;
+    pp_cpu_combine_fn combine;
+    pp_cpu_tile_body_fn body;
+    const void *job;
+} pp_cpu_chain_spec;
+
+/* Scratch bytes pp_cpu_chain needs. */
+size_t pp_cpu_chain_scratch_bytes(size_t ntiles, size_t width);
+
+/* Runs spec->body on every tile on up to nt threads, tiles claimed in
+ * increasing order, each body given its exclusive prefix. scratch:
+ * pp_cpu_chain_scratch_bytes bytes, 64-byte aligned. A body may overwrite
+ * its own tile's input (in-place scans): a look-back that reads an input to
+ * compute a missing value discards what it read if the owner published the
+ * value meanwhile, and owners write only after publishing. total (width
+ * words, or NULL) receives the fold of every tile's value. */
+void pp_cpu_chain(const pp_cpu_chain_spec *spec, int nt, void *scratch, uint64_t *total);
+
+/* Runs fn(job, tile, thread) for every tile in [0, ntiles) on up to nt
+ * threads that claim tiles one at a time (thread: 0 .. nt-1, for private
+ * state). Returns the number of threads that took part. */
+typedef void (*pp_cpu_tile_fn)(const void *job, size_t tile, int thread);
+int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
+
+#endif

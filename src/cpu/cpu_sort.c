@@ -15,7 +15,7 @@
  * (counting sort), with no scratch array.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  */
-#include "cpu_internal.h"
+#include "cpu_tiles.h"
 
 #include <omp.h>
 #if defined(__SSE2__)
@@ -142,125 +142,33 @@ static inline void pp_stream_fence(void)
         }                                                                                           \
     }                                                                                               \
                                                                                                     \
-    /* Keys of 8 bits without values: count, then rewrite the runs.          \
-     * h: nt x RADIX counts, then RADIX run starts. */                                              \
-    static void counting_sort_##S(T *keys, size_t n, U mask, int nt, size_t *h)                     \
+    /* Keys of 8 bits without values: the keys of digit d are all one value. */                 \
+    static void fill_digit_##S(void *keys_, size_t b, size_t e, size_t d, uint64_t mask_)         \
     {                                                                                               \
-        size_t *start = h + (size_t)nt * RADIX;                                                     \
-        _Pragma("omp parallel num_threads(nt)")                                                     \
-        {                                                                                           \
-            size_t t = (size_t)omp_get_thread_num(), b, e;                                          \
-            pp_cpu_part(n, (size_t)nt, t, &b, &e);                                                  \
-            count_digits_##S(keys, b, e, mask, 1, h + t * RADIX);                                   \
-            _Pragma("omp barrier")                                                                  \
-            _Pragma("omp single")                                                                   \
-            {                                                                                       \
-                size_t run = 0;                                                                     \
-                for (size_t d = 0; d < RADIX; d++) {                                                \
-                    start[d] = run;                                                                 \
-                    for (size_t u = 0; u < (size_t)nt; u++) run += h[u * RADIX + d];               \
-                }                                                                                   \
-            }                                                                                       \
-            _Pragma("omp for schedule(dynamic, 16)")                                                \
-            for (size_t v = 0; v < RADIX; v++) {                                                    \
-                U bits = (U)v;                                                                      \
-                T x;                                                                                \
-                memcpy(&x, &bits, sizeof x);                                                        \
-                size_t d = (size_t)(U)(rkey_##S(x) ^ mask);                                         \
-                size_t end = d + 1 < RADIX ? start[d + 1] : n;                                      \
-                for (size_t i = start[d]; i < end; i++) keys[i] = x;                                \
-            }                                                                                       \
+        T x = 0;                                                                                    \
+        for (unsigned v = 0; v < RADIX; v++) { /* the 8-bit key whose radix digit is d */           \
+            U ub = (U)v;                                                                            \
+            memcpy(&x, &ub, sizeof x);                                                              \
+            if ((size_t)(U)(rkey_##S(x) ^ (U)mask_) == d) break;                                    \
         }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    static pp_status sort_##S(pp_context *ctx, void *keys_, void *vals, size_t vsize, size_t n,     \
-                              pp_order order)                                                       \
-    {                                                                                               \
         T *keys = (T *)keys_;                                                                       \
-        const U mask = order == PP_DESCENDING ? (U) ~(U)0 : 0;                                      \
-        const unsigned npass = (unsigned)sizeof(T);                                                 \
-        int nt = pp_cpu_sequential(ctx, PP_PRIM_SORT) ? 1 : pp_cpu_threads_for(ctx, n, 1 << 16);   \
-        if (sizeof(T) == 1 && !vals && K_IS_INT_##K) {                                              \
-            size_t *h = (size_t *)pp_cpu_scratch(ctx, ((size_t)nt + 1) * RADIX * sizeof(size_t), "pp_sort"); \
-            if (!h) return PP_ERROR_OUT_OF_MEMORY;                                                  \
-            counting_sort_##S(keys, n, mask, nt, h);                                                \
-            return PP_SUCCESS;                                                                      \
-        }                                                                                           \
-        /* Scratch: keys, values, all-digit counts and per-pass counts. */                          \
-        if (n > (SIZE_MAX / 2) / (sizeof(T) + (vals ? vsize : 0)))                                  \
-            return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_sort: n = %zu is too large", n);        \
-        size_t kbytes = (n * sizeof(T) + 63) / 64 * 64;                                             \
-        size_t vbytes = vals ? (n * vsize + 63) / 64 * 64 : 0;                                      \
-        size_t hcount = (size_t)nt * npass * RADIX + (size_t)nt * RADIX + npass;                    \
-        size_t hbytes = (hcount * sizeof(size_t) + 63) / 64 * 64;                                   \
-        size_t wcbytes = WC_BYTES(sizeof(T));                                                       \
-        char *scr = (char *)pp_cpu_scratch(ctx, kbytes + vbytes + hbytes + (size_t)nt * wcbytes,    \
-                                           vals ? "pp_sort_pairs" : "pp_sort");                     \
-        if (!scr) return PP_ERROR_OUT_OF_MEMORY;                                                    \
-        T *tmpk = (T *)scr;                                                                         \
-        void *tmpv = vals ? scr + kbytes : NULL;                                                    \
-        size_t *hall = (size_t *)(scr + kbytes + vbytes); /* nt x npass x RADIX */                  \
-        size_t *hp = hall + (size_t)nt * npass * RADIX;  /* nt x RADIX */                           \
-        size_t *skip = hp + (size_t)nt * RADIX;            /* npass flags, shared */                \
-        char *wcall = scr + kbytes + vbytes + hbytes;      /* nt x wcbytes */                       \
-        _Pragma("omp parallel num_threads(nt)")                                                     \
-        {                                                                                           \
-            const size_t t = (size_t)omp_get_thread_num();                                          \
-            size_t b, e;                                                                            \
-            pp_cpu_part(n, (size_t)nt, t, &b, &e);                                                  \
-            count_digits_##S(keys, b, e, mask, npass, hall + t * npass * RADIX);                    \
-            _Pragma("omp barrier")                                                                  \
-            _Pragma("omp single")                                                                   \
-            for (unsigned p = 0; p < npass; p++) {                                                  \
-                skip[p] = 0;                                                                        \
-                for (size_t d = 0; d < RADIX; d++) {                                                \
-                    size_t c = 0;                                                                   \
-                    for (size_t u = 0; u < (size_t)nt; u++) c += hall[(u * npass + p) * RADIX + d]; \
-                    if (c == n) skip[p] = 1;                                                        \
-                }                                                                                   \
-            }                                                                                       \
-            /* (implicit barrier after single) */                                                   \
-            const T *src = keys;                                                                    \
-            T *dst = tmpk;                                                                          \
-            const void *vsrc = vals;                                                                \
-            void *vdst = tmpv;                                                                      \
-            int first = 1;                                                                          \
-            for (unsigned p = 0; p < npass; p++) {                                                  \
-                if (skip[p]) continue;                                                              \
-                const size_t *cnt; /* counts of this pass, thread u at cnt[u * stride + d] */       \
-                size_t stride;                                                                      \
-                if (first) {                                                                        \
-                    cnt = hall + p * RADIX;                                                         \
-                    stride = (size_t)npass * RADIX;                                                 \
-                } else {                                                                            \
-                    count_digits_##S##_at(src, b, e, mask, 8 * p, hp + t * RADIX);                  \
-                    _Pragma("omp barrier")                                                          \
-                    cnt = hp;                                                                       \
-                    stride = RADIX;                                                                 \
-                }                                                                                   \
-                size_t off[RADIX], run = 0;                                                         \
-                for (size_t d = 0; d < RADIX; d++) {                                                \
-                    for (size_t u = 0; u < (size_t)nt; u++) {                                       \
-                        if (u == t) off[d] = run;                                                   \
-                        run += cnt[u * stride + d];                                                 \
-                    }                                                                               \
-                }                                                                                   \
-                scatter_##S(src, dst, vsrc, vdst, vsize, b, e, 8 * p, mask, off, wcall + t * wcbytes); \
-                _Pragma("omp barrier")                                                              \
-                const T *ts = src;                                                                  \
-                src = dst;                                                                          \
-                dst = (T *)ts;                                                                      \
-                const void *tv = vsrc;                                                              \
-                vsrc = vdst;                                                                        \
-                vdst = (void *)tv;                                                                  \
-                first = 0;                                                                          \
-            }                                                                                       \
-            if (src != keys) {                                                                      \
-                memcpy(keys + b, src + b, (e - b) * sizeof(T));                                     \
-                if (vals) memcpy((char *)vals + b * vsize, (const char *)vsrc + b * vsize, (e - b) * vsize); \
-            }                                                                                       \
-        }                                                                                           \
-        return PP_SUCCESS;                                                                          \
+        for (size_t i = b; i < e; i++) keys[i] = x;                                                 \
+    }                                                                                               \
+    static void count_all_##S(const void *k, size_t b, size_t e, uint64_t mask, unsigned npass,     \
+                              size_t *h)                                                            \
+    {                                                                                               \
+        count_digits_##S((const T *)k, b, e, (U)mask, npass, h);                                    \
+    }                                                                                               \
+    static void count_at_##S(const void *k, size_t b, size_t e, uint64_t mask, unsigned shift,      \
+                             size_t *h)                                                             \
+    {                                                                                               \
+        count_digits_##S##_at((const T *)k, b, e, (U)mask, shift, h);                               \
+    }                                                                                               \
+    static void scatter_any_##S(const void *ks, void *kd, const void *vs, void *vd, size_t vsize,   \
+                                size_t b, size_t e, unsigned shift, uint64_t mask, const size_t *off, \
+                                void *wc)                                                           \
+    {                                                                                               \
+        scatter_##S((const T *)ks, (T *)kd, vs, vd, vsize, b, e, shift, (U)mask, off, wc);          \
     }
 
 #define K_IS_INT_SINT 1
@@ -279,12 +187,184 @@ static inline void pp_stream_fence(void)
 PP_FOR_EACH_TYPE(DEF_KEY_AND_COUNT)
 PP_FOR_EACH_TYPE(DEF_SORT)
 
-typedef pp_status (*sort_fn)(pp_context *, void *, void *, size_t, size_t, pp_order);
-#define SORT_ENTRY(E, T, S, K, U, W) [E] = sort_##S,
-static const sort_fn sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
+typedef struct sort_kernels {
+    size_t size;
+    int counting; /* 8-bit integer keys: a counting sort when there are no values */
+    void (*count_all)(const void *k, size_t b, size_t e, uint64_t mask, unsigned npass, size_t *h);
+    void (*count_at)(const void *k, size_t b, size_t e, uint64_t mask, unsigned shift, size_t *h);
+    void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
+                    unsigned shift, uint64_t mask, const size_t *off, void *wc);
+    void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
+} sort_kernels;
+#define SORT_ENTRY(E, T, S, K, U, W) \
+    [E] = {sizeof(T), K_IS_INT_##K, count_all_##S, count_at_##S, scatter_any_##S, fill_digit_##S},
+static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
-pp_status pp_cpu_sort(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
+#define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
+
+typedef struct sort_job {
+    const sort_kernels *k;
+    size_t n, vsize;
+    uint64_t mask;
+    unsigned npass, shift;
+    size_t *priv;          /* count sweep: npass x RADIX counts per thread */
+    const size_t *start;   /* this pass: keys of smaller digits, per digit */
+    const char *src;
+    char *dst;
+    const char *vsrc;
+    char *vdst;
+    char *wc;              /* write-combining buffers, wcbytes per thread */
+    size_t wcbytes;
+    int nt;
+} sort_job;
+
+static void sort_tile_range(const sort_job *j, size_t t, size_t *b, size_t *e)
+{
+    *b = t * SORT_TILE;
+    *e = j->n - *b < SORT_TILE ? j->n : *b + SORT_TILE;
+}
+
+static void sweep_tile(const void *job, size_t t, int thread)
+{
+    const sort_job *j = (const sort_job *)job;
+    size_t b, e, h[8 * RADIX];
+    sort_tile_range(j, t, &b, &e);
+    j->k->count_all(j->src, b, e, j->mask, j->npass, h);
+    size_t *mine = j->priv + (size_t)thread * j->npass * RADIX;
+    for (size_t i = 0; i < (size_t)j->npass * RADIX; i++) mine[i] += h[i];
+}
+
+static void pass_counts(const void *job, size_t t, uint64_t *value)
+{
+    const sort_job *j = (const sort_job *)job;
+    size_t b, e, h[RADIX];
+    sort_tile_range(j, t, &b, &e);
+    j->k->count_at(j->src, b, e, j->mask, j->shift, h);
+    for (size_t d = 0; d < RADIX; d++) value[d] = h[d];
+}
+
+static void add_counts(const void *job, uint64_t *acc, const uint64_t *b)
+{
+    (void)job;
+    for (size_t d = 0; d < RADIX; d++) acc[d] += b[d];
+}
+
+static void pass_scatter(const void *job, size_t t, const uint64_t *before, const uint64_t *mine)
+{
+    (void)mine;
+    const sort_job *j = (const sort_job *)job;
+    size_t b, e, off[RADIX];
+    sort_tile_range(j, t, &b, &e);
+    for (size_t d = 0; d < RADIX; d++) off[d] = j->start[d] + (size_t)before[d];
+    j->k->scatter(j->src, j->dst, j->vsrc, j->vdst, j->vsize, b, e, j->shift, j->mask, off,
+                  j->wc + (size_t)omp_get_thread_num() * j->wcbytes);
+}
+
+/* Counting sort: the runs of each digit, a digit claimed at a time. */
+static void fill_run(const void *job, size_t d, int thread)
+{
+    (void)thread;
+    const sort_job *j = (const sort_job *)job;
+    size_t end = d + 1 < RADIX ? j->start[d + 1] : j->n;
+    j->k->fill_digit(j->dst, j->start[d], end, d, j->mask);
+}
+
+static void copy_tile(const void *job, size_t t, int thread)
+{
+    (void)thread;
+    const sort_job *j = (const sort_job *)job;
+    size_t b, e;
+    sort_tile_range(j, t, &b, &e);
+    memcpy(j->dst + b * j->k->size, j->src + b * j->k->size, (e - b) * j->k->size);
+    if (j->vsrc) memcpy(j->vdst + b * j->vsize, j->vsrc + b * j->vsize, (e - b) * j->vsize);
+}
+
+/* PP_ALGO_AUTO (see the top of the file): a count sweep of every digit over
+ * tiles claimed one at a time; then per pass one region in which each
+ * thread claims a tile, counts its digits, gets the counts of every tile
+ * before it from the look-back (cpu_tiles.h: no thread waits for another)
+ * and scatters the tile from there. Only the passes themselves are
+ * ordered (a pass reads what the one before wrote). */
+pp_status pp_cpu_sort(pp_context *ctx, pp_type type, void *keys, void *vals, size_t vsize, size_t n,
                       pp_order order)
 {
-    return sort_table[type](ctx, keys, values, value_size, n, order);
+    const sort_kernels *k = &sort_table[type];
+    const char *fn = vals ? "pp_sort_pairs" : "pp_sort";
+    const unsigned npass = (unsigned)k->size;
+    const uint64_t mask = order == PP_DESCENDING ? ~(uint64_t)0 : 0;
+    const int nt = pp_cpu_sequential(ctx, PP_PRIM_SORT) ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE);
+    const size_t ntiles = (n + SORT_TILE - 1) / SORT_TILE;
+    if (!vals) vsize = 0;
+    if (n > (SIZE_MAX / 4) / (k->size + vsize))
+        return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
+    /* Scratch: keys, values, per-thread sweep counts, digit starts, the
+     * write-combining buffers and the look-back's state. */
+    const int counting = k->counting && k->size == 1 && !vals;
+    const size_t kbytes = counting ? 0 : (n * k->size + 63) / 64 * 64;
+    const size_t vbytes = (n * vsize + 63) / 64 * 64;
+    const size_t hbytes = ((size_t)nt * npass * RADIX + npass * RADIX) * sizeof(size_t);
+    const size_t wcbytes = WC_BYTES(k->size);
+    const size_t cbytes = counting ? 0 : pp_cpu_chain_scratch_bytes(ntiles, RADIX);
+    char *scr = (char *)pp_cpu_scratch(ctx, kbytes + vbytes + hbytes + (size_t)nt * wcbytes + cbytes, fn);
+    if (!scr) return PP_ERROR_OUT_OF_MEMORY;
+    sort_job j;
+    memset(&j, 0, sizeof j);
+    j.k = k;
+    j.n = n;
+    j.vsize = vsize;
+    j.mask = mask;
+    j.npass = counting ? 1 : npass;
+    j.priv = (size_t *)(scr + kbytes + vbytes);
+    size_t *start = j.priv + (size_t)nt * npass * RADIX; /* npass x RADIX */
+    j.wc = scr + kbytes + vbytes + hbytes;
+    j.wcbytes = wcbytes;
+    void *chain = j.wc + (size_t)nt * wcbytes;
+    j.nt = nt;
+
+    /* The count sweep: every digit of every key, per thread, then added. */
+    j.src = (const char *)keys;
+    memset(j.priv, 0, (size_t)nt * j.npass * RADIX * sizeof(size_t));
+    const int used = pp_cpu_for_tiles(nt, ntiles, sweep_tile, &j);
+    int skip[8];
+    for (unsigned p = 0; p < j.npass; p++) {
+        size_t run = 0;
+        skip[p] = 0;
+        for (size_t d = 0; d < RADIX; d++) {
+            size_t c = 0;
+            for (int u = 0; u < used; u++) c += j.priv[((size_t)u * j.npass + p) * RADIX + d];
+            if (c == n) skip[p] = 1; /* one digit for every key: the pass changes nothing */
+            start[p * RADIX + d] = run;
+            run += c;
+        }
+    }
+    if (counting) {
+        j.start = start;
+        j.dst = (char *)keys;
+        pp_cpu_for_tiles(nt, RADIX, fill_run, &j);
+        return PP_SUCCESS;
+    }
+
+    j.src = (const char *)keys;
+    j.dst = scr;
+    j.vsrc = (const char *)vals;
+    j.vdst = vals ? scr + kbytes : NULL;
+    const uint64_t zero[RADIX] = {0};
+    for (unsigned p = 0; p < npass; p++) {
+        if (skip[p]) continue;
+        j.shift = 8 * p;
+        j.start = start + p * RADIX;
+        pp_cpu_chain_spec spec = {ntiles, RADIX, zero, pass_counts, add_counts, pass_scatter, &j};
+        pp_cpu_chain(&spec, nt, chain, NULL);
+        const char *ts = j.src, *tv = j.vsrc;
+        j.src = j.dst;
+        j.dst = (char *)ts;
+        j.vsrc = j.vdst;
+        j.vdst = (char *)tv;
+    }
+    if (j.src != (const char *)keys) { /* an odd number of passes: copy back */
+        j.dst = (char *)keys;
+        j.vdst = (char *)vals;
+        pp_cpu_for_tiles(nt, ntiles, copy_tile, &j);
+    }
+    return PP_SUCCESS;
 }

@@ -40,6 +40,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 #define ADAPTIVE_RUNS 10
@@ -301,6 +306,7 @@ typedef struct config {
     size_t bins;       /* --bins: 0 = the defaults HIST_EVEN_BINS, HIST_RANGE_BINS */
     int datas[D_COUNT];/* --data: histogram data sets, in the order given */
     int ndatas;
+    int load;          /* --load N: also time each row beside N busy processes */
 } config;
 
 static int usage_error(const char *fmt, ...)
@@ -369,6 +375,10 @@ static void bench_help(void)
         "  --budget S       seconds of timed runs per row when adaptive (default 0.5)\n"
         "  --warmup W       untimed runs before timing (default 1; a check run that took\n"
         "                   over 0.2 s counts as the warm-up)\n"
+        "  --load N         also time every row beside N busy processes (one spinning\n"
+        "                   loop each, started before and killed after the row's loaded\n"
+        "                   runs): columns 'loaded ms' and 'x idle' (loaded median / idle\n"
+        "                   median); shows how a primitive shares the cores\n"
         "  --seed X         seed of the random input (default 1)\n"
         "  --json FILE      also write {\"header\": {...}, \"rows\": [...]} to FILE\n"
         "  -q, --quiet      print only the table\n"
@@ -1123,6 +1133,39 @@ static pp_status time_runs(pp_context *ctx, const config *cfg, run_fn fn, void *
     return PP_SUCCESS;
 }
 
+/* --load: busy processes (one spinning loop each) that share the cores
+ * with the timed runs, started before and killed after each loaded timing. */
+#define LOAD_MAX 64
+static pid_t load_pids[LOAD_MAX];
+static int load_running;
+
+static void load_stop(void)
+{
+    for (int i = 0; i < load_running; i++) kill(load_pids[i], SIGKILL);
+    for (int i = 0; i < load_running; i++) waitpid(load_pids[i], NULL, 0);
+    load_running = 0;
+}
+
+static int load_start(int n)
+{
+    fflush(NULL);
+    for (int i = 0; i < n; i++) {
+        pid_t p = fork();
+        if (p < 0) {
+            load_stop();
+            return -1;
+        }
+        if (p == 0) {
+            volatile uint64_t x = 0;
+            for (;;) x = x * 6364136223846793005ull + 1;
+        }
+        load_pids[load_running++] = p;
+    }
+    struct timespec ts = {0, 50 * 1000 * 1000}; /* let the scheduler spread them */
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
 static pp_status case_run_fn(pp_context *ctx, void *arg, double *sec)
 {
     return case_run(ctx, (bench_case *)arg, sec);
@@ -1202,6 +1245,7 @@ typedef struct row {
     uint64_t ops;       /* operator applications (algo_ops), where has_ops */
     const char *status; /* ok, FAILED, unsupported, skipped, error */
     double median_ms, min_ms, bytes, gbps, copy_ms, copy_fraction, vs_auto;
+    double loaded_ms, loaded_ratio; /* --load: median beside the busy processes, and / median_ms */
     int repeats;
     char message[400];
 } row;
@@ -1221,16 +1265,19 @@ static row *new_row(void)
     row *r = &rows[nrows++];
     memset(r, 0, sizeof *r);
     r->median_ms = r->min_ms = r->gbps = r->copy_ms = r->copy_fraction = r->vs_auto = -1;
+    r->loaded_ms = r->loaded_ratio = -1;
     return r;
 }
 
 static int show_vs_auto;
+static int show_load;
 
 static void print_header(void)
 {
     printf("%-22s %-4s %10s %-7s %-21s %10s %10s %8s %6s", "primitive", "type", "n", "backend", "algorithm",
            "median ms", "min ms", "GB/s", "copy");
     if (show_vs_auto) printf(" %8s", "t/t_auto");
+    if (show_load) printf(" %10s %7s", "loaded ms", "x idle");
     printf(" %16s", "ops");
     printf("  %s\n", "check");
 }
@@ -1255,6 +1302,10 @@ static void print_row(const row *r, const char *backend)
     print_num(r->gbps, 8, 2);
     print_num(r->copy_fraction, 6, 2);
     if (show_vs_auto) print_num(r->vs_auto, 8, 2);
+    if (show_load) {
+        print_ms(r->loaded_ms, 10);
+        print_num(r->loaded_ratio, 7, 2);
+    }
     if (r->has_ops) printf(" %16" PRIu64, r->ops);
     else printf(" %16s", "-");
     printf("  %s", r->status);
@@ -1330,6 +1381,10 @@ static int write_json(FILE *f, const char *path, pp_context *ctx, const config *
         json_number(f, r->copy_ms);
         fprintf(f, ", \"copy_fraction\": ");
         json_number(f, r->copy_fraction);
+        fprintf(f, ", \"loaded_ms\": ");
+        json_number(f, r->loaded_ms);
+        fprintf(f, ", \"loaded_over_idle\": ");
+        json_number(f, r->loaded_ratio);
         fprintf(f, ", \"ratio_to_auto\": ");
         json_number(f, r->vs_auto);
         fprintf(f, ", \"message\": ");
@@ -1437,6 +1492,24 @@ static void bench_case_all_algos(pp_context *ctx, const config *cfg, bench_case 
             r->copy_ms = 1e3 * tc;
             r->copy_fraction = t.median > 0 ? tc / t.median : -1;
         }
+        if (cfg->load > 0) {
+            timing tl;
+            if (load_start(cfg->load) != 0) {
+                snprintf(r->message, sizeof r->message, "--load: cannot start the busy processes");
+                report_failure(r, backend, r->message);
+            } else {
+                st = time_runs(ctx, cfg, case_run_fn, c, cfg->warmup, &tl);
+                load_stop();
+                if (st != PP_SUCCESS) {
+                    snprintf(r->message, sizeof r->message, "loaded: %s: %s", pp_status_string(st),
+                             pp_last_error(ctx));
+                    report_failure(r, backend, r->message);
+                } else {
+                    r->loaded_ms = 1e3 * tl.median;
+                    r->loaded_ratio = t.median > 0 ? tl.median / t.median : -1;
+                }
+            }
+        }
         if (a == PP_ALGO_AUTO) t_auto = t.median;
         if (a != PP_ALGO_AUTO && t_auto > 0) r->vs_auto = t.median / t_auto;
         if (a == PP_ALGO_AUTO && show_vs_auto) r->vs_auto = 1.0;
@@ -1515,13 +1588,17 @@ static int cmd_bench(int argc, char **argv)
                 if (!strcmp(val, pp_backend_name((pp_backend)b))) cfg.backend = (pp_backend)b, found = 1;
             if (!found) return usage_error("unknown backend '%s'", val);
         } else if (!strcmp(a, "--device") || !strcmp(a, "--threads") || !strcmp(a, "--repeat") ||
-                   !strcmp(a, "--warmup")) {
+                   !strcmp(a, "--warmup") || !strcmp(a, "--load")) {
             NEEDS_VALUE();
             char *end;
             errno = 0;
             long x = strtol(val, &end, 10);
             if (errno || *end || !*val || x < 0 || x > 100000) return usage_error("bad value '%s' for %s", val, a);
             if (!strcmp(a, "--device")) cfg.device = (int)x;
+            else if (!strcmp(a, "--load")) {
+                if (x > LOAD_MAX) return usage_error("--load must be between 0 and %d", LOAD_MAX);
+                cfg.load = (int)x;
+            }
             else if (!strcmp(a, "--threads")) cfg.threads = (int)x;
             else if (!strcmp(a, "--warmup")) cfg.warmup = (int)x;
             else {
@@ -1601,6 +1678,7 @@ static int cmd_bench(int argc, char **argv)
     int nalgos = 0;
     for (int a = 0; a < PP_ALGO_COUNT; a++) nalgos += cfg.algos[a];
     show_vs_auto = nalgos > 1 && cfg.algos[PP_ALGO_AUTO];
+    show_load = cfg.load > 0;
 
     /* Opened before the work starts, so that a bad path fails at once. */
     FILE *json = NULL;

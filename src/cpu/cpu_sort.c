@@ -6,13 +6,14 @@
  * largest key; descending order: all bits flipped). So NaN payloads survive
  * and no pass is spent transforming keys.
  *
- * PP_ALGO_AUTO: one sweep counts all digits of all keys (per thread); digit
- * positions where every key has the same digit are skipped. Each remaining
- * pass: each thread counts the digit over its part of the array (the first
- * pass reuses the sweep's counts), offsets come from a scan over (digit,
- * thread), and each thread scatters its part in order, so every pass is
- * stable. Integer keys of 8 bits without values are counted and rewritten
- * (counting sort), with no scratch array.
+ * PP_ALGO_AUTO: one sweep counts all digits of all keys over tiles that
+ * threads claim one at a time; digit positions where every key has the
+ * same digit are skipped. Each remaining pass is one region: a thread
+ * claims a tile of SORT_TILE keys, counts its digits, takes the digit
+ * counts of every tile before it from the look-back of cpu_tiles.h (no
+ * thread waits for another) and scatters the tile in order from there, so
+ * every pass is stable. Integer keys of 8 bits without values are counted
+ * and rewritten (counting sort), with no scratch array.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  */
 #include "cpu_tiles.h"

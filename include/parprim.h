@@ -29,13 +29,20 @@
  *             arrays may then be NULL (not what is still written: reduce's
  *             out, histogram counts, compaction's count).
  * Arithmetic. Integer arithmetic wraps (two's complement), with no undefined
- *             behaviour. Identities: SUM 0, PROD 1, MIN the type's largest
- *             value (+inf for floats), MAX the smallest (-inf), AND all ones,
- *             OR and XOR 0. AND, OR and XOR exist on integer types only
- *             (PP_ERROR_UNSUPPORTED on floats). MIN and MAX propagate NaN:
- *             any NaN in the input makes the result NaN (in a scan, every
- *             output from the first NaN on); they order -0.0 below +0.0,
- *             so that they are exactly associative and commutative.
+ *             behaviour. Identities: SUM 0 (+0.0 for floats), PROD 1, MIN
+ *             the type's largest value (+inf for floats), MAX the smallest
+ *             (-inf), AND all ones, OR and XOR 0. AND, OR and XOR exist on
+ *             integer types only (PP_ERROR_UNSUPPORTED on floats). MIN and
+ *             MAX propagate NaN: any NaN in the input makes the result NaN
+ *             (in a scan, every output from the first NaN on); they order
+ *             -0.0 below +0.0, so that they are exactly associative and
+ *             commutative. A float SUM of zeros has the sign that IEEE
+ *             addition in input order gives: -0.0 if every element summed
+ *             is -0.0 (and there is at least one), else +0.0. So reduce of
+ *             all -0.0 is -0.0, of any mix with a +0.0 is +0.0, of n == 0
+ *             the identity +0.0; a scan's outputs follow the same rule for
+ *             their prefixes, and an exclusive scan's out[0] is +0.0. This
+ *             holds on every backend and algorithm.
  * Ordering.   cpu calls are complete when they return. GPU calls are queued
  *             in order on the context's stream or queue and may return
  *             before they finish; pp_download, pp_upload and
@@ -75,6 +82,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* PP_API marks the functions the library exports: the functions of this
+ * header are its whole binary interface, everything else in it is hidden.
+ * The library's own build defines PP_BUILDING; on Windows, a program that
+ * links the static library defines PP_STATIC (the CMake target
+ * parprim::parprim_static does that for it). Define PP_API before including
+ * this header to override it. */
+#ifndef PP_API
+#if defined(_WIN32) || defined(__CYGWIN__)
+#if defined(PP_STATIC)
+#define PP_API
+#elif defined(PP_BUILDING)
+#define PP_API __declspec(dllexport)
+#else
+#define PP_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define PP_API __attribute__((visibility("default")))
+#else
+#define PP_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,7 +115,7 @@ extern "C" {
 #define PP_VERSION_NUMBER (PP_VERSION_MAJOR * 10000 + PP_VERSION_MINOR * 100 + PP_VERSION_PATCH)
 
 /** Version of the library actually linked, as PP_VERSION_NUMBER. */
-unsigned pp_version(void);
+PP_API unsigned pp_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Status codes (pinned values)                                             */
@@ -103,7 +132,7 @@ typedef enum pp_status {
 
 /** A static English description of a status; never NULL ("unknown status"
  *  for values outside the enum). */
-const char *pp_status_string(pp_status status);
+PP_API const char *pp_status_string(pp_status status);
 
 /* ------------------------------------------------------------------------ */
 /* Element types and operators                                              */
@@ -115,9 +144,9 @@ typedef enum pp_type {
 #define PP_TYPE_COUNT 10
 
 /** Size in bytes of one element; 0 for a value outside pp_type. */
-size_t pp_type_size(pp_type type);
+PP_API size_t pp_type_size(pp_type type);
 /** "i8", "u8", ..., "f64"; "?" for a value outside pp_type. */
-const char *pp_type_name(pp_type type);
+PP_API const char *pp_type_name(pp_type type);
 
 typedef enum pp_op {
     PP_SUM = 0, PP_PROD = 1, PP_MIN = 2, PP_MAX = 3,
@@ -126,7 +155,7 @@ typedef enum pp_op {
 #define PP_OP_COUNT 7
 
 /** "sum", "prod", ...; "?" for a value outside pp_op. */
-const char *pp_op_name(pp_op op);
+PP_API const char *pp_op_name(pp_op op);
 
 /* ------------------------------------------------------------------------ */
 /* Backends and contexts                                                    */
@@ -136,14 +165,14 @@ typedef enum pp_backend {
 } pp_backend;
 
 /** "auto", "cpu", "cuda", "opencl"; "?" outside the enum. */
-const char *pp_backend_name(pp_backend backend);
+PP_API const char *pp_backend_name(pp_backend backend);
 
 /** Whether a backend can be used here: PP_SUCCESS if a context of it can be
  *  created, PP_ERROR_UNSUPPORTED if this build of the library does not
  *  contain it, PP_ERROR_BACKEND_UNAVAILABLE if it is built in but finds no
  *  device, PP_ERROR_INVALID_ARGUMENT outside the enum. For PP_BACKEND_AUTO,
  *  always PP_SUCCESS (the cpu backend is always present). */
-pp_status pp_backend_status(pp_backend backend);
+PP_API pp_status pp_backend_status(pp_backend backend);
 
 typedef struct pp_options {
     size_t size;        /* sizeof(pp_options): lets the struct grow compatibly */
@@ -173,25 +202,34 @@ typedef struct pp_context pp_context;
  * On failure *ctx is set to NULL and pp_last_error(NULL) describes why (in
  * the calling thread).
  */
-pp_status pp_create(pp_context **ctx, const pp_options *opt);
+PP_API pp_status pp_create(pp_context **ctx, const pp_options *opt);
 
 /** Destroys a context and its scratch memory; NULL is fine. Memory from
  *  pp_malloc must be freed before. */
-void pp_destroy(pp_context *ctx);
+PP_API void pp_destroy(pp_context *ctx);
 
 /** The backend the context runs on (never PP_BACKEND_AUTO). */
-pp_backend pp_context_backend(const pp_context *ctx);
+PP_API pp_backend pp_context_backend(const pp_context *ctx);
 
 /** Worker threads the cpu backend uses; 0 on GPU backends. */
-int pp_context_threads(const pp_context *ctx);
+PP_API int pp_context_threads(const pp_context *ctx);
 
 /** A static description of the device, e.g. "CPU, 16 OpenMP threads". */
-const char *pp_context_device_name(const pp_context *ctx);
+PP_API const char *pp_context_device_name(const pp_context *ctx);
 
-/** The message of the last failed call on ctx ("" if none failed). With
- *  ctx == NULL: the message of the last failed pp_create in this thread.
- *  The string stays valid until the next call on the same context. */
-const char *pp_last_error(const pp_context *ctx);
+/** The message of the last failed call on ctx, naming the call and the
+ *  argument or cause ("pp_scan: argument 'out' overlaps 'in'"); "" if no call
+ *  on ctx has failed yet. Never NULL.
+ *  A failed call replaces the message; a successful call leaves it as it is
+ *  (like errno): after a success it still describes the last failure, which
+ *  may be older. So read it when a call has returned an error, not to find
+ *  out whether one did.
+ *  With ctx == NULL: the same for the calls of the calling thread that had
+ *  no context to keep their message: a failed pp_create, or any call given
+ *  ctx == NULL.
+ *  The pointer stays valid until pp_destroy(ctx) (with ctx == NULL: for the
+ *  life of the thread); its text changes only when a call fails. */
+PP_API const char *pp_last_error(const pp_context *ctx);
 
 /** Sets the native stream the context queues its work on: a cudaStream_t on
  *  cuda, a cl_command_queue on opencl (NULL restores the context's own).
@@ -203,30 +241,66 @@ const char *pp_last_error(const pp_context *ctx);
  *  clGetMemObjectInfo(CL_MEM_CONTEXT) on memory from pp_malloc, its one
  *  device with clGetContextInfo(CL_CONTEXT_DEVICES)). The context retains
  *  the queue (clRetainCommandQueue) until it is replaced or destroyed. */
-pp_status pp_set_stream(pp_context *ctx, void *native_stream);
+PP_API pp_status pp_set_stream(pp_context *ctx, void *native_stream);
 
 /** Waits until all work queued on the context is complete. */
-pp_status pp_synchronize(pp_context *ctx);
+PP_API pp_status pp_synchronize(pp_context *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Memory                                                                   */
 /* ------------------------------------------------------------------------ */
+/** The memory of a context's device, in bytes (pp_context_memory). */
+typedef struct pp_memory_info {
+    uint64_t total_bytes;     /* the device's memory (cpu: physical memory) */
+    uint64_t available_bytes; /* free now as far as the backend can tell; 0 if it cannot tell */
+    uint64_t max_alloc_bytes; /* the largest single pp_malloc the device allows */
+} pp_memory_info;
+
+/** Fills *info (host memory) with what the context's device has of memory,
+ *  so that a caller can size its work before allocating. NULL ctx or info
+ *  is PP_ERROR_INVALID_ARGUMENT (*info unchanged; a failure's message is
+ *  kept for pp_last_error as for any call). It queues no work.
+ *  The values are the backend's view when the call is made, not a promise:
+ *  other processes, and this context's buffers and scratch memory (see
+ *  Memory at the top), use the same memory. Always 0 < total_bytes,
+ *  max_alloc_bytes <= total_bytes and available_bytes <= total_bytes.
+ *  cpu:    total_bytes is the physical memory (sysconf), available_bytes
+ *          the kernel's estimate of the memory available to new
+ *          allocations (MemAvailable of /proc/meminfo; where that cannot be
+ *          read, the free pages from sysconf), max_alloc_bytes = total_bytes.
+ *          Limits on the process (cgroup memory.max, ulimit -v) are not
+ *          taken into account.
+ *  cuda:   total_bytes and available_bytes are cudaMemGetInfo's total and
+ *          free memory of the context's device (free: less what every
+ *          process holds). max_alloc_bytes = total_bytes: CUDA has no
+ *          per-allocation limit below the device's memory, so in practice
+ *          a single pp_malloc is bounded by available_bytes.
+ *  opencl: total_bytes = CL_DEVICE_GLOBAL_MEM_SIZE, max_alloc_bytes =
+ *          CL_DEVICE_MAX_MEM_ALLOC_SIZE (a pp_malloc, or an array, beyond it
+ *          is PP_ERROR_OUT_OF_MEMORY), available_bytes = 0 (OpenCL 1.2
+ *          cannot tell). PoCL's CPU device sizes itself from the host
+ *          memory free when the process first opens it, and allows a
+ *          quarter of that (rounded up to a power of two) in one buffer, so
+ *          both can be far below the host's memory and vary from run to
+ *          run. */
+PP_API pp_status pp_context_memory(const pp_context *ctx, pp_memory_info *info);
+
 /** Allocates bytes of context memory into *p (64-byte aligned on cpu).
  *  bytes == 0 gives *p == NULL and PP_SUCCESS. */
-pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes);
+PP_API pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes);
 /** Frees memory from pp_malloc; NULL is fine. */
-pp_status pp_free(pp_context *ctx, void *p);
+PP_API pp_status pp_free(pp_context *ctx, void *p);
 /** Copies bytes from host memory to context memory, after every earlier
  *  call on the context; complete when it returns. bytes == 0 does nothing.
  *  On cpu, overlapping ranges are PP_ERROR_INVALID_ARGUMENT. */
-pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
+PP_API pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
 /** Copies bytes from context memory to host memory, after every earlier
  *  call on the context; complete when it returns. bytes == 0 does nothing.
  *  On cpu, overlapping ranges are PP_ERROR_INVALID_ARGUMENT. */
-pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
+PP_API pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
 /** Copies bytes within context memory (device to device), ordered like a
  *  primitive. The ranges must not overlap (PP_ERROR_INVALID_ARGUMENT). */
-pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
+PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
 
 /* ------------------------------------------------------------------------ */
 /* Primitives                                                               */
@@ -245,7 +319,7 @@ pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
  * rounding differs from a left-to-right sum; the error bound is that of
  * sequential summation.
  */
-pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
+PP_API pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
 
 typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
@@ -267,7 +341,7 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * device; no work-group waits for another (OpenCL does not promise that
  * work-groups progress concurrently).
  */
-pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
+PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
 
 /**
@@ -284,7 +358,10 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * samples: n elements, counts: nbins uint64_t, both context memory; counts
  * is overwritten (not accumulated) and must not overlap samples.
  * lower, upper: host pointers to one value each of the sample type;
- * lower < upper is required, and float bounds must be finite.
+ * lower < upper is required, compared in the sample type as the samples
+ * are (the bytes are read as that type: 0xFFFFFFF0 is -16 as i32; floats
+ * compare as numbers, -0.0 == +0.0, so lower = -0.0, upper = +0.0 is an
+ * empty range: PP_ERROR_INVALID_ARGUMENT), and float bounds must be finite.
  * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact (and so
  * deterministic) on every backend. cuda: per-block sub-histograms in shared
  * memory where the bins fit, else atomics into the counts in device memory;
@@ -306,28 +383,30 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
  * Nothing waits for the device: range edges are copied, when the call is
  * made, into a small buffer created for the call (CL_MEM_COPY_HOST_PTR).
  */
-pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
+PP_API pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
                             const void *lower, const void *upper, size_t nbins,
                             uint64_t *counts);
 
 /**
  * Histogram with explicit edges: bin i counts edges[i] <= x < edges[i+1].
  * edges: host pointer to nbins + 1 values of the sample type, strictly
- * increasing (NaN edges are rejected; infinite float edges are allowed).
+ * increasing in the sample type (so -0.0 followed by +0.0 is not; NaN edges
+ * are rejected; infinite float edges are allowed).
  * Samples outside [edges[0], edges[nbins]) and NaN are not counted.
  * samples, counts: context memory, as for pp_histogram_even.
  */
-pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n,
+PP_API pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n,
                              const void *edges, size_t nbins, uint64_t *counts);
 
 typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_NE = 5 } pp_cmp;
 
 /*
  * Stream compaction. All four are stable (input order is kept on both
- * sides). in, flags, out: context memory, n elements each; *count (one
- * uint64_t in context memory) receives the number of selected elements.
- * out, in, flags and count must not overlap one another
- * (PP_ERROR_INVALID_ARGUMENT).
+ * sides). in, flags, out: context memory, n elements each (flags: n bytes);
+ * *count (one uint64_t in context memory) receives the number of selected
+ * elements. No two of out, in, flags and count may overlap, whichever pair
+ * (PP_ERROR_INVALID_ARGUMENT; on opencl, where overlap is handle equality:
+ * no two may be the same buffer).
  * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
  * so NaN is selected only by PP_NE. cuda: a single pass with decoupled
  * look-back over the counts (partition adds a pass over the rejected).
@@ -339,18 +418,18 @@ typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_
  */
 
 /** Copies in[i] with flags[i] != 0 to out[0 .. *count). */
-pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in,
+PP_API pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in,
                             const uint8_t *flags, size_t n, void *out, uint64_t *count);
 /** Copies in[i] with (in[i] cmp *value) to out[0 .. *count). value: host. */
-pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n,
+PP_API pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n,
                        pp_cmp cmp, const void *value, void *out, uint64_t *count);
 /** Keeps the first element of each run of equal neighbours (C's ==: NaNs
  *  are never equal, -0.0 equals +0.0). */
-pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n,
+PP_API pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n,
                     void *out, uint64_t *count);
 /** Selected elements first (out[0 .. *count)), then the rest in input order
  *  (out[*count .. n)). */
-pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n,
+PP_API pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n,
                           pp_cmp cmp, const void *value, void *out, uint64_t *count);
 
 typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1 } pp_order;
@@ -360,9 +439,11 @@ typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1 } pp_order;
  * Floats: -0.0 sorts before +0.0 in ascending order, and every NaN, whatever
  * its sign or payload, sorts as greater than +inf (so last in ascending,
  * first in descending order); key bits are moved unchanged (NaN payloads
- * survive). keys: n elements of context memory.
+ * survive). NaNs compare equal to one another, so NaNs of different signs
+ * and payloads keep their input order among themselves, in both orders.
+ * keys: n elements of context memory.
  */
-pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order);
+PP_API pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order);
 /* (Results of pp_sort and pp_sort_pairs are fully determined by the input on
  * every backend. Working memory: about n * (key size + value size) bytes of
  * scratch, kept by the context; on cpu, 8-bit integer keys without values
@@ -379,7 +460,7 @@ pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order 
 
 /** Sorts keys as pp_sort does and moves values[i] (value_size bytes each:
  *  1, 2, 4 or 8) with keys[i]. keys and values must not overlap. */
-pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values,
+PP_API pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values,
                         size_t value_size, size_t n, pp_order order);
 
 /* ------------------------------------------------------------------------ */
@@ -455,17 +536,17 @@ typedef enum pp_algorithm {
 } pp_algorithm;
 #define PP_ALGO_COUNT 24
 
-const char *pp_primitive_name(pp_primitive prim);
-const char *pp_algorithm_name(pp_algorithm algo);
+PP_API const char *pp_primitive_name(pp_primitive prim);
+PP_API const char *pp_algorithm_name(pp_algorithm algo);
 
 /** Chooses the algorithm for later calls of a primitive on ctx.
  *  PP_ERROR_UNSUPPORTED if the backend does not have it (the choice is then
  *  unchanged). An algorithm that cannot serve a particular type or operator
  *  makes that call return PP_ERROR_UNSUPPORTED. */
-pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo);
+PP_API pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo);
 
 /** The algorithm chosen for a primitive (PP_ALGO_AUTO unless set). */
-pp_algorithm pp_get_algorithm(const pp_context *ctx, pp_primitive prim);
+PP_API pp_algorithm pp_get_algorithm(const pp_context *ctx, pp_primitive prim);
 
 #ifdef __cplusplus
 } /* extern "C" */

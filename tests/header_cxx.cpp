@@ -6,6 +6,8 @@
 #include <type_traits>
 
 static_assert(std::is_standard_layout<pp_options>::value, "pp_options is a plain C struct");
+static_assert(std::is_standard_layout<pp_memory_info>::value && sizeof(pp_memory_info) == 3 * sizeof(uint64_t),
+              "pp_memory_info is three uint64_t");
 static_assert(PP_VERSION_NUMBER == PP_VERSION_MAJOR * 10000 + PP_VERSION_MINOR * 100 + PP_VERSION_PATCH,
               "PP_VERSION_NUMBER");
 
@@ -21,7 +23,10 @@ int main()
     double host[4] = {-1.5, 2.0, -0.0, 8.25};
     double mx = 0;
     void *in = nullptr, *out = nullptr;
-    bool ok = pp_malloc(ctx, &in, sizeof host) == PP_SUCCESS && pp_malloc(ctx, &out, sizeof mx) == PP_SUCCESS &&
+    pp_memory_info mem = {};
+    const pp_context *cctx = ctx;
+    bool ok = pp_context_memory(cctx, &mem) == PP_SUCCESS && mem.total_bytes >= mem.max_alloc_bytes &&
+              pp_malloc(ctx, &in, sizeof host) == PP_SUCCESS && pp_malloc(ctx, &out, sizeof mx) == PP_SUCCESS &&
               pp_upload(ctx, in, host, sizeof host) == PP_SUCCESS &&
               pp_reduce(ctx, PP_F64, PP_MAX, in, 4, out) == PP_SUCCESS &&
               pp_download(ctx, &mx, out, sizeof mx) == PP_SUCCESS;

@@ -2,7 +2,9 @@
  * identity, counts become 0, nothing else is touched; array pointers may
  * then be NULL". Each call is made with NULL arrays and again with real
  * buffers (which must keep their contents). The compaction primitives come
- * last: a sanitizer abort there does not hide the others. */
+ * last: a sanitizer abort there does not hide the others.
+ * Also the sign of float sums of zeros (reduce and scan), whose empty case
+ * is the identity +0.0. */
 #include "test_common.h"
 
 #include <math.h>
@@ -71,6 +73,110 @@ static void test_reduce_scan(void **state)
                 }
                 tc_dev_free(c->ctx, in);
                 tc_dev_free(c->ctx, out);
+            }
+        }
+    }
+}
+
+/* ---- float sums of zeros --------------------------------------------------------------------
+ * The header: a float SUM of zeros has the sign that IEEE addition in input
+ * order gives: -0.0 where every element summed is -0.0 (at least one), else
+ * +0.0; the identity (n == 0, an exclusive scan's first output) is +0.0.
+ * On every configuration, reduce and both scans over all +0.0, all -0.0, and
+ * -0.0 with one +0.0 first, in the middle or last, at sizes across blocks
+ * and tiles. */
+static const size_t zero_sizes[] = {1, 2, 3, 31, 1000, 8193, 100003};
+#define ZERO_PATTERNS 5
+
+/* Index of the one +0.0 of pattern p (0: all +0.0; 1: none, all -0.0). */
+static size_t zero_first_pos(int p, size_t n)
+{
+    switch (p) {
+    case 0: return 0;
+    case 1: return n;
+    case 2: return 0;
+    case 3: return n / 2;
+    default: return n - 1;
+    }
+}
+
+static void zero_fill(pp_type t, void *h, size_t n, int p)
+{
+    size_t pos = zero_first_pos(p, n);
+    for (size_t i = 0; i < n; i++) tc_set_f(t, h, i, (p == 0 || i == pos) ? 0.0 : -0.0);
+}
+
+/* out[0..m) are zeros, out[i] negative exactly where neg(i); fails naming what. */
+static void expect_zero_signs(const tc_config *c, pp_type t, const void *dev, size_t m, size_t first_pos,
+                              int exclusive, const char *what)
+{
+    unsigned char *h = (unsigned char *)tc_halloc(m * tc_size(t));
+    TC_DOWNLOAD(c->ctx, h, dev, m * tc_size(t), what);
+    for (size_t i = 0; i < m; i++) {
+        /* inclusive out[i] sums x[0..i], exclusive x[0..i-1] (+0.0 for i == 0) */
+        int want_neg = exclusive ? (i > 0 && first_pos >= i) : first_pos > i;
+        double v = tc_get_f(t, h, i);
+        if (v != 0.0 || !!signbit(v) != want_neg) {
+            free(h);
+            TC_FAIL("%s[%zu] = %g (sign bit %d), expected %s", what, i, v, !!signbit(v), want_neg ? "-0.0" : "+0.0");
+        }
+    }
+    free(h);
+}
+
+/* 1 to go on; 0 where the call is skipped (an algorithm's, or f64 on an
+ * opencl device without cl_khr_fp64: counted in tc_skipped). */
+static int zero_status_ok(const tc_config *c, pp_type t, pp_status st, const char *fn)
+{
+    if (st == PP_ERROR_UNSUPPORTED && t == PP_F64 && c->backend == PP_BACKEND_OPENCL && c->algo == PP_ALGO_AUTO) {
+        tc_skipped++;
+        return 0;
+    }
+    return tc_status_ok(c, st, fn);
+}
+
+static void test_zero_sums(void **state)
+{
+    (void)state;
+    static const pp_type types[] = {PP_F32, PP_F64};
+    for (int prim = PP_PRIM_REDUCE; prim <= PP_PRIM_SCAN; prim++) {
+        const tc_config *cfg;
+        size_t ncfg = tc_configs((pp_primitive)prim, &cfg);
+        for (size_t ci = 0; ci < ncfg; ci++) {
+            const tc_config *c = &cfg[ci];
+            tc_use(c, (pp_primitive)prim);
+            for (size_t ti = 0; ti < 2; ti++) {
+                pp_type t = types[ti];
+                for (size_t k = 0; k < sizeof zero_sizes / sizeof zero_sizes[0]; k++) {
+                    size_t n = zero_sizes[k], bytes = n * tc_size(t);
+                    void *h = tc_halloc(bytes);
+                    void *in = tc_dev_filled(c->ctx, bytes, 0x5A);
+                    void *out = tc_dev_filled(c->ctx, prim == PP_PRIM_REDUCE ? tc_size(t) : bytes, 0x5A);
+                    int go = 1;
+                    for (int p = 0; p < ZERO_PATTERNS && go; p++) {
+                        size_t pos = zero_first_pos(p, n);
+                        zero_fill(t, h, n, p);
+                        TC_OK(pp_upload(c->ctx, in, h, bytes));
+                        if (prim == PP_PRIM_REDUCE) {
+                            tc_case("%s prim=reduce type=%s op=sum n=%zu zeros: +0.0 at %zu", tc_config_name(c),
+                                    pp_type_name(t), n, pos);
+                            go = zero_status_ok(c, t, pp_reduce(c->ctx, t, PP_SUM, in, n, out), "pp_reduce");
+                            /* the sum of x[0..n): negative iff no +0.0 */
+                            if (go) expect_zero_signs(c, t, out, 1, pos == n ? n : 0, 0, "reduce result");
+                            continue;
+                        }
+                        for (int kind = 0; kind < 2 && go; kind++) {
+                            tc_case("%s prim=scan kind=%s type=%s op=sum n=%zu zeros: +0.0 at %zu",
+                                    tc_config_name(c), kind ? "exclusive" : "inclusive", pp_type_name(t), n, pos);
+                            go = zero_status_ok(c, t, pp_scan(c->ctx, t, PP_SUM, (pp_scan_kind)kind, in, out, n),
+                                                "pp_scan");
+                            if (go) expect_zero_signs(c, t, out, n, pos, kind, "scan output");
+                        }
+                    }
+                    tc_dev_free(c->ctx, in);
+                    tc_dev_free(c->ctx, out);
+                    free(h);
+                }
             }
         }
     }
@@ -195,6 +301,7 @@ int main(void)
     tc_init("test_empty");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduce_scan),
+        cmocka_unit_test(test_zero_sums),
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_select),

@@ -1,8 +1,10 @@
 /* Every documented bad input of every function returns the documented
  * status, leaves a message naming the call and the argument in
- * pp_last_error, and writes nothing (outputs keep a sentinel, in-place data
- * keeps its values). Also: pp_create's options and PARPRIM_BACKEND, the
- * name and size functions, pp_version, memory functions, algorithm choice. */
+ * pp_last_error (pp_last_error(NULL) for calls given ctx == NULL), and
+ * writes nothing (outputs keep a sentinel, in-place data keeps its values).
+ * Also: pp_create's options and PARPRIM_BACKEND, the name and size
+ * functions, pp_version, memory functions and pp_context_memory, algorithm
+ * choice, and that a message stays until the next failure. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_common.h"
 
@@ -36,9 +38,9 @@ static void expect_at(int line, pp_context *ctx, pp_status got, pp_status want, 
 {
     if (got != want)
         tc_fail_at(__FILE__, line, "%s: %s returned %s, expected %s (message: \"%s\")", what, fn,
-                   pp_status_string(got), pp_status_string(want), ctx ? pp_last_error(ctx) : "");
-    if (!ctx || want == PP_SUCCESS) return;
-    const char *msg = pp_last_error(ctx);
+                   pp_status_string(got), pp_status_string(want), pp_last_error(ctx));
+    if (want == PP_SUCCESS) return;
+    const char *msg = pp_last_error(ctx); /* ctx == NULL: the thread's */
     if (!msg || !*msg) tc_fail_at(__FILE__, line, "%s: %s failed with an empty pp_last_error", what, fn);
     if (!strstr(msg, fn)) tc_fail_at(__FILE__, line, "%s: message \"%s\" does not name %s", what, msg, fn);
     if (args && *args) {
@@ -133,7 +135,7 @@ static void errors_reduce_scan(fixture *f)
 {
     pp_context *ctx = f->ctx;
     tc_case("%s reduce errors", pp_backend_name(pp_context_backend(ctx)));
-    EXPECT(NULL, pp_reduce(NULL, PP_I32, PP_SUM, f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_reduce(NULL, PP_I32, PP_SUM, f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT, "pp_reduce", "ctx");
     for (int i = 0; i < NBAD; i++) {
         EXPECT_NOWRITE(f, pp_reduce(ctx, bad_types[i], PP_SUM, f->in, N, f->out), PP_ERROR_INVALID_ARGUMENT,
                        "pp_reduce", "type");
@@ -155,7 +157,8 @@ static void errors_reduce_scan(fixture *f)
                    "pp_reduce", "n");
 
     tc_case("%s scan errors", pp_backend_name(pp_context_backend(ctx)));
-    EXPECT(NULL, pp_scan(NULL, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_scan(NULL, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N),
+           PP_ERROR_INVALID_ARGUMENT, "pp_scan", "ctx");
     for (int i = 0; i < NBAD; i++) {
         EXPECT_NOWRITE(f, pp_scan(ctx, bad_types[i], PP_SUM, PP_INCLUSIVE, f->in, f->out, N),
                        PP_ERROR_INVALID_ARGUMENT, "pp_scan", "type");
@@ -213,7 +216,8 @@ static void errors_histogram(fixture *f)
     int32_t lo = -100, hi = 100;
     uint64_t *counts = (uint64_t *)f->counts;
     const char *fe = "pp_histogram_even", *fr = "pp_histogram_range";
-    EXPECT(NULL, pp_histogram_even(NULL, PP_I32, f->in, N, &lo, &hi, NB, counts), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_histogram_even(NULL, PP_I32, f->in, N, &lo, &hi, NB, counts),
+           PP_ERROR_INVALID_ARGUMENT, "pp_histogram_even", "ctx");
     for (int i = 0; i < NBAD; i++)
         EXPECT_NOWRITE(f, pp_histogram_even(ctx, bad_types[i], f->in, N, &lo, &hi, NB, counts),
                        PP_ERROR_INVALID_ARGUMENT, fe, "type");
@@ -262,9 +266,18 @@ static void errors_histogram(fixture *f)
                            PP_ERROR_INVALID_ARGUMENT, fe, "lower|upper");
         }
     }
+    /* bounds compare in the sample type: -0.0 == +0.0, so [-0.0, +0.0) is an
+     * empty range, not the one value between the zeros' bit patterns */
     double z0 = 0.0, zm = -0.0;
+    float fz0 = 0.0f, fzm = -0.0f;
     EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F64, f->in, N, &zm, &z0, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
                    "lower|upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F64, f->in, N, &z0, &zm, NB, counts), PP_ERROR_INVALID_ARGUMENT, fe,
+                   "lower|upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F32, f->in, N, &fzm, &fz0, NB, counts), PP_ERROR_INVALID_ARGUMENT,
+                   fe, "lower|upper");
+    EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_F32, f->in, N, &fz0, &fzm, 1, counts), PP_ERROR_INVALID_ARGUMENT,
+                   fe, "lower|upper");
     if (f->addressable) {
         /* counts overlapping samples */
         EXPECT_NOWRITE(f, pp_histogram_even(ctx, PP_I32, f->big, N, &lo, &hi, NB, (uint64_t *)at(f->big, 64)),
@@ -277,7 +290,8 @@ static void errors_histogram(fixture *f)
 
     /* range */
     int32_t edges[5] = {-10, 0, 10, 20, 30};
-    EXPECT(NULL, pp_histogram_range(NULL, PP_I32, f->in, N, edges, 4, counts), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_histogram_range(NULL, PP_I32, f->in, N, edges, 4, counts),
+           PP_ERROR_INVALID_ARGUMENT, "pp_histogram_range", "ctx");
     for (int i = 0; i < NBAD; i++)
         EXPECT_NOWRITE(f, pp_histogram_range(ctx, bad_types[i], f->in, N, edges, 4, counts),
                        PP_ERROR_INVALID_ARGUMENT, fr, "type");
@@ -327,6 +341,22 @@ static void errors_histogram(fixture *f)
 }
 
 /* ---- compaction ------------------------------------------------------------------------------------- */
+static const char *const names4[4] = {"pp_select_flagged", "pp_select_if", "pp_unique", "pp_partition_if"};
+
+/* Compaction w of names4 on n = N i32 elements (select_if and partition_if:
+ * x < 0). */
+static pp_status select_call(pp_context *ctx, int w, void *in, const uint8_t *flags, void *out, void *count)
+{
+    static const int32_t zero = 0;
+    uint64_t *c = (uint64_t *)count;
+    switch (w) {
+    case 0: return pp_select_flagged(ctx, PP_I32, in, flags, N, out, c);
+    case 1: return pp_select_if(ctx, PP_I32, in, N, PP_LT, &zero, out, c);
+    case 2: return pp_unique(ctx, PP_I32, in, N, out, c);
+    default: return pp_partition_if(ctx, PP_I32, in, N, PP_LT, &zero, out, c);
+    }
+}
+
 static void errors_select(fixture *f)
 {
     pp_context *ctx = f->ctx;
@@ -336,11 +366,13 @@ static void errors_select(fixture *f)
     int32_t v = 0;
     const char *ff = "pp_select_flagged", *fi = "pp_select_if", *fu = "pp_unique", *fp = "pp_partition_if";
 
-    EXPECT(NULL, pp_select_flagged(NULL, PP_I32, f->in, flags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_select_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_unique(NULL, PP_I32, f->in, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_partition_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count), PP_ERROR_INVALID_ARGUMENT, "",
-           NULL);
+    EXPECT(NULL, pp_select_flagged(NULL, PP_I32, f->in, flags, N, f->out, count),
+           PP_ERROR_INVALID_ARGUMENT, "pp_select_flagged", "ctx");
+    EXPECT(NULL, pp_select_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count),
+           PP_ERROR_INVALID_ARGUMENT, "pp_select_if", "ctx");
+    EXPECT(NULL, pp_unique(NULL, PP_I32, f->in, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, "pp_unique", "ctx");
+    EXPECT(NULL, pp_partition_if(NULL, PP_I32, f->in, N, PP_LT, &v, f->out, count),
+           PP_ERROR_INVALID_ARGUMENT, "pp_partition_if", "ctx");
     for (int i = 0; i < NBAD; i++) {
         pp_type t = bad_types[i];
         EXPECT_NOWRITE(f, pp_select_flagged(ctx, t, f->in, flags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, ff,
@@ -400,6 +432,23 @@ static void errors_select(fixture *f)
                    PP_ERROR_INVALID_ARGUMENT, ff, "out|flags");
     EXPECT_NOWRITE(f, pp_unique(ctx, PP_I32, f->in, N, f->big, (uint64_t *)f->big), PP_ERROR_INVALID_ARGUMENT, fu,
                    "out|count");
+    /* the other pairs, each as the same handle: in and count, out and count
+     * on all four; in and flags (in as u8, so that both are n bytes, and as
+     * i32), flags and count */
+    const uint8_t *bflags = (const uint8_t *)f->big;
+    uint64_t *bcount = (uint64_t *)f->big;
+    for (int w = 0; w < 4; w++) {
+        EXPECT_NOWRITE(f, select_call(ctx, w, f->big, flags, f->out, bcount), PP_ERROR_INVALID_ARGUMENT, names4[w],
+                       "in|count");
+        EXPECT_NOWRITE(f, select_call(ctx, w, f->in, flags, f->big, bcount), PP_ERROR_INVALID_ARGUMENT, names4[w],
+                       "out|count");
+    }
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_U8, f->big, bflags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "in|flags");
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->big, bflags, N, f->out, count), PP_ERROR_INVALID_ARGUMENT,
+                   ff, "in|flags");
+    EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, bflags, N, f->out, bcount), PP_ERROR_INVALID_ARGUMENT, ff,
+                   "flags|count");
     if (f->addressable) {
         char *b = (char *)f->big;
         EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b, flags, N, b + 4, count), PP_ERROR_INVALID_ARGUMENT, ff,
@@ -419,10 +468,34 @@ static void errors_select(fixture *f)
                        PP_ERROR_INVALID_ARGUMENT, fi, "out|count");
         EXPECT_NOWRITE(f, pp_partition_if(ctx, PP_I32, f->in, N, PP_LT, &v, b, (uint64_t *)(b + 128)),
                        PP_ERROR_INVALID_ARGUMENT, fp, "out|count");
+        /* partial overlaps of the other pairs: flags (N bytes) against in
+         * (4 * N bytes) from either side, count inside in or flags */
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b, (const uint8_t *)(b + 4 * N - 1), N, f->out, count),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "in|flags");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b + N - 4, (const uint8_t *)b, N, f->out, count),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "in|flags");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, b, flags, N, f->out, (uint64_t *)(b + 4 * N - 8)),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "in|count");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, (const uint8_t *)(b + 8), N, f->out,
+                                            (uint64_t *)(b + N)),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "flags|count");
+        EXPECT_NOWRITE(f, pp_select_flagged(ctx, PP_I32, f->in, (const uint8_t *)(b + 12), N, f->out,
+                                            (uint64_t *)(b + 8)),
+                       PP_ERROR_INVALID_ARGUMENT, ff, "flags|count");
+        EXPECT_NOWRITE(f, pp_select_if(ctx, PP_I64, b + 64, N, PP_LT, &v, f->out, (uint64_t *)(b + 8 * N)),
+                       PP_ERROR_INVALID_ARGUMENT, fi, "in|count");
+        EXPECT_NOWRITE(f, pp_unique(ctx, PP_I16, b + 4, N, f->out, (uint64_t *)b), PP_ERROR_INVALID_ARGUMENT, fu,
+                       "in|count");
         /* controls: adjacent buffers are fine */
         EXPECT(ctx, pp_unique(ctx, PP_I32, b, N, b + 4 * N, (uint64_t *)(b + 8 * N)), PP_SUCCESS, fu, NULL);
         EXPECT(ctx, pp_select_flagged(ctx, PP_I32, b + 4 * N, (const uint8_t *)b, N, b + 4 * N + 4 * N,
                                       (uint64_t *)(b + 3 * BYTES)),
+               PP_SUCCESS, ff, NULL);
+        EXPECT(ctx, pp_select_flagged(ctx, PP_I32, b, (const uint8_t *)(b + 4 * N), N, b + 8 * N,
+                                      (uint64_t *)(b + 5 * N)),
+               PP_SUCCESS, ff, NULL);
+        EXPECT(ctx, pp_select_flagged(ctx, PP_I32, b + N, (const uint8_t *)b, N, b + 8 * N,
+                                      (uint64_t *)(b + 5 * N)),
                PP_SUCCESS, ff, NULL);
         TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
     }
@@ -435,9 +508,9 @@ static void errors_sort(fixture *f)
     pp_context *ctx = f->ctx;
     tc_case("%s sort errors", pp_backend_name(pp_context_backend(ctx)));
     const char *fs = "pp_sort", *fp = "pp_sort_pairs";
-    EXPECT(NULL, pp_sort(NULL, PP_I32, f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_sort_pairs(NULL, PP_I32, f->keys, f->vals, 4, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "",
-           NULL);
+    EXPECT(NULL, pp_sort(NULL, PP_I32, f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "pp_sort", "ctx");
+    EXPECT(NULL, pp_sort_pairs(NULL, PP_I32, f->keys, f->vals, 4, N, PP_ASCENDING),
+           PP_ERROR_INVALID_ARGUMENT, "pp_sort_pairs", "ctx");
     for (int i = 0; i < NBAD; i++) {
         EXPECT_NOWRITE(f, pp_sort(ctx, bad_types[i], f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
                        "type");
@@ -488,14 +561,14 @@ static void errors_misc(fixture *f)
     EXPECT(ctx, pp_malloc(ctx, &p, 0), PP_SUCCESS, "pp_malloc", NULL);
     TC_REQUIRE(p == NULL, "pp_malloc(0) did not set *p to NULL");
     EXPECT(ctx, pp_malloc(ctx, NULL, 64), PP_ERROR_INVALID_ARGUMENT, "pp_malloc", "p");
-    EXPECT(NULL, pp_malloc(NULL, &p, 64), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_malloc(NULL, &p, 64), PP_ERROR_INVALID_ARGUMENT, "pp_malloc", "ctx");
     p = (void *)&p;
     pp_status st = pp_malloc(ctx, &p, SIZE_MAX);
     TC_REQUIRE(st == PP_ERROR_OUT_OF_MEMORY, "pp_malloc(SIZE_MAX) returned %s", pp_status_string(st));
     TC_REQUIRE(*pp_last_error(ctx), "pp_malloc(SIZE_MAX) left no message");
     TC_REQUIRE(p == NULL, "failed pp_malloc did not set *p to NULL");
     EXPECT(ctx, pp_free(ctx, NULL), PP_SUCCESS, "pp_free", NULL);
-    EXPECT(NULL, pp_free(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_free(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_free", "ctx");
     if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
         for (size_t b = 1; b < 5000; b = b * 3 + 1) {
             void *q = NULL;
@@ -512,8 +585,8 @@ static void errors_misc(fixture *f)
     EXPECT(ctx, pp_download(ctx, h, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_download", "src");
     EXPECT(ctx, pp_upload(ctx, NULL, NULL, 0), PP_SUCCESS, "pp_upload", NULL);
     EXPECT(ctx, pp_download(ctx, NULL, NULL, 0), PP_SUCCESS, "pp_download", NULL);
-    EXPECT(NULL, pp_upload(NULL, f->out, h, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_download(NULL, h, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_upload(NULL, f->out, h, 8), PP_ERROR_INVALID_ARGUMENT, "pp_upload", "ctx");
+    EXPECT(NULL, pp_download(NULL, h, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "pp_download", "ctx");
     EXPECT(ctx, pp_copy(ctx, NULL, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst");
     EXPECT(ctx, pp_copy(ctx, f->out, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "src");
     EXPECT(ctx, pp_copy(ctx, f->big, f->big, 64), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "dst|src");
@@ -536,7 +609,7 @@ static void errors_misc(fixture *f)
         TC_OK(pp_upload(ctx, f->big, f->h_big, sizeof f->h_big));
     }
     EXPECT(ctx, pp_copy(ctx, f->out, f->in, 0), PP_SUCCESS, "pp_copy", NULL);
-    EXPECT(NULL, pp_copy(NULL, f->out, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_copy(NULL, f->out, f->in, 8), PP_ERROR_INVALID_ARGUMENT, "pp_copy", "ctx");
     FX_CHECK(f, "the memory functions");
 
     /* algorithm choice */
@@ -564,7 +637,8 @@ static void errors_misc(fixture *f)
         TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_AUTO));
     }
     TC_REQUIRE(pp_get_algorithm(ctx, (pp_primitive)-1) == PP_ALGO_AUTO, "pp_get_algorithm(bad prim)");
-    EXPECT(NULL, pp_set_algorithm(NULL, PP_PRIM_SCAN, PP_ALGO_AUTO), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_set_algorithm(NULL, PP_PRIM_SCAN, PP_ALGO_AUTO),
+           PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm", "ctx");
     if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
         /* cpu has AUTO and SEQUENTIAL for every primitive; the others are
          * documented for cuda only */
@@ -581,8 +655,137 @@ static void errors_misc(fixture *f)
         EXPECT(ctx, pp_set_stream(ctx, NULL), PP_SUCCESS, "pp_set_stream", NULL);
     }
     EXPECT(ctx, pp_synchronize(ctx), PP_SUCCESS, "pp_synchronize", NULL);
-    EXPECT(NULL, pp_synchronize(NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
-    EXPECT(NULL, pp_set_stream(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_synchronize(NULL), PP_ERROR_INVALID_ARGUMENT, "pp_synchronize", "ctx");
+    EXPECT(NULL, pp_set_stream(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_set_stream", "ctx");
+}
+
+/* ---- pp_context_memory ---------------------------------------------------------------------------- */
+static void errors_memory(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    const char *fm = "pp_context_memory", *bname = pp_backend_name(pp_context_backend(ctx));
+    tc_case("%s pp_context_memory", bname);
+    pp_memory_info mi, untouched;
+    memset(&mi, 0x5A, sizeof mi);
+    untouched = mi;
+    EXPECT(NULL, pp_context_memory(NULL, &mi), PP_ERROR_INVALID_ARGUMENT, fm, "ctx");
+    EXPECT(NULL, pp_context_memory(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, fm, "ctx");
+    TC_REQUIRE(memcmp(&mi, &untouched, sizeof mi) == 0, "a failed pp_context_memory wrote *info");
+    EXPECT(ctx, pp_context_memory(ctx, NULL), PP_ERROR_INVALID_ARGUMENT, fm, "info");
+    const pp_context *cctx = ctx; /* it takes a const context */
+    EXPECT(ctx, pp_context_memory(cctx, &mi), PP_SUCCESS, fm, NULL);
+    printf("  %s: total %llu, available %llu, largest allocation %llu bytes\n", bname,
+           (unsigned long long)mi.total_bytes, (unsigned long long)mi.available_bytes,
+           (unsigned long long)mi.max_alloc_bytes);
+    TC_REQUIRE(mi.total_bytes > 0, "%s: total_bytes is 0", bname);
+    TC_REQUIRE(mi.max_alloc_bytes > 0 && mi.max_alloc_bytes <= mi.total_bytes,
+               "%s: max_alloc_bytes = %llu, total_bytes = %llu", bname, (unsigned long long)mi.max_alloc_bytes,
+               (unsigned long long)mi.total_bytes);
+    TC_REQUIRE(mi.available_bytes <= mi.total_bytes, "%s: available_bytes = %llu > total_bytes = %llu", bname,
+               (unsigned long long)mi.available_bytes, (unsigned long long)mi.total_bytes);
+    switch (pp_context_backend(ctx)) {
+    case PP_BACKEND_CPU:
+        TC_REQUIRE(mi.max_alloc_bytes == mi.total_bytes, "cpu: max_alloc_bytes is not total_bytes");
+#ifdef __linux__
+        TC_REQUIRE(mi.available_bytes > 0, "cpu: available_bytes is 0 on Linux (MemAvailable)");
+#endif
+        break;
+    case PP_BACKEND_CUDA:
+        TC_REQUIRE(mi.available_bytes > 0 && mi.max_alloc_bytes == mi.total_bytes,
+                   "cuda: available_bytes = %llu, max_alloc_bytes != total_bytes",
+                   (unsigned long long)mi.available_bytes);
+        break;
+    case PP_BACKEND_OPENCL:
+        TC_REQUIRE(mi.available_bytes == 0, "opencl: available_bytes is not 0");
+        break;
+    default: TC_FAIL("backend %s", bname);
+    }
+    /* beyond the largest allocation: PP_ERROR_OUT_OF_MEMORY, nothing allocated
+     * (not on cpu, where virtual memory may grant more than there is) */
+    if (pp_context_backend(ctx) != PP_BACKEND_CPU && mi.max_alloc_bytes < SIZE_MAX) {
+        void *p = (void *)&p;
+        pp_status st = pp_malloc(ctx, &p, (size_t)mi.max_alloc_bytes + 1);
+        if (st == PP_SUCCESS) pp_free(ctx, p);
+        TC_REQUIRE(st == PP_ERROR_OUT_OF_MEMORY && p == NULL,
+                   "%s: pp_malloc(max_alloc_bytes + 1) returned %s", bname, pp_status_string(st));
+    }
+    /* the answer does not change with nothing allocated in between, except
+     * what the backend sees as free */
+    pp_memory_info again;
+    TC_OK(pp_context_memory(ctx, &again));
+    TC_REQUIRE(again.total_bytes == mi.total_bytes && again.max_alloc_bytes == mi.max_alloc_bytes,
+               "%s: pp_context_memory changed its total or largest allocation", bname);
+}
+
+/* ---- pp_last_error: the last failure's message, until the next failure ----------------------------- */
+static void errors_last_error(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s pp_last_error after failures and successes", pp_backend_name(pp_context_backend(ctx)));
+    char first[512];
+    EXPECT(ctx, pp_malloc(ctx, NULL, 64), PP_ERROR_INVALID_ARGUMENT, "pp_malloc", "p");
+    const char *msg = pp_last_error(ctx);
+    snprintf(first, sizeof first, "%s", msg);
+
+    /* successful calls of every kind leave it as it is */
+    void *d = NULL, *one = NULL;
+    TC_OK(pp_malloc(ctx, &d, BYTES));
+    TC_OK(pp_malloc(ctx, &one, 8));
+    TC_OK(pp_upload(ctx, d, f->h_in, BYTES));
+    TC_OK(pp_copy(ctx, d, f->in, 64));
+    TC_OK(pp_reduce(ctx, PP_I32, PP_SUM, d, N, one));
+    TC_OK(pp_scan(ctx, PP_U8, PP_MAX, PP_INCLUSIVE, d, d, N));
+    TC_OK(pp_sort(ctx, PP_U16, d, N, PP_ASCENDING));
+    TC_OK(pp_set_algorithm(ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+    TC_OK(pp_synchronize(ctx));
+    pp_memory_info mi;
+    TC_OK(pp_context_memory(ctx, &mi));
+    unsigned char h[8 + TC_GUARD];
+    TC_OK(pp_download(ctx, h, one, 8));
+    TC_REQUIRE(pp_last_error(ctx) == msg, "pp_last_error returned another pointer");
+    TC_REQUIRE(strcmp(msg, first) == 0, "a successful call changed the message \"%s\" to \"%s\"", first, msg);
+
+    /* the next failure replaces it: an argument check, then a failure that
+     * only the backend finds, each followed by a success */
+    EXPECT(ctx, pp_scan(ctx, (pp_type)99, PP_SUM, PP_INCLUSIVE, d, d, N), PP_ERROR_INVALID_ARGUMENT, "pp_scan",
+           "type");
+    TC_REQUIRE(strcmp(pp_last_error(ctx), first) != 0, "a failed pp_scan left the message of pp_malloc");
+    snprintf(first, sizeof first, "%s", pp_last_error(ctx));
+    TC_OK(pp_reduce(ctx, PP_I32, PP_MAX, d, N, one));
+    TC_REQUIRE(strcmp(pp_last_error(ctx), first) == 0, "pp_reduce changed the message of a failed pp_scan");
+    void *p = NULL;
+    pp_status st = pp_malloc(ctx, &p, SIZE_MAX);
+    TC_REQUIRE(st == PP_ERROR_OUT_OF_MEMORY, "pp_malloc(SIZE_MAX) returned %s", pp_status_string(st));
+    TC_REQUIRE(strstr(pp_last_error(ctx), "pp_malloc") != NULL, "pp_malloc(SIZE_MAX): message \"%s\"",
+               pp_last_error(ctx));
+    snprintf(first, sizeof first, "%s", pp_last_error(ctx));
+    TC_OK(pp_free(ctx, d));
+    TC_OK(pp_free(ctx, one));
+    TC_REQUIRE(strcmp(pp_last_error(ctx), first) == 0, "pp_free changed the message of a failed pp_malloc");
+
+    /* another context's calls do not touch it */
+    pp_options o = PP_OPTIONS_INIT;
+    o.backend = PP_BACKEND_CPU;
+    o.threads = 1;
+    pp_context *other = NULL;
+    TC_OK(pp_create(&other, &o));
+    TC_REQUIRE(*pp_last_error(other) == 0, "a new context has a message");
+    EXPECT(other, pp_malloc(other, NULL, 8), PP_ERROR_INVALID_ARGUMENT, "pp_malloc", "p");
+    TC_REQUIRE(strcmp(pp_last_error(ctx), first) == 0, "a failure on another context changed the message");
+
+    /* without a context: the thread's message, kept by successful pp_create */
+    EXPECT(NULL, pp_sort(NULL, PP_I32, f->keys, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, "pp_sort", "ctx");
+    snprintf(first, sizeof first, "%s", pp_last_error(NULL));
+    pp_destroy(other);
+    other = NULL;
+    TC_OK(pp_create(&other, &o));
+    TC_REQUIRE(strcmp(pp_last_error(NULL), first) == 0, "a successful pp_create changed pp_last_error(NULL)");
+    pp_destroy(other);
+    o.threads = -1;
+    other = (pp_context *)(void *)&other;
+    TC_REQUIRE(pp_create(&other, &o) == PP_ERROR_INVALID_ARGUMENT && other == NULL, "pp_create(threads = -1)");
+    TC_REQUIRE(names(pp_last_error(NULL), "threads"), "pp_create(threads = -1): message \"%s\"",
+               pp_last_error(NULL));
 }
 
 /* Runs one group on every backend, each with a fresh fixture. */
@@ -611,6 +814,8 @@ GROUP_TEST(histogram)
 GROUP_TEST(select)
 GROUP_TEST(sort)
 GROUP_TEST(misc)
+GROUP_TEST(memory)
+GROUP_TEST(last_error)
 
 /* ---- pp_create ---------------------------------------------------------------------------------------------- */
 static void expect_create_at(int line, const pp_options *o, pp_status want, const char *arg, const char *what)
@@ -648,7 +853,7 @@ static void test_create(void **state)
     char *saved = getenv("PARPRIM_BACKEND") ? strdup(getenv("PARPRIM_BACKEND")) : NULL;
     unsetenv("PARPRIM_BACKEND");
 
-    EXPECT(NULL, pp_create(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "", NULL);
+    EXPECT(NULL, pp_create(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_create", "ctx");
     TC_REQUIRE(*pp_last_error(NULL), "pp_create(NULL, NULL) left no message");
     EXPECT_CREATE(NULL, PP_SUCCESS, NULL, "opt == NULL");
     pp_options o = PP_OPTIONS_INIT;
@@ -805,6 +1010,8 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_create),
         cmocka_unit_test(test_misc),
+        cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_last_error),
         cmocka_unit_test(test_reduce_scan),
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_select),

@@ -8,12 +8,6 @@
 #define FAIL(ctx, st, ...) return pp_fail((ctx), (st), __VA_ARGS__)
 #define INVALID(ctx, ...) FAIL(ctx, PP_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
 
-#define CHECK_CTX(ctx)                                                   \
-    do {                                                                 \
-        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;                    \
-        (ctx)->error[0] = '\0';                                          \
-    } while (0)
-
 /* Checks the element type and that n elements fit in size_t bytes. */
 static pp_status check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n)
 {
@@ -108,21 +102,21 @@ static int host_finite(pp_type type, const void *a)
 pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
 {
     static const char fn[] = "pp_reduce";
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, fn);
     TRY(check_type_n(ctx, fn, type, n));
     TRY(check_op(ctx, fn, type, op));
     if (n) NEED(in, "in");
     NEED(out, "out");
     ALIGNED(in, pp_type_size(type), "in");
     ALIGNED(out, pp_type_size(type), "out");
-    return ctx->ops->reduce(ctx, type, op, in, n, out);
+    return pp_end(ctx, fn, ctx->ops->reduce(ctx, type, op, in, n, out));
 }
 
 pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                   size_t n)
 {
     static const char fn[] = "pp_scan";
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, fn);
     TRY(check_type_n(ctx, fn, type, n));
     TRY(check_op(ctx, fn, type, op));
     if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
@@ -134,7 +128,7 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     size_t bytes = n * pp_type_size(type);
     if (in != out)
         NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
-    return ctx->ops->scan(ctx, type, op, kind, in, out, n);
+    return pp_end(ctx, fn, ctx->ops->scan(ctx, type, op, kind, in, out, n));
 }
 
 static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,
@@ -155,7 +149,7 @@ pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, 
                             const void *upper, size_t nbins, uint64_t *counts)
 {
     static const char fn[] = "pp_histogram_even";
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, fn);
     TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
     NEED(lower, "lower");
     NEED(upper, "upper");
@@ -163,14 +157,14 @@ pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, 
         INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
     if (!host_less(type, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
     pp_histogram_args a = {type, samples, n, nbins, lower, upper, NULL, counts};
-    return ctx->ops->histogram(ctx, &a);
+    return pp_end(ctx, fn, ctx->ops->histogram(ctx, &a));
 }
 
 pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n, const void *edges,
                              size_t nbins, uint64_t *counts)
 {
     static const char fn[] = "pp_histogram_range";
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, fn);
     TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
     NEED(edges, "edges");
     if ((uintptr_t)edges % pp_type_size(type))
@@ -181,7 +175,7 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
         if (!host_less(type, e + i * sz, e + (i + 1) * sz))
             INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
     pp_histogram_args a = {type, samples, n, nbins, NULL, NULL, edges, counts};
-    return ctx->ops->histogram(ctx, &a);
+    return pp_end(ctx, fn, ctx->ops->histogram(ctx, &a));
 }
 
 static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *a)
@@ -201,43 +195,50 @@ static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *
     ALIGNED(a->in, pp_type_size(a->type), "in");
     ALIGNED(a->out, pp_type_size(a->type), "out");
     ALIGNED(a->count, sizeof(uint64_t), "count");
+    /* Every pair of out, in, flags (n bytes; NULL unless FLAGGED) and
+     * count. With n == 0 the arrays have no bytes and overlap nothing. */
     NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in");
     NO_OVERLAP(a->out, bytes, "out", a->flags, a->n, "flags");
+    NO_OVERLAP(a->in, bytes, "in", a->flags, a->n, "flags");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->in, bytes, "in");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->out, bytes, "out");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->flags, a->n, "flags");
-    return ctx->ops->select(ctx, a);
+    return pp_end(ctx, fn, ctx->ops->select(ctx, a));
 }
 
 pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in, const uint8_t *flags, size_t n,
                             void *out, uint64_t *count)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_select_flagged";
+    PP_BEGIN(ctx, fn);
     pp_select_args a = {type, PP_SELECT_FLAGGED, in, flags, n, PP_LT, NULL, out, count};
-    return select_common(ctx, "pp_select_flagged", &a);
+    return select_common(ctx, fn, &a);
 }
 
 pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value,
                        void *out, uint64_t *count)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_select_if";
+    PP_BEGIN(ctx, fn);
     pp_select_args a = {type, PP_SELECT_IF, in, NULL, n, cmp, value, out, count};
-    return select_common(ctx, "pp_select_if", &a);
+    return select_common(ctx, fn, &a);
 }
 
 pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n, void *out, uint64_t *count)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_unique";
+    PP_BEGIN(ctx, fn);
     pp_select_args a = {type, PP_SELECT_UNIQUE, in, NULL, n, PP_LT, NULL, out, count};
-    return select_common(ctx, "pp_unique", &a);
+    return select_common(ctx, fn, &a);
 }
 
 pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp,
                           const void *value, void *out, uint64_t *count)
 {
-    CHECK_CTX(ctx);
+    static const char fn[] = "pp_partition_if";
+    PP_BEGIN(ctx, fn);
     pp_select_args a = {type, PP_SELECT_PARTITION, in, NULL, n, cmp, value, out, count};
-    return select_common(ctx, "pp_partition_if", &a);
+    return select_common(ctx, fn, &a);
 }
 
 static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void *keys, void *values,
@@ -259,18 +260,20 @@ static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void
         NO_OVERLAP(values, n * value_size, "values", keys, n * pp_type_size(type), "keys");
     }
     if (n == 1) return PP_SUCCESS;
-    return ctx->ops->sort(ctx, type, keys, pairs ? values : NULL, value_size, n, order);
+    return pp_end(ctx, fn, ctx->ops->sort(ctx, type, keys, pairs ? values : NULL, value_size, n, order));
 }
 
 pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order)
 {
-    CHECK_CTX(ctx);
-    return sort_common(ctx, "pp_sort", type, keys, NULL, 0, n, order, 0);
+    static const char fn[] = "pp_sort";
+    PP_BEGIN(ctx, fn);
+    return sort_common(ctx, fn, type, keys, NULL, 0, n, order, 0);
 }
 
 pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
                         pp_order order)
 {
-    CHECK_CTX(ctx);
-    return sort_common(ctx, "pp_sort_pairs", type, keys, values, value_size, n, order, 1);
+    static const char fn[] = "pp_sort_pairs";
+    PP_BEGIN(ctx, fn);
+    return sort_common(ctx, fn, type, keys, values, value_size, n, order, 1);
 }

@@ -116,9 +116,12 @@ const char *pp_algorithm_name(pp_algorithm algo)
     return "?";
 }
 
-/* ---- errors -------------------------------------------------------------- */
+/* ---- errors --------------------------------------------------------------
+ * A message is written only by a call that fails, and stays until the next
+ * failure (pp_last_error). Calls without a context (pp_create, or any call
+ * given ctx == NULL) keep theirs per thread. */
 
-static _Thread_local char create_error[512];
+static _Thread_local char thread_error[512];
 
 static void vformat(char *buf, size_t cap, const char *fmt, va_list ap)
 {
@@ -132,23 +135,41 @@ pp_status pp_fail(pp_context *ctx, pp_status status, const char *fmt, ...)
         va_start(ap, fmt);
         vformat(ctx->error, sizeof ctx->error, fmt, ap);
         va_end(ap);
+        ctx->failed = 1;
     }
     return status;
 }
 
-static pp_status create_fail(pp_status status, const char *fmt, ...) PP_PRINTF(2, 3);
-static pp_status create_fail(pp_status status, const char *fmt, ...)
+static pp_status thread_fail(pp_status status, const char *fmt, ...) PP_PRINTF(2, 3);
+static pp_status thread_fail(pp_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vformat(create_error, sizeof create_error, fmt, ap);
+    vformat(thread_error, sizeof thread_error, fmt, ap);
     va_end(ap);
     return status;
 }
 
+pp_status pp_begin(const pp_context *ctx, const char *fn)
+{
+    if (!ctx) return thread_fail(PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    /* The context is the caller's (never a const object): the flag is
+     * bookkeeping of the call, like the message. */
+    ((pp_context *)ctx)->failed = 0;
+    return PP_SUCCESS;
+}
+
+pp_status pp_end(pp_context *ctx, const char *fn, pp_status st)
+{
+    if (st != PP_SUCCESS && !ctx->failed)
+        pp_fail(ctx, st, "%s: failed in the %s backend (%s)", fn, pp_backend_name(ctx->ops->id),
+                pp_status_string(st));
+    return st;
+}
+
 const char *pp_last_error(const pp_context *ctx)
 {
-    return ctx ? ctx->error : create_error;
+    return ctx ? ctx->error : thread_error;
 }
 
 /* ---- backends and contexts ------------------------------------------------ */
@@ -183,13 +204,12 @@ pp_status pp_backend_status(pp_backend backend)
 
 pp_status pp_create(pp_context **ctxp, const pp_options *opt)
 {
-    create_error[0] = '\0';
-    if (!ctxp) return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: argument 'ctx' is NULL");
+    if (!ctxp) return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: argument 'ctx' is NULL");
     *ctxp = NULL;
     pp_options o = PP_OPTIONS_INIT;
     if (opt) {
         if (opt->size < PP_OPTIONS_MIN_SIZE)
-            return create_fail(PP_ERROR_INVALID_ARGUMENT,
+            return thread_fail(PP_ERROR_INVALID_ARGUMENT,
                                "pp_create: opt->size is %zu, expected sizeof(pp_options) = %zu "
                                "(initialize with PP_OPTIONS_INIT)",
                                opt->size, sizeof(pp_options));
@@ -197,12 +217,12 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
         o.size = sizeof o;
     }
     if (!backend_valid(o.backend))
-        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->backend = %d is not a pp_backend",
+        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->backend = %d is not a pp_backend",
                            (int)o.backend);
     if (o.device < 0)
-        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d is negative", o.device);
+        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d is negative", o.device);
     if (o.threads < 0)
-        return create_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->threads = %d is negative", o.threads);
+        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->threads = %d is negative", o.threads);
 
     pp_backend chosen = o.backend;
     if (chosen == PP_BACKEND_AUTO) {
@@ -212,7 +232,7 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
             else if (!strcmp(env, "cuda")) chosen = PP_BACKEND_CUDA;
             else if (!strcmp(env, "opencl")) chosen = PP_BACKEND_OPENCL;
             else
-                return create_fail(PP_ERROR_INVALID_ARGUMENT,
+                return thread_fail(PP_ERROR_INVALID_ARGUMENT,
                                    "pp_create: PARPRIM_BACKEND='%.64s' is not one of cpu, cuda, opencl",
                                    env);
         }
@@ -222,6 +242,10 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
          * also succeeds with CPU devices such as PoCL's, which the cpu
          * backend serves better), then cpu. */
         static const pp_backend order[] = {PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
+        /* An attempt that fails is not a failure of this call: its message
+         * must not replace the thread's. */
+        char kept[sizeof thread_error];
+        memcpy(kept, thread_error, sizeof kept);
         for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
             const pp_backend_ops *ops = backend_table(order[i]);
             int usable = ops && ops->probe() == PP_SUCCESS;
@@ -236,6 +260,7 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
                     *ctxp = c;
                     return PP_SUCCESS;
                 }
+                memcpy(thread_error, kept, sizeof kept);
             }
         }
         chosen = PP_BACKEND_CPU;
@@ -243,15 +268,15 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
 
     const pp_backend_ops *ops = backend_table(chosen);
     if (!ops)
-        return create_fail(PP_ERROR_UNSUPPORTED, "pp_create: backend '%s' is not built into this library",
+        return thread_fail(PP_ERROR_UNSUPPORTED, "pp_create: backend '%s' is not built into this library",
                            pp_backend_name(chosen));
     pp_context *ctx = (pp_context *)calloc(1, sizeof *ctx);
-    if (!ctx) return create_fail(PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    if (!ctx) return thread_fail(PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
     ctx->ops = ops;
     o.backend = chosen;
     pp_status st = ops->create(ctx, &o);
     if (st != PP_SUCCESS) {
-        create_fail(st, "%s", ctx->error[0] ? ctx->error : pp_status_string(st));
+        thread_fail(st, "%s", ctx->error[0] ? ctx->error : pp_status_string(st));
         free(ctx);
         return st;
     }
@@ -271,40 +296,55 @@ pp_backend pp_context_backend(const pp_context *ctx) { return ctx ? ctx->ops->id
 int pp_context_threads(const pp_context *ctx) { return ctx ? ctx->threads : 0; }
 const char *pp_context_device_name(const pp_context *ctx) { return ctx ? ctx->device_name : ""; }
 
-#define CHECK_CTX(ctx)                                                   \
-    do {                                                                 \
-        if (!(ctx)) return PP_ERROR_INVALID_ARGUMENT;                    \
-        (ctx)->error[0] = '\0';                                          \
-    } while (0)
-
 pp_status pp_set_stream(pp_context *ctx, void *native)
 {
-    CHECK_CTX(ctx);
-    return ctx->ops->set_stream(ctx, native);
+    PP_BEGIN(ctx, "pp_set_stream");
+    return pp_end(ctx, "pp_set_stream", ctx->ops->set_stream(ctx, native));
 }
 
 pp_status pp_synchronize(pp_context *ctx)
 {
-    CHECK_CTX(ctx);
-    return ctx->ops->synchronize(ctx);
+    PP_BEGIN(ctx, "pp_synchronize");
+    return pp_end(ctx, "pp_synchronize", ctx->ops->synchronize(ctx));
 }
 
 /* ---- memory ------------------------------------------------------------------ */
 
+pp_status pp_context_memory(const pp_context *ctx, pp_memory_info *info)
+{
+    static const char fn[] = "pp_context_memory";
+    PP_BEGIN(ctx, fn);
+    /* A failure is recorded on the context like any call's (see pp_begin). */
+    pp_context *c = (pp_context *)ctx;
+    if (!info) return pp_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'info' is NULL", fn);
+    if (!c->ops->memory_info)
+        return pp_fail(c, PP_ERROR_UNSUPPORTED, "%s: the %s backend cannot tell its memory", fn,
+                       pp_backend_name(c->ops->id));
+    pp_memory_info mi = {0, 0, 0};
+    pp_status st = pp_end(c, fn, c->ops->memory_info(c, &mi));
+    if (st != PP_SUCCESS) return st;
+    if (mi.total_bytes == 0)
+        return pp_fail(c, PP_ERROR_BACKEND, "%s: the %s backend reports no memory", fn, pp_backend_name(c->ops->id));
+    if (mi.max_alloc_bytes > mi.total_bytes) mi.max_alloc_bytes = mi.total_bytes;
+    if (mi.available_bytes > mi.total_bytes) mi.available_bytes = mi.total_bytes;
+    *info = mi;
+    return PP_SUCCESS;
+}
+
 pp_status pp_malloc(pp_context *ctx, void **p, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_malloc");
     if (!p) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_malloc: argument 'p' is NULL");
     *p = NULL;
     if (bytes == 0) return PP_SUCCESS;
-    return ctx->ops->mem_alloc(ctx, p, bytes);
+    return pp_end(ctx, "pp_malloc", ctx->ops->mem_alloc(ctx, p, bytes));
 }
 
 pp_status pp_free(pp_context *ctx, void *p)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_free");
     if (!p) return PP_SUCCESS;
-    return ctx->ops->mem_free(ctx, p);
+    return pp_end(ctx, "pp_free", ctx->ops->mem_free(ctx, p));
 }
 
 static int ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
@@ -316,42 +356,42 @@ static int ranges_overlap(const void *a, size_t abytes, const void *b, size_t bb
 
 pp_status pp_upload(pp_context *ctx, void *dst, const void *host_src, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_upload");
     if (bytes == 0) return PP_SUCCESS;
     if (!dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'dst' is NULL");
     if (!host_src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: argument 'host_src' is NULL");
     if (ctx->ops->addressable && ranges_overlap(dst, bytes, host_src, bytes))
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_upload: 'dst' and 'host_src' overlap");
-    return ctx->ops->upload(ctx, dst, host_src, bytes);
+    return pp_end(ctx, "pp_upload", ctx->ops->upload(ctx, dst, host_src, bytes));
 }
 
 pp_status pp_download(pp_context *ctx, void *host_dst, const void *src, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_download");
     if (bytes == 0) return PP_SUCCESS;
     if (!host_dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'host_dst' is NULL");
     if (!src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: argument 'src' is NULL");
     if (ctx->ops->addressable && ranges_overlap(host_dst, bytes, src, bytes))
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_download: 'host_dst' and 'src' overlap");
-    return ctx->ops->download(ctx, host_dst, src, bytes);
+    return pp_end(ctx, "pp_download", ctx->ops->download(ctx, host_dst, src, bytes));
 }
 
 pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_copy");
     if (bytes == 0) return PP_SUCCESS;
     if (!dst) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: argument 'dst' is NULL");
     if (!src) return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: argument 'src' is NULL");
     if (ctx->ops->addressable ? ranges_overlap(dst, bytes, src, bytes) : dst == src)
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_copy: 'dst' and 'src' overlap");
-    return ctx->ops->copy(ctx, dst, src, bytes);
+    return pp_end(ctx, "pp_copy", ctx->ops->copy(ctx, dst, src, bytes));
 }
 
 /* ---- algorithm choice ------------------------------------------------------------ */
 
 pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo)
 {
-    CHECK_CTX(ctx);
+    PP_BEGIN(ctx, "pp_set_algorithm");
     if ((unsigned)prim >= PP_PRIM_COUNT)
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm: prim = %d is not a pp_primitive",
                        (int)prim);

@@ -74,6 +74,8 @@ typedef struct pp_backend_ops {
     /* values == NULL: keys only. */
     pp_status (*sort)(pp_context *ctx, pp_type type, void *keys, void *values,
                       size_t value_size, size_t n, pp_order order);
+    /* pp_context_memory: fills every field (info is not NULL). */
+    pp_status (*memory_info)(pp_context *ctx, pp_memory_info *info);
 } pp_backend_ops;
 
 struct pp_context {
@@ -82,11 +84,28 @@ struct pp_context {
     int threads;            /* cpu worker threads; 0 on GPU backends */
     void *impl;             /* backend state */
     char device_name[160];
-    char error[512];
+    char error[512];        /* pp_last_error: kept until the next failure */
+    int failed;             /* pp_fail was called since the public call began */
 };
 
-/* Records a formatted message on ctx (if not NULL) and returns status. */
+/* Records a formatted message on ctx (if not NULL) and returns status. Only
+ * for a call that fails: the message stays until the next failure. */
 pp_status pp_fail(pp_context *ctx, pp_status status, const char *fmt, ...) PP_PRINTF(3, 4);
+
+/* Begins a public call on ctx: PP_ERROR_INVALID_ARGUMENT, with the message
+ * "fn: argument 'ctx' is NULL" kept for pp_last_error(NULL) in this thread,
+ * if ctx is NULL; else PP_SUCCESS. */
+pp_status pp_begin(const pp_context *ctx, const char *fn);
+/* Ends a public call with the backend's status st: a failure that left no
+ * message of its own gets a generic one naming fn, so that pp_last_error
+ * never shows an older call's message for it. Returns st. */
+pp_status pp_end(pp_context *ctx, const char *fn, pp_status st);
+
+#define PP_BEGIN(ctx, fn)                                      \
+    do {                                                       \
+        if (pp_begin((ctx), (fn)) != PP_SUCCESS)               \
+            return PP_ERROR_INVALID_ARGUMENT;                  \
+    } while (0)
 
 /* Backend tables, one per backend built in. */
 extern const pp_backend_ops pp_cpu_ops;

@@ -1,10 +1,12 @@
 /* The cpu backend's table: contexts, memory and scratch. The primitives
  * live in cpu_reduce_scan.c, cpu_histogram.c, cpu_select.c and cpu_sort.c. */
+#define _DEFAULT_SOURCE /* sysconf's _SC_PHYS_PAGES and _SC_AVPHYS_PAGES (glibc) */
 #include "cpu_internal.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 pp_status pp_cpu_reduce(pp_context *, pp_type, pp_op, const void *, size_t, void *);
 pp_status pp_cpu_scan(pp_context *, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t);
@@ -109,6 +111,36 @@ static pp_status cpu_copy(pp_context *ctx, void *dst, const void *src, size_t by
     return PP_SUCCESS;
 }
 
+/* MemAvailable of /proc/meminfo in bytes; 0 where it cannot be read. */
+static uint64_t meminfo_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return (uint64_t)kb * 1024;
+}
+
+static pp_status cpu_memory_info(pp_context *ctx, pp_memory_info *info)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return pp_fail(ctx, PP_ERROR_BACKEND, "pp_context_memory: sysconf cannot tell the physical memory");
+    info->total_bytes = (uint64_t)pages * (uint64_t)page;
+    info->max_alloc_bytes = info->total_bytes;
+    info->available_bytes = meminfo_available();
+#ifdef _SC_AVPHYS_PAGES
+    if (!info->available_bytes) {
+        long avail = sysconf(_SC_AVPHYS_PAGES);
+        if (avail > 0) info->available_bytes = (uint64_t)avail * (uint64_t)page;
+    }
+#endif
+    return PP_SUCCESS;
+}
+
 static int cpu_has_algorithm(pp_primitive prim, pp_algorithm algo)
 {
     (void)prim;
@@ -134,4 +166,5 @@ const pp_backend_ops pp_cpu_ops = {
     pp_cpu_histogram,
     pp_cpu_select,
     pp_cpu_sort,
+    cpu_memory_info,
 };

@@ -231,6 +231,17 @@ static pp_status cuda_copy(pp_context *ctx, void *dst, const void *src, size_t b
     return PP_SUCCESS;
 }
 
+static pp_status cuda_memory_info(pp_context *ctx, pp_memory_info *info)
+{
+    ENTER(ctx, "pp_context_memory");
+    size_t free_bytes = 0, total_bytes = 0;
+    PP_CUDA_TRY(ctx, cudaMemGetInfo(&free_bytes, &total_bytes), "pp_context_memory");
+    info->total_bytes = total_bytes;
+    info->available_bytes = free_bytes;
+    info->max_alloc_bytes = total_bytes; // no per-allocation limit below the device's memory
+    return PP_SUCCESS;
+}
+
 static int cuda_has_algorithm(pp_primitive prim, pp_algorithm algo)
 {
     switch (prim) {
@@ -299,4 +310,5 @@ extern "C" const pp_backend_ops pp_cuda_ops = {
     cuda_histogram,
     cuda_select,
     cuda_sort,
+    cuda_memory_info,
 };

@@ -768,6 +768,16 @@ pp_status pp_ocl_launch(pp_context *ctx, const char *fn, cl_kernel k, size_t gro
 
 /* ---- the table ---------------------------------------------------------------------------------------------- */
 
+/* From the device's caps (pp_create): OpenCL 1.2 cannot tell free memory. */
+static pp_status ocl_memory_info(pp_context *ctx, pp_memory_info *info)
+{
+    const pp_ocl_caps *c = &pp_ocl(ctx)->caps;
+    info->total_bytes = c->global_mem;
+    info->available_bytes = 0;
+    info->max_alloc_bytes = c->max_alloc;
+    return PP_SUCCESS;
+}
+
 static int ocl_has_algorithm(pp_primitive prim, pp_algorithm algo)
 {
     switch (prim) {
@@ -797,4 +807,5 @@ const pp_backend_ops pp_opencl_ops = {
     pp_ocl_histogram,
     pp_ocl_select,
     pp_ocl_sort,
+    ocl_memory_info,
 };

@@ -32,7 +32,8 @@ typedef struct tc_rng {
 /* Reads PARPRIM_TEST_SEED or takes a time-based seed, prints it, and finds
  * the backends to test. Call first in main(). */
 void tc_init(const char *program);
-/* Destroys the contexts; prints the number of skipped calls. */
+/* Destroys the contexts; prints how many cases were skipped ("<program>:
+ * skipped N", always, for scripts/check) and every reason with its count. */
 void tc_finish(void);
 uint64_t tc_seed(void);
 /* A generator for one test, derived from the run's seed and the test's name
@@ -67,7 +68,52 @@ const char *tc_config_name(const tc_config *c); /* static buffer */
  * skip it (PP_ERROR_UNSUPPORTED from an algorithm other than AUTO, which
  * the header allows); fails the test on anything else. */
 int tc_status_ok(const tc_config *c, pp_status st, const char *fn);
+/* Every skip so far (tc_skip, tc_need, tc_need_f64, tc_status_ok). */
 extern unsigned long long tc_skipped;
+
+/* ---- skips and resources --------------------------------------------------------------------
+ * A case that needs what a device or the host may lack asks first and is
+ * skipped, with a printed reason and a count, where it is missing; a case
+ * that runs is checked in full. */
+
+/* Counts a skip. The reason is printed ("  skipped: reason") the first time
+ * it is seen and listed with its count by tc_finish. key groups skips whose
+ * reasons differ only in detail (the first reason is kept); NULL: the reason
+ * itself. */
+void tc_skip(const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The host memory free for a new allocation, in bytes: MemAvailable of
+ * /proc/meminfo, less where a cgroup limit (memory.max) leaves less; 0 if
+ * it cannot be read. */
+uint64_t tc_host_available(void);
+/* 1 if what (a phrase such as "u16 sort of 1074266115 keys") can run on
+ * ctx: its largest buffer (the library's scratch included) is within the
+ * device's largest allocation, device_bytes (all buffers and scratch
+ * together) within the device's memory and what it has free, and
+ * host_bytes within the host's free memory, keeping TC_HOST_RESERVE
+ * spare. Device memory that is host memory (cpu; opencl, whose devices
+ * the API does not tell apart, and PoCL's CPU device allocates from the
+ * host) counts against the host too. Else records a skip naming the
+ * backend, what and the limit, and returns 0. ctx may be NULL for host
+ * memory alone. Fails the test if pp_context_memory fails. */
+int tc_need_buffers(pp_context *ctx, const char *what, size_t largest_buffer, size_t device_bytes,
+                    size_t host_bytes);
+/* What the unit tests allow for the library's working memory beside a
+ * call's own buffers: the size of the data and 1 MiB (sort keeps keys and
+ * values; the other primitives far less). */
+#define TC_SCRATCH(bytes) ((size_t)(bytes) + ((size_t)1 << 20))
+/* tc_need_buffers where one buffer holds all of device_bytes. */
+int tc_need(pp_context *ctx, const char *what, size_t device_bytes, size_t host_bytes);
+#define TC_HOST_RESERVE ((uint64_t)512 << 20)
+/* 1 if ctx computes in double precision: always on cpu and cuda; on
+ * opencl, where the device has cl_khr_fp64 (a one-element f64 pp_reduce,
+ * once per context, asks). Else records a skip of what on this backend
+ * and returns 0. Callers ask for every f64 reduce, scan, compaction and
+ * histogram, and for even histograms of f32 (evaluated in double). */
+int tc_need_f64(pp_context *ctx, const char *what);
 
 /* ---- failure reporting -------------------------------------------------------------------- */
 /* Describes what is being tested now (printed with any failure). */

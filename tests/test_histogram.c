@@ -275,6 +275,9 @@ static void run_hist(pp_type t, const void *samples, size_t n, const scalar *lo,
                      const void *edges, size_t nbins, int big)
 {
     const size_t sz = tc_size(t);
+    char hwhat[96];
+    snprintf(hwhat, sizeof hwhat, "histogram of %zu %s into %zu bins", n, pp_type_name(t), nbins);
+    if (!tc_need(NULL, hwhat, 0, 2 * nbins * sizeof(uint64_t) + n * sz)) return;
     uint64_t *want = (uint64_t *)tc_halloc(nbins * sizeof *want);
     uint64_t *host = (uint64_t *)tc_halloc(nbins * sizeof *host + n * sz);
     if (edges) ref_histogram_range(t, samples, n, edges, nbins, want);
@@ -287,11 +290,22 @@ static void run_hist(pp_type t, const void *samples, size_t n, const scalar *lo,
         describe_scalar(t, lo->b, a, sizeof a);
         describe_scalar(t, hi->b, b, sizeof b);
     }
+    const size_t sbytes = n * sz + TC_GUARD, cbytes = nbins * sizeof(uint64_t) + TC_GUARD;
+    char what[96], f64what[48];
+    snprintf(what, sizeof what, "histogram_%s of %zu %s into %zu bins", edges ? "range" : "even", n, pp_type_name(t),
+             nbins);
+    snprintf(f64what, sizeof f64what, "histogram_%s of %s", edges ? "range" : "even", pp_type_name(t));
+    /* opencl: f64, and even bins of any float (binned in double), need cl_khr_fp64 */
+    const int needs_f64 = t == PP_F64 || (tc_is_float(t) && !edges);
     const tc_config *cfg;
     size_t ncfg = tc_configs(PP_PRIM_HISTOGRAM, &cfg);
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
+        if (!tc_need_buffers(c->ctx, what, sbytes > cbytes ? sbytes : cbytes,
+                             sbytes + cbytes + TC_SCRATCH(sbytes + cbytes), 0))
+            continue;
+        if (needs_f64 && !tc_need_f64(c->ctx, f64what)) continue;
         tc_use(c, PP_PRIM_HISTOGRAM);
         tc_case("%s prim=histogram_%s type=%s n=%zu nbins=%zu %s=%s %s=%s", tc_config_name(c),
                 edges ? "range" : "even", pp_type_name(t), n, nbins, edges ? "edges[0]" : "lower", a,

@@ -8,7 +8,21 @@
  * keys, so a GPU radix sort must carry digit offsets across its 2^30-key
  * portions), sorted ascending and checked for order and for the 65536
  * counts. About 2 x n bytes of device memory plus the library's scratch,
- * and 2 x n of host memory. */
+ * and 2 x n of host memory (3 x n on opencl, whose buffers are downloaded
+ * whole).
+ *
+ * Each backend asks first (tc_need_buffers): the reduce, scan and u8 sort,
+ * and the u16 sort, each run only where the device's largest buffer holds
+ * their buffer and the library's scratch, and device and host memory hold
+ * them all; else they are skipped with the reason, and counted. Where the
+ * device's largest buffer is below n but above 2^31 + 64 bytes, n shrinks
+ * to it (and the u16 keys to what the sort's scratch allows, above 2^30),
+ * since the point is more than 2^31 elements (2^30 keys), not n itself;
+ * never below. PP_ERROR_OUT_OF_MEMORY from pp_malloc, pp_upload (PoCL
+ * allocates buffers when first written) or a primitive (its scratch), and a
+ * failed host malloc, are skips with the message too: memory that others
+ * took between asking and allocating. Any other status, or a wrong result,
+ * fails. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_common.h"
 
@@ -18,7 +32,29 @@
 #include <time.h>
 
 #define LARGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 7)
+#define MIN_N (((size_t)1 << 31) + 64)  /* the least n that is still the test: > 2^31 bytes */
+#define MIN_KEYS (((size_t)1 << 30) + 1) /* the least u16 key count: > 2^30 keys */
 #define CHUNK ((size_t)64 << 20)
+#define SMALL_SCRATCH ((size_t)64 << 20) /* allowance for reduce's and scan's working memory */
+
+/* Why the test itself could not allocate host memory (a skip, as the
+ * library's PP_ERROR_OUT_OF_MEMORY is). */
+static char g_host_oom[200];
+
+static pp_status host_oom(size_t bytes)
+{
+    snprintf(g_host_oom, sizeof g_host_oom, "malloc of %zu bytes of host memory for the check failed", bytes);
+    return PP_ERROR_OUT_OF_MEMORY;
+}
+
+/* The library's working memory for sorting m keys of key_size bytes, as
+ * the header gives it: m * key_size plus 1 KB of counts per 2048 keys
+ * (opencl); none on cpu and a few KB on opencl for 8-bit keys. */
+static size_t sort_scratch(pp_backend b, size_t key_size, size_t m)
+{
+    if (key_size == 1 && b != PP_BACKEND_CUDA) return (size_t)1 << 20;
+    return m * key_size + (m / 2048 + 1) * 1024;
+}
 
 static double now(void)
 {
@@ -61,25 +97,31 @@ static void count_bytes(const unsigned char *p, size_t n, uint64_t counts[256])
     for (int v = 0; v < 256; v++) counts[v] = c[0][v] + c[1][v] + c[2][v] + c[3][v];
 }
 
+/* Host memory the downloads of an n-byte result take. */
+static size_t download_bytes(pp_backend b, size_t n) { return b == PP_BACKEND_OPENCL ? n : CHUNK; }
+
 /* Downloads the device array in chunks (pointer offsets where handles are
- * addresses, else whole) and calls check(chunk, offset, length, arg). */
-static void for_chunks(pp_context *ctx, const unsigned char *dev, size_t n,
-                       void (*check)(const unsigned char *, size_t, size_t, void *), void *arg)
+ * addresses, else whole) and calls check(chunk, offset, length, arg).
+ * PP_ERROR_OUT_OF_MEMORY where the host buffer cannot be had. */
+static pp_status for_chunks(pp_context *ctx, const unsigned char *dev, size_t n,
+                            void (*check)(const unsigned char *, size_t, size_t, void *), void *arg)
 {
-    if (pp_context_backend(ctx) == PP_BACKEND_OPENCL) {
-        unsigned char *all = (unsigned char *)tc_halloc(n);
-        TC_OK(pp_download(ctx, all, dev, n));
-        check(all, 0, n, arg);
-        free(all);
-        return;
+    size_t cap = download_bytes(pp_context_backend(ctx), n);
+    unsigned char *buf = (unsigned char *)malloc(cap);
+    if (!buf) return host_oom(cap);
+    if (cap >= n) {
+        TC_OK(pp_download(ctx, buf, dev, n));
+        check(buf, 0, n, arg);
+        free(buf);
+        return PP_SUCCESS;
     }
-    unsigned char *buf = (unsigned char *)tc_halloc(CHUNK);
     for (size_t off = 0; off < n; off += CHUNK) {
         size_t len = n - off < CHUNK ? n - off : CHUNK;
         TC_OK(pp_download(ctx, buf, dev + off, len));
         check(buf, off, len, arg);
     }
     free(buf);
+    return PP_SUCCESS;
 }
 
 static void check_equal_chunk(const unsigned char *got, size_t off, size_t len, void *arg)
@@ -139,19 +181,27 @@ static void check_sorted16_chunk(const unsigned char *got, size_t off, size_t le
 /* Runs call() once per algorithm the context accepts for prim (AUTO
  * first); an algorithm other than AUTO that refuses the call with
  * PP_ERROR_UNSUPPORTED (a study algorithm with a size cap) is skipped and
- * counted. call returns the status of the primitive and checks the result
- * itself; it is given the algorithm's name for messages. */
+ * counted, and so is any algorithm whose call finds no memory
+ * (PP_ERROR_OUT_OF_MEMORY: the upload, the library's scratch, or the
+ * check's host buffer). call returns the status of the primitive or of
+ * what failed to allocate, and checks the result itself; it is given the
+ * algorithm's name for messages. */
 typedef pp_status (*algo_call)(pp_context *ctx, const char *algo, void *arg);
 
-static void for_algorithms(pp_context *ctx, pp_primitive prim, algo_call call, void *arg)
+static void for_algorithms(pp_context *ctx, const char *what, pp_primitive prim, algo_call call, void *arg)
 {
+    const char *bname = pp_backend_name(pp_context_backend(ctx));
     for (int a = 0; a < PP_ALGO_COUNT; a++) {
         if (a != PP_ALGO_AUTO && pp_set_algorithm(ctx, prim, (pp_algorithm)a) != PP_SUCCESS) continue;
         const char *name = pp_algorithm_name((pp_algorithm)a);
+        g_host_oom[0] = '\0';
         pp_status st = call(ctx, name, arg);
         if (st == PP_ERROR_UNSUPPORTED && a != PP_ALGO_AUTO) {
-            printf("  %s %s: skipped (%s)\n", pp_primitive_name(prim), name, pp_last_error(ctx));
-            tc_skipped++;
+            tc_skip(NULL, "%s %s with algorithm %s: PP_ERROR_UNSUPPORTED, which an algorithm other than auto may (%s)",
+                    bname, what, name, pp_last_error(ctx));
+        } else if (st == PP_ERROR_OUT_OF_MEMORY) {
+            tc_skip(NULL, "%s %s with algorithm %s: out of memory after asking (%s)", bname, what, name,
+                    g_host_oom[0] ? g_host_oom : pp_last_error(ctx));
         } else if (st != PP_SUCCESS) {
             pp_set_algorithm(ctx, prim, PP_ALGO_AUTO);
             TC_FAIL("%s with algorithm %s returned %s: %s", pp_primitive_name(prim), name, pp_status_string(st),
@@ -170,6 +220,7 @@ typedef struct large_state {
     const char *bname;
     void *dev, *out;
     size_t n;
+    size_t m;                     /* u16 keys sorted: at most n / 2 */
     const unsigned char *input;   /* n bytes of host memory */
     const uint64_t *counts;       /* 256 counts of the u8 input */
     const uint64_t *counts16;     /* 65536 counts of the u16 input */
@@ -178,9 +229,14 @@ typedef struct large_state {
     int umax, imax;
 } large_state;
 
-static void upload_input(pp_context *ctx, const large_state *L)
+/* PP_ERROR_OUT_OF_MEMORY (PoCL allocates a buffer when it is first
+ * written) is returned for the caller to skip; any other error fails. */
+static pp_status upload_input(pp_context *ctx, const large_state *L)
 {
-    TC_OK(pp_upload(ctx, L->dev, L->input, L->n));
+    pp_status st = pp_upload(ctx, L->dev, L->input, L->n);
+    if (st != PP_SUCCESS && st != PP_ERROR_OUT_OF_MEMORY)
+        TC_FAIL("pp_upload of %zu bytes returned %s: %s", L->n, pp_status_string(st), pp_last_error(ctx));
+    return st;
 }
 
 static pp_status check_reduce(pp_context *ctx, const char *algo, void *arg)
@@ -208,12 +264,13 @@ static pp_status check_scan(pp_context *ctx, const char *algo, void *arg)
 {
     large_state *L = (large_state *)arg;
     double t1 = now();
-    upload_input(ctx, L);
     tc_case("%s prim=scan algo=%s type=i8 op=sum kind=inclusive in-place n=%zu", L->bname, algo, L->n);
-    pp_status st = pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, L->dev, L->dev, L->n);
+    pp_status st = upload_input(ctx, L);
+    if (st == PP_SUCCESS) st = pp_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, L->dev, L->dev, L->n);
     if (st != PP_SUCCESS) return st;
     double t2 = now();
-    for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_equal_chunk, (void *)L->scanned);
+    st = for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_equal_chunk, (void *)L->scanned);
+    if (st != PP_SUCCESS) return st;
     printf("  %s: scan (%s) ok (pp_scan %.1f s, all %.1f s)\n", L->bname, algo, t2 - t1, now() - t1);
     return PP_SUCCESS;
 }
@@ -222,32 +279,35 @@ static pp_status check_sort_u8(pp_context *ctx, const char *algo, void *arg)
 {
     large_state *L = (large_state *)arg;
     double t1 = now();
-    upload_input(ctx, L);
     tc_case("%s prim=sort algo=%s type=u8 order=ascending n=%zu", L->bname, algo, L->n);
-    pp_status st = pp_sort(ctx, PP_U8, L->dev, L->n, PP_ASCENDING);
+    pp_status st = upload_input(ctx, L);
+    if (st == PP_SUCCESS) st = pp_sort(ctx, PP_U8, L->dev, L->n, PP_ASCENDING);
     if (st != PP_SUCCESS) return st;
     double t2 = now();
     sorted_state s = {L->counts, 0, L->counts[0]};
-    for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_sorted_chunk, &s);
+    st = for_chunks(ctx, (const unsigned char *)L->dev, L->n, check_sorted_chunk, &s);
+    if (st != PP_SUCCESS) return st;
     while (s.left == 0 && s.value < 255) s.left = L->counts[++s.value];
     TC_REQUIRE(s.left == 0, "fewer elements of value %d than in the input", s.value);
     printf("  %s: sort (%s) ok (pp_sort %.1f s, all %.1f s)\n", L->bname, algo, t2 - t1, now() - t1);
     return PP_SUCCESS;
 }
 
-/* The input as n / 2 u16 keys (CHUNK is even, so chunks hold whole keys). */
+/* The first 2 * m bytes of the input as m u16 keys (CHUNK is even, so
+ * chunks hold whole keys). */
 static pp_status check_sort_u16(pp_context *ctx, const char *algo, void *arg)
 {
     large_state *L = (large_state *)arg;
-    const size_t m = L->n / 2;
+    const size_t m = L->m;
     double t1 = now();
-    upload_input(ctx, L);
     tc_case("%s prim=sort algo=%s type=u16 order=ascending n=%zu", L->bname, algo, m);
-    pp_status st = pp_sort(ctx, PP_U16, L->dev, m, PP_ASCENDING);
+    pp_status st = upload_input(ctx, L);
+    if (st == PP_SUCCESS) st = pp_sort(ctx, PP_U16, L->dev, m, PP_ASCENDING);
     if (st != PP_SUCCESS) return st;
     double t2 = now();
     sorted16_state s = {L->counts16, 0, L->counts16[0]};
-    for_chunks(ctx, (const unsigned char *)L->dev, 2 * m, check_sorted16_chunk, &s);
+    st = for_chunks(ctx, (const unsigned char *)L->dev, 2 * m, check_sorted16_chunk, &s);
+    if (st != PP_SUCCESS) return st;
     while (s.left == 0 && s.value < 65535) s.left = L->counts16[++s.value];
     TC_REQUIRE(s.left == 0, "fewer keys of value %u than in the input", s.value);
     printf("  %s: u16 sort (%s) of %zu keys ok (pp_sort %.1f s, all %.1f s)\n", L->bname, algo, m, t2 - t1,
@@ -255,71 +315,137 @@ static pp_status check_sort_u16(pp_context *ctx, const char *algo, void *arg)
     return PP_SUCCESS;
 }
 
-static void run_backend(pp_context *ctx, uint64_t start)
+/* The sizes this device allows (see the top): n bytes, m u16 keys. */
+static void choose_sizes(pp_context *ctx, size_t *n, size_t *m)
 {
-    const size_t n = LARGE_N;
-    const char *bname = pp_backend_name(pp_context_backend(ctx));
-    double t0 = now();
-    unsigned char *input = (unsigned char *)malloc(n);
-    unsigned char *scanned = (unsigned char *)malloc(n);
-    TC_REQUIRE(input != NULL && scanned != NULL, "cannot allocate 2 x %zu bytes of host memory", n);
-    void *dev = NULL;
-    pp_status st = pp_malloc(ctx, &dev, n);
-    if (st != PP_SUCCESS) {
-        free(input);
-        free(scanned);
-        TC_FAIL("pp_malloc(%zu) on %s: %s", n, bname, pp_last_error(ctx));
+    pp_memory_info mi;
+    memset(&mi, 0, sizeof mi);
+    TC_OK(pp_context_memory(ctx, &mi));
+    const uint64_t cap = mi.max_alloc_bytes;
+    const pp_backend b = pp_context_backend(ctx);
+    *n = LARGE_N;
+    if (cap && cap < *n && cap >= MIN_N) {
+        *n = (size_t)(((cap - 7) & ~(uint64_t)63) + 7);
+        printf("  %s: n = %zu, not %zu: the device's largest buffer is %llu bytes\n", pp_backend_name(b), *n,
+               (size_t)LARGE_N, (unsigned long long)cap);
     }
-    fill(start, input, n);
-    double tf = now();
-    uint64_t counts[256];
-    count_bytes(input, n, counts);
-    double tc = now();
-    large_state L = {bname, dev, NULL, n, input, counts, NULL, NULL, 0, 0, -128};
-    upload_input(ctx, &L);
-    printf("  %s: n = %zu, data ready in %.1f s (generate %.1f s, count %.1f s, pp_upload %.1f s)\n", bname, n,
-           now() - t0, tf - t0, tc - tf, now() - tc);
-
-    /* reduce: the answers from the counts, and the reference agrees */
-    for (int v = 0; v < 256; v++) {
-        L.usum += (uint64_t)v * counts[v];
-        if (counts[v]) {
-            L.umax = v;
-            if ((int8_t)v > L.imax) L.imax = (int8_t)v;
+    *m = *n / 2;
+    if (cap && sort_scratch(b, 2, *m) > cap && cap > 2048) {
+        /* 2m + (m / 2048 + 1) * 1024 <= cap: m <= (cap - 1024) * 2 / 5 */
+        size_t k = (size_t)((cap - 1024) / 5 * 2);
+        if (k >= MIN_KEYS && k < *m) {
+            *m = k;
+            printf("  %s: u16 sort of %zu keys, not %zu: its working memory must fit the device's largest buffer, "
+                   "%llu bytes\n", pp_backend_name(b), *m, *n / 2, (unsigned long long)cap);
         }
     }
-    unsigned char ref = 0;
-    ref_reduce(PP_I8, PP_SUM, input, n, &ref);
-    TC_REQUIRE(ref == (unsigned char)L.usum, "the reference's i8 sum disagrees with the counts");
-    TC_OK(pp_malloc(ctx, &L.out, 8));
-    for_algorithms(ctx, PP_PRIM_REDUCE, check_reduce, &L);
+}
 
-    /* in-place inclusive scan on i8, against the reference's scan */
-    ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, input, scanned, n);
-    L.scanned = scanned;
-    for_algorithms(ctx, PP_PRIM_SCAN, check_scan, &L);
-    free(scanned);
-    L.scanned = NULL;
+static void run_backend(pp_context *ctx, uint64_t start)
+{
+    const pp_backend be = pp_context_backend(ctx);
+    const char *bname = pp_backend_name(be);
+    tc_case("%s setup (sizes, memory, data)", bname);
+    size_t n, m;
+    choose_sizes(ctx, &n, &m);
+    const size_t dl = download_bytes(be, n);
+    const size_t s8 = sort_scratch(be, 1, n), s16 = sort_scratch(be, 2, m);
+    char what_a[96], what_b[96];
+    snprintf(what_a, sizeof what_a, "reduce, scan and u8 sort of %zu bytes", n);
+    snprintf(what_b, sizeof what_b, "u16 sort of %zu keys", m);
+    /* device: the data, the library's scratch (the opencl backend may keep
+     * a quarter more than it needs: counted); host: the input, the
+     * reference's scan, the downloads */
+    const int do_a = tc_need_buffers(ctx, what_a, n > s8 ? n : s8, n + s8 + s8 / 4 + SMALL_SCRATCH, 2 * n + dl);
+    const int do_b = tc_need_buffers(ctx, what_b, n > s16 ? n : s16, n + s16 + s16 / 4, n + dl);
+    if (!do_a && !do_b) return;
 
-    /* sort u8 ascending */
-    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u8, &L);
-
-    /* the bytes of another generator as u16 keys */
-    uint64_t *counts16 = (uint64_t *)calloc(65536, sizeof(uint64_t));
-    TC_REQUIRE(counts16 != NULL, "cannot allocate the u16 counts");
-    fill(start ^ 0x5a5a5a5a5a5a5a5aull, input, n);
-    for (size_t i = 0; i + 2 <= n; i += 2) {
-        uint16_t v;
-        memcpy(&v, input + i, 2);
-        counts16[v]++;
+    double t0 = now();
+    unsigned char *input = (unsigned char *)malloc(n);
+    unsigned char *scanned = do_a ? (unsigned char *)malloc(n) : NULL;
+    if (!input || (do_a && !scanned)) {
+        free(input);
+        free(scanned);
+        tc_skip(NULL, "%s large test of %zu bytes: malloc of %s x %zu bytes of host memory failed after asking",
+                bname, n, do_a ? "2" : "1", n);
+        return;
     }
-    L.counts16 = counts16;
-    for_algorithms(ctx, PP_PRIM_SORT, check_sort_u16, &L);
-    free(counts16);
-    free(input);
+    large_state L = {bname, NULL, NULL, n, m, input, NULL, NULL, NULL, 0, 0, -128};
+    pp_status st = pp_malloc(ctx, &L.dev, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &L.out, 8);
+    if (st != PP_SUCCESS) {
+        if (st != PP_ERROR_OUT_OF_MEMORY)
+            TC_FAIL("pp_malloc(%zu) on %s returned %s: %s", n, bname, pp_status_string(st), pp_last_error(ctx));
+        tc_skip(NULL, "%s large test of %zu bytes: pp_malloc returned PP_ERROR_OUT_OF_MEMORY after asking (%s)", bname,
+                n, pp_last_error(ctx));
+        pp_free(ctx, L.dev);
+        free(input);
+        free(scanned);
+        return;
+    }
 
+    if (do_a) {
+        fill(start, input, n);
+        double tf = now();
+        uint64_t counts[256];
+        count_bytes(input, n, counts);
+        double tc = now();
+        L.counts = counts;
+        st = upload_input(ctx, &L);
+        printf("  %s: n = %zu, data ready in %.1f s (generate %.1f s, count %.1f s, pp_upload %.1f s)\n", bname, n,
+               now() - t0, tf - t0, tc - tf, now() - tc);
+        if (st != PP_SUCCESS) {
+            tc_skip(NULL, "%s %s: pp_upload returned PP_ERROR_OUT_OF_MEMORY after asking (%s)", bname, what_a,
+                    pp_last_error(ctx));
+        } else {
+            /* reduce: the answers from the counts, and the reference agrees */
+            for (int v = 0; v < 256; v++) {
+                L.usum += (uint64_t)v * counts[v];
+                if (counts[v]) {
+                    L.umax = v;
+                    if ((int8_t)v > L.imax) L.imax = (int8_t)v;
+                }
+            }
+            unsigned char ref = 0;
+            ref_reduce(PP_I8, PP_SUM, input, n, &ref);
+            TC_REQUIRE(ref == (unsigned char)L.usum, "the reference's i8 sum disagrees with the counts");
+            snprintf(what_a, sizeof what_a, "reduce of %zu bytes", n);
+            for_algorithms(ctx, what_a, PP_PRIM_REDUCE, check_reduce, &L);
+
+            /* in-place inclusive scan on i8, against the reference's scan */
+            ref_scan(PP_I8, PP_SUM, PP_INCLUSIVE, input, scanned, n);
+            L.scanned = scanned;
+            snprintf(what_a, sizeof what_a, "scan of %zu bytes", n);
+            for_algorithms(ctx, what_a, PP_PRIM_SCAN, check_scan, &L);
+            L.scanned = NULL;
+
+            /* sort u8 ascending */
+            snprintf(what_a, sizeof what_a, "u8 sort of %zu bytes", n);
+            for_algorithms(ctx, what_a, PP_PRIM_SORT, check_sort_u8, &L);
+        }
+        L.counts = NULL;
+        free(scanned);
+        scanned = NULL;
+    }
+
+    if (do_b) {
+        /* the bytes of another generator as u16 keys */
+        uint64_t *counts16 = (uint64_t *)calloc(65536, sizeof(uint64_t));
+        TC_REQUIRE(counts16 != NULL, "cannot allocate the u16 counts");
+        fill(start ^ 0x5a5a5a5a5a5a5a5aull, input, n);
+        for (size_t i = 0; i < m; i++) {
+            uint16_t v;
+            memcpy(&v, input + 2 * i, 2);
+            counts16[v]++;
+        }
+        L.counts16 = counts16;
+        for_algorithms(ctx, what_b, PP_PRIM_SORT, check_sort_u16, &L);
+        L.counts16 = NULL;
+        free(counts16);
+    }
+    free(input);
     TC_OK(pp_free(ctx, L.out));
-    TC_OK(pp_free(ctx, dev));
+    TC_OK(pp_free(ctx, L.dev));
 }
 
 static void test_large(void **state)

@@ -168,7 +168,10 @@ static void run_config(const tc_config *c, const expect *e, int do_reduce, int s
 
 static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int mode, int nans, int big)
 {
-    const size_t sz = tc_size(t);
+    const size_t sz = tc_size(t), buf = n * sz + TC_GUARD;
+    char what[80];
+    snprintf(what, sizeof what, "reduce and scan of %zu %s", n, pp_type_name(t));
+    if (!tc_need(NULL, what, 0, 5 * buf)) return;
     expect e = {t, op, n, NULL, NULL, NULL, NULL};
     void *in = tc_halloc(n * sz), *red = tc_halloc(sz), *incl = tc_halloc(n * sz), *excl = tc_halloc(n * sz);
     void *host = tc_halloc(n * sz + sz);
@@ -198,6 +201,9 @@ static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int mode, int nan
             if (c->algo != PP_ALGO_AUTO || c->threads == 1) continue;
             scans = 1 << ((t + op + c->threads) & 3);
         }
+        /* the input and one output at a time, and the library's working memory */
+        if (!tc_need_buffers(c->ctx, what, buf, 2 * buf + TC_SCRATCH(n * sz), 0)) continue;
+        if (t == PP_F64 && !tc_need_f64(c->ctx, "reduce and scan of f64")) continue;
         run_config(c, &e, do_reduce, scans, host);
     }
     free(in);
@@ -251,6 +257,10 @@ static void test_out_inside_in(void **state)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
                 size_t n = sizes[s];
                 pp_op op = (pp_op)tc_below(&r, tc_is_float(t) ? 4 : 7);
+                char what[80];
+                snprintf(what, sizeof what, "reduce of %zu %s into its input", n, pp_type_name(t));
+                if (!tc_need_buffers(c->ctx, what, n * sz + TC_GUARD, TC_SCRATCH(2 * n * sz), 3 * n * sz)) continue;
+                if (t == PP_F64 && !tc_need_f64(c->ctx, "reduce of f64")) continue;
                 void *in = tc_halloc(n * sz), *want = tc_halloc(n * sz), *host = tc_halloc(n * sz);
                 gen_data(&r, t, op, n, (int)s, 0, in);
                 memcpy(want, in, n * sz);

@@ -131,6 +131,9 @@ static void run_one(const tc_config *c, which w, pp_type t, size_t n, const void
 static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
 {
     const size_t sz = tc_size(t), bytes = n * sz;
+    char what[80];
+    snprintf(what, sizeof what, "compaction of %zu %s", n, pp_type_name(t));
+    if (!tc_need(NULL, what, 0, 3 * bytes + n + 8)) return;
     void *in = tc_halloc(bytes), *want = tc_halloc(bytes), *host = tc_halloc(bytes + 8);
     uint8_t *flags = (uint8_t *)tc_halloc(n);
     gen_data(r, t, n, mode, in);
@@ -144,6 +147,10 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
+        /* in, flags, out and count, and the library's working memory */
+        if (!tc_need_buffers(c->ctx, what, bytes + TC_GUARD, 2 * bytes + n + 4 * TC_GUARD + 8 + TC_SCRATCH(bytes), 0))
+            continue;
+        if (t == PP_F64 && !tc_need_f64(c->ctx, "compaction of f64")) continue;
         tc_use(c, PP_PRIM_SELECT);
         void *din = tc_dev_upload(c->ctx, in, bytes);
         void *dflags = tc_dev_upload(c->ctx, flags, n);

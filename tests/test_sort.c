@@ -77,6 +77,9 @@ static void truncate_values(const uint64_t *idx, size_t n, size_t vs, void *buf)
 static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
 {
     const size_t sz = tc_size(t), bytes = n * sz;
+    char what[80];
+    snprintf(what, sizeof what, "sort of %zu %s with values", n, pp_type_name(t));
+    if (!tc_need(NULL, what, 0, 3 * bytes + 5 * n * 8)) return;
     void *keys = tc_halloc(bytes), *host = tc_halloc(n * 8);
     void *sorted[2], *vals = tc_halloc(n * 8), *wantv = tc_halloc(n * 8);
     uint64_t *idx[2];
@@ -96,6 +99,11 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
+        /* keys, values of up to 8 bytes, and the library's working memory
+         * (keys and values again, and counts) */
+        if (!tc_need_buffers(c->ctx, what, TC_SCRATCH(n * (sz + 8)), bytes + n * 8 + 2 * TC_GUARD +
+                             TC_SCRATCH(n * (sz + 8)), 0))
+            continue;
         tc_use(c, PP_PRIM_SORT);
         for (int o = 0; o < 2; o++) {
             for (size_t v = 0; v < 5; v++) {

@@ -29,13 +29,6 @@
 #define PP_ST 8192   /* scan tile, elements: the unit of the prefix chain */
 #define PP_GROUP 8   /* scan group within a tile */
 
-typedef struct scan_job {
-    const void *in;
-    void *out;
-    size_t n;
-    int exclusive;
-} scan_job;
-
 typedef struct rs_kernels {
     size_t size;
     uint64_t (*identity)(void);                            /* the accumulator's start */

@@ -216,7 +216,6 @@ typedef struct sort_job {
     char *vdst;
     char *wc;              /* write-combining buffers, wcbytes per thread */
     size_t wcbytes;
-    int nt;
 } sort_job;
 
 static void sort_tile_range(const sort_job *j, size_t t, size_t *b, size_t *e)
@@ -320,7 +319,6 @@ pp_status pp_cpu_sort(pp_context *ctx, pp_type type, void *keys, void *vals, siz
     j.wc = scr + kbytes + vbytes + hbytes;
     j.wcbytes = wcbytes;
     void *chain = j.wc + (size_t)nt * wcbytes;
-    j.nt = nt;
 
     /* The count sweep: every digit of every key, per thread, then added. */
     j.src = (const char *)keys;

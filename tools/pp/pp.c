@@ -207,7 +207,7 @@ static int cmd_info(int argc, char **argv)
             printf("usage: pp info\n\n"
                    "Prints the library version, every backend with whether it is built\n"
                    "into this library and finds a device (for those that do: the device and\n"
-                   "its threads, and the algorithms pp_set_algorithm accepts), and which\n"
+                   "its threads and memory, and the algorithms pp_set_algorithm accepts), and which\n"
                    "backend PP_BACKEND_AUTO picks (PARPRIM_BACKEND=cpu|cuda|opencl overrides).\n");
             return EXIT_OK;
         }
@@ -233,6 +233,13 @@ static int cmd_info(int argc, char **argv)
         }
         printf("      device: %s\n", pp_context_device_name(ctx));
         printf("      threads: %d\n", pp_context_threads(ctx));
+        pp_memory_info mi;
+        if (pp_context_memory(ctx, &mi) == PP_SUCCESS) {
+            printf("      memory: %.2f GiB total, ", (double)mi.total_bytes / 1073741824.0);
+            if (mi.available_bytes) printf("%.2f GiB available, ", (double)mi.available_bytes / 1073741824.0);
+            else printf("available unknown, ");
+            printf("largest allocation %.2f GiB\n", (double)mi.max_alloc_bytes / 1073741824.0);
+        }
         print_algorithms(ctx);
         pp_destroy(ctx);
     }

@@ -1,5 +1,6 @@
 /* The primitives' entry points: every argument is checked here, once, before
- * the call is dispatched to the context's backend table. */
+ * the call goes to the slot of the context's backend table for the
+ * algorithm chosen (pp_set_algorithm accepted only non-NULL slots). */
 #include "internal.h"
 
 #include <math.h>
@@ -47,6 +48,15 @@ static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
 #define NEED(ptr, name)                                                        \
     do {                                                                       \
         if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name);       \
+    } while (0)
+
+/* The backend's enter hook, then the slot of the algorithm chosen for the
+ * primitive (pp_set_algorithm let only non-NULL slots be chosen). */
+#define DISPATCH(slots, prim, args)                                                  \
+    do {                                                                             \
+        pp_status st_ = ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS;     \
+        if (st_ == PP_SUCCESS) st_ = ctx->ops->slots[ctx->algo[prim]](ctx, args);    \
+        return pp_end(ctx, fn, st_);                                                 \
     } while (0)
 
 /* Context-memory arrays must be aligned to their element size (checked
@@ -109,7 +119,8 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
     NEED(out, "out");
     ALIGNED(in, pp_type_size(type), "in");
     ALIGNED(out, pp_type_size(type), "out");
-    return pp_end(ctx, fn, ctx->ops->reduce(ctx, type, op, in, n, out));
+    const pp_reduce_args a = {fn, type, op, in, n, out};
+    DISPATCH(reduce, PP_PRIM_REDUCE, &a);
 }
 
 pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
@@ -128,7 +139,8 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     size_t bytes = n * pp_type_size(type);
     if (in != out)
         NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
-    return pp_end(ctx, fn, ctx->ops->scan(ctx, type, op, kind, in, out, n));
+    const pp_scan_args a = {fn, type, op, kind, in, out, n};
+    DISPATCH(scan, PP_PRIM_SCAN, &a);
 }
 
 static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,
@@ -156,8 +168,8 @@ pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, 
     if (!host_finite(type, lower) || !host_finite(type, upper))
         INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
     if (!host_less(type, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
-    pp_histogram_args a = {type, samples, n, nbins, lower, upper, NULL, counts};
-    return pp_end(ctx, fn, ctx->ops->histogram(ctx, &a));
+    const pp_histogram_args a = {fn, type, samples, n, nbins, lower, upper, NULL, counts};
+    DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
 }
 
 pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n, const void *edges,
@@ -174,12 +186,13 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
     for (size_t i = 0; i < nbins; i++)
         if (!host_less(type, e + i * sz, e + (i + 1) * sz))
             INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
-    pp_histogram_args a = {type, samples, n, nbins, NULL, NULL, edges, counts};
-    return pp_end(ctx, fn, ctx->ops->histogram(ctx, &a));
+    const pp_histogram_args a = {fn, type, samples, n, nbins, NULL, NULL, edges, counts};
+    DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
 }
 
-static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *a)
+static pp_status select_common(pp_context *ctx, const pp_select_args *a)
 {
+    const char *fn = a->fn;
     TRY(check_type_n(ctx, fn, a->type, a->n));
     if (a->mode == PP_SELECT_IF || a->mode == PP_SELECT_PARTITION) {
         TRY(check_cmp(ctx, fn, a->cmp));
@@ -203,7 +216,7 @@ static pp_status select_common(pp_context *ctx, const char *fn, pp_select_args *
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->in, bytes, "in");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->out, bytes, "out");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->flags, a->n, "flags");
-    return pp_end(ctx, fn, ctx->ops->select(ctx, a));
+    DISPATCH(select, PP_PRIM_SELECT, a);
 }
 
 pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in, const uint8_t *flags, size_t n,
@@ -211,8 +224,8 @@ pp_status pp_select_flagged(pp_context *ctx, pp_type type, const void *in, const
 {
     static const char fn[] = "pp_select_flagged";
     PP_BEGIN(ctx, fn);
-    pp_select_args a = {type, PP_SELECT_FLAGGED, in, flags, n, PP_LT, NULL, out, count};
-    return select_common(ctx, fn, &a);
+    const pp_select_args a = {fn, type, PP_SELECT_FLAGGED, in, flags, n, PP_LT, NULL, out, count};
+    return select_common(ctx, &a);
 }
 
 pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value,
@@ -220,16 +233,16 @@ pp_status pp_select_if(pp_context *ctx, pp_type type, const void *in, size_t n, 
 {
     static const char fn[] = "pp_select_if";
     PP_BEGIN(ctx, fn);
-    pp_select_args a = {type, PP_SELECT_IF, in, NULL, n, cmp, value, out, count};
-    return select_common(ctx, fn, &a);
+    const pp_select_args a = {fn, type, PP_SELECT_IF, in, NULL, n, cmp, value, out, count};
+    return select_common(ctx, &a);
 }
 
 pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t n, void *out, uint64_t *count)
 {
     static const char fn[] = "pp_unique";
     PP_BEGIN(ctx, fn);
-    pp_select_args a = {type, PP_SELECT_UNIQUE, in, NULL, n, PP_LT, NULL, out, count};
-    return select_common(ctx, fn, &a);
+    const pp_select_args a = {fn, type, PP_SELECT_UNIQUE, in, NULL, n, PP_LT, NULL, out, count};
+    return select_common(ctx, &a);
 }
 
 pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n, pp_cmp cmp,
@@ -237,8 +250,8 @@ pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t 
 {
     static const char fn[] = "pp_partition_if";
     PP_BEGIN(ctx, fn);
-    pp_select_args a = {type, PP_SELECT_PARTITION, in, NULL, n, cmp, value, out, count};
-    return select_common(ctx, fn, &a);
+    const pp_select_args a = {fn, type, PP_SELECT_PARTITION, in, NULL, n, cmp, value, out, count};
+    return select_common(ctx, &a);
 }
 
 static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void *keys, void *values,
@@ -260,7 +273,8 @@ static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void
         NO_OVERLAP(values, n * value_size, "values", keys, n * pp_type_size(type), "keys");
     }
     if (n == 1) return PP_SUCCESS;
-    return pp_end(ctx, fn, ctx->ops->sort(ctx, type, keys, pairs ? values : NULL, value_size, n, order));
+    const pp_sort_args a = {fn, type, keys, pairs ? values : NULL, value_size, n, order};
+    DISPATCH(sort, PP_PRIM_SORT, &a);
 }
 
 pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order)

@@ -1,192 +1,11 @@
-/* Contexts, names, errors, memory and algorithm choice: everything of the
- * API that is not a primitive. */
+/* Contexts, memory and algorithm choice: everything of the API that is
+ * neither a primitive (api.c) nor a name (names.c) nor an error (error.c). */
 #include "internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-unsigned pp_version(void) { return PP_VERSION_NUMBER; }
-
-const char *pp_status_string(pp_status status)
-{
-    switch (status) {
-    case PP_SUCCESS: return "success";
-    case PP_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case PP_ERROR_UNSUPPORTED: return "unsupported";
-    case PP_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case PP_ERROR_BACKEND_UNAVAILABLE: return "backend unavailable";
-    case PP_ERROR_BACKEND: return "backend error";
-    case PP_ERROR_INTERNAL: return "internal error";
-    }
-    return "unknown status";
-}
-
-size_t pp_type_size(pp_type type)
-{
-    switch (type) {
-#define X(E, T, S, K, U, W) case E: return sizeof(T);
-        PP_FOR_EACH_TYPE(X)
-#undef X
-    }
-    return 0;
-}
-
-int pp_type_kind(pp_type type)
-{
-    switch (type) {
-#define X(E, T, S, K, U, W) case E: return PP_KIND_##K;
-        PP_FOR_EACH_TYPE(X)
-#undef X
-    }
-    return -1;
-}
-
-const char *pp_type_name(pp_type type)
-{
-    switch (type) {
-#define X(E, T, S, K, U, W) case E: return #S;
-        PP_FOR_EACH_TYPE(X)
-#undef X
-    }
-    return "?";
-}
-
-const char *pp_op_name(pp_op op)
-{
-    switch (op) {
-#define X(E, S, I) case E: return #S;
-        PP_FOR_EACH_OP(X)
-#undef X
-    }
-    return "?";
-}
-
-const char *pp_backend_name(pp_backend backend)
-{
-    switch (backend) {
-    case PP_BACKEND_AUTO: return "auto";
-    case PP_BACKEND_CPU: return "cpu";
-    case PP_BACKEND_CUDA: return "cuda";
-    case PP_BACKEND_OPENCL: return "opencl";
-    }
-    return "?";
-}
-
-const char *pp_primitive_name(pp_primitive prim)
-{
-    switch (prim) {
-    case PP_PRIM_REDUCE: return "reduce";
-    case PP_PRIM_SCAN: return "scan";
-    case PP_PRIM_HISTOGRAM: return "histogram";
-    case PP_PRIM_SELECT: return "select";
-    case PP_PRIM_SORT: return "sort";
-    }
-    return "?";
-}
-
-const char *pp_algorithm_name(pp_algorithm algo)
-{
-    switch (algo) {
-    case PP_ALGO_AUTO: return "auto";
-    case PP_ALGO_SEQUENTIAL: return "sequential";
-    case PP_ALGO_DECOUPLED_LOOKBACK: return "decoupled-lookback";
-    case PP_ALGO_REDUCE_THEN_SCAN: return "reduce-then-scan";
-    case PP_ALGO_ONESWEEP: return "onesweep";
-    case PP_ALGO_BLELLOCH: return "blelloch";
-    case PP_ALGO_GLOBAL_ATOMIC: return "global-atomic";
-    case PP_ALGO_PRIVATE_ATOMIC: return "private-atomic";
-    case PP_ALGO_PRIVATE_REDUCE: return "private-reduce";
-    case PP_ALGO_BLELLOCH_PADDED: return "blelloch-padded";
-    case PP_ALGO_INTERLEAVED_DIVERGENT: return "interleaved-divergent";
-    case PP_ALGO_INTERLEAVED_STRIDED: return "interleaved-strided";
-    case PP_ALGO_SEQUENTIAL_ADDRESSING: return "sequential-addressing";
-    case PP_ALGO_FIRST_ADD: return "first-add";
-    case PP_ALGO_CASCADE: return "cascade";
-    case PP_ALGO_LAUNCH_PER_STEP: return "launch-per-step";
-    case PP_ALGO_WINDOWED: return "windowed";
-    case PP_ALGO_WARP_SHUFFLE: return "warp-shuffle";
-    case PP_ALGO_NAIVE: return "naive";
-    case PP_ALGO_HILLIS_STEELE: return "hillis-steele-horn";
-    case PP_ALGO_SCAN_SCATTER: return "scan-scatter";
-    case PP_ALGO_BALLOT: return "ballot";
-    case PP_ALGO_SPLIT_RADIX: return "split-radix";
-    case PP_ALGO_COUNT_SCAN_SCATTER: return "count-scan-scatter";
-    }
-    return "?";
-}
-
-/* ---- errors --------------------------------------------------------------
- * A message is written only by a call that fails, and stays until the next
- * failure (pp_last_error). Calls without a context (pp_create, or any call
- * given ctx == NULL) keep theirs per thread. */
-
-static _Thread_local char thread_error[512];
-
-static void vformat(char *buf, size_t cap, const char *fmt, va_list ap)
-{
-    vsnprintf(buf, cap, fmt, ap);
-}
-
-pp_status pp_fail(pp_context *ctx, pp_status status, const char *fmt, ...)
-{
-    if (ctx) {
-        va_list ap;
-        va_start(ap, fmt);
-        vformat(ctx->error, sizeof ctx->error, fmt, ap);
-        va_end(ap);
-        ctx->failed = 1;
-    }
-    return status;
-}
-
-static pp_status thread_fail(pp_status status, const char *fmt, ...) PP_PRINTF(2, 3);
-static pp_status thread_fail(pp_status status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(thread_error, sizeof thread_error, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-pp_status pp_begin(const pp_context *ctx, const char *fn)
-{
-    if (!ctx) return thread_fail(PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
-    /* The context is the caller's (never a const object): the flag is
-     * bookkeeping of the call, like the message. */
-    ((pp_context *)ctx)->failed = 0;
-    return PP_SUCCESS;
-}
-
-pp_status pp_end(pp_context *ctx, const char *fn, pp_status st)
-{
-    if (st != PP_SUCCESS && !ctx->failed)
-        pp_fail(ctx, st, "%s: failed in the %s backend (%s)", fn, pp_backend_name(ctx->ops->id),
-                pp_status_string(st));
-    return st;
-}
-
-const char *pp_last_error(const pp_context *ctx)
-{
-    return ctx ? ctx->error : thread_error;
-}
-
 /* ---- backends and contexts ------------------------------------------------ */
-
-static const pp_backend_ops *backend_table(pp_backend b)
-{
-    switch (b) {
-    case PP_BACKEND_CPU: return &pp_cpu_ops;
-#ifdef PP_HAVE_CUDA
-    case PP_BACKEND_CUDA: return &pp_cuda_ops;
-#endif
-#ifdef PP_HAVE_OPENCL
-    case PP_BACKEND_OPENCL: return &pp_opencl_ops;
-#endif
-    default: return NULL;
-    }
-}
 
 static int backend_valid(pp_backend b) { return b >= PP_BACKEND_AUTO && b <= PP_BACKEND_OPENCL; }
 
@@ -194,7 +13,7 @@ pp_status pp_backend_status(pp_backend backend)
 {
     if (!backend_valid(backend)) return PP_ERROR_INVALID_ARGUMENT;
     if (backend == PP_BACKEND_AUTO) return PP_SUCCESS;
-    const pp_backend_ops *ops = backend_table(backend);
+    const pp_backend_ops *ops = pp_backend_table(backend);
     if (!ops) return PP_ERROR_UNSUPPORTED;
     return ops->probe();
 }
@@ -204,12 +23,12 @@ pp_status pp_backend_status(pp_backend backend)
 
 pp_status pp_create(pp_context **ctxp, const pp_options *opt)
 {
-    if (!ctxp) return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: argument 'ctx' is NULL");
+    if (!ctxp) return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: argument 'ctx' is NULL");
     *ctxp = NULL;
     pp_options o = PP_OPTIONS_INIT;
     if (opt) {
         if (opt->size < PP_OPTIONS_MIN_SIZE)
-            return thread_fail(PP_ERROR_INVALID_ARGUMENT,
+            return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT,
                                "pp_create: opt->size is %zu, expected sizeof(pp_options) = %zu "
                                "(initialize with PP_OPTIONS_INIT)",
                                opt->size, sizeof(pp_options));
@@ -217,12 +36,12 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
         o.size = sizeof o;
     }
     if (!backend_valid(o.backend))
-        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->backend = %d is not a pp_backend",
+        return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->backend = %d is not a pp_backend",
                            (int)o.backend);
     if (o.device < 0)
-        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d is negative", o.device);
+        return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d is negative", o.device);
     if (o.threads < 0)
-        return thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->threads = %d is negative", o.threads);
+        return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->threads = %d is negative", o.threads);
 
     pp_backend chosen = o.backend;
     if (chosen == PP_BACKEND_AUTO) {
@@ -232,51 +51,48 @@ pp_status pp_create(pp_context **ctxp, const pp_options *opt)
             else if (!strcmp(env, "cuda")) chosen = PP_BACKEND_CUDA;
             else if (!strcmp(env, "opencl")) chosen = PP_BACKEND_OPENCL;
             else
-                return thread_fail(PP_ERROR_INVALID_ARGUMENT,
+                return pp_thread_fail(PP_ERROR_INVALID_ARGUMENT,
                                    "pp_create: PARPRIM_BACKEND='%.64s' is not one of cpu, cuda, opencl",
                                    env);
         }
     }
     if (chosen == PP_BACKEND_AUTO) {
-        /* CUDA, then OpenCL where opt->device is a GPU (the opencl probe
-         * also succeeds with CPU devices such as PoCL's, which the cpu
-         * backend serves better), then cpu. */
-        static const pp_backend order[] = {PP_BACKEND_CUDA, PP_BACKEND_OPENCL};
+        /* The registry's order: each backend that is present and calls
+         * opt->device a good choice (auto_choice), then the fallback. */
+        size_t count;
+        const pp_backend_ops *const *order = pp_backend_auto_order(&count);
         /* An attempt that fails is not a failure of this call: its message
          * must not replace the thread's. */
-        char kept[sizeof thread_error];
-        memcpy(kept, thread_error, sizeof kept);
-        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-            const pp_backend_ops *ops = backend_table(order[i]);
-            int usable = ops && ops->probe() == PP_SUCCESS;
-#ifdef PP_HAVE_OPENCL
-            if (usable && order[i] == PP_BACKEND_OPENCL) usable = pp_opencl_auto_device(o.device);
-#endif
-            if (usable) {
-                pp_context *c = NULL;
-                pp_options oo = o;
-                oo.backend = order[i];
-                if (pp_create(&c, &oo) == PP_SUCCESS) {
-                    *ctxp = c;
-                    return PP_SUCCESS;
-                }
-                memcpy(thread_error, kept, sizeof kept);
+        size_t cap;
+        char *thread_error = pp_thread_error(&cap);
+        char kept[512];
+        memcpy(kept, thread_error, cap < sizeof kept ? cap : sizeof kept);
+        for (size_t i = 0; i + 1 < count; i++) {
+            const pp_backend_ops *ops = order[i];
+            if (!ops->auto_choice || ops->probe() != PP_SUCCESS || !ops->auto_choice(o.device)) continue;
+            pp_context *c = NULL;
+            pp_options oo = o;
+            oo.backend = ops->id;
+            if (pp_create(&c, &oo) == PP_SUCCESS) {
+                *ctxp = c;
+                return PP_SUCCESS;
             }
+            memcpy(thread_error, kept, cap < sizeof kept ? cap : sizeof kept);
         }
-        chosen = PP_BACKEND_CPU;
+        chosen = order[count - 1]->id;
     }
 
-    const pp_backend_ops *ops = backend_table(chosen);
+    const pp_backend_ops *ops = pp_backend_table(chosen);
     if (!ops)
-        return thread_fail(PP_ERROR_UNSUPPORTED, "pp_create: backend '%s' is not built into this library",
+        return pp_thread_fail(PP_ERROR_UNSUPPORTED, "pp_create: backend '%s' is not built into this library",
                            pp_backend_name(chosen));
     pp_context *ctx = (pp_context *)calloc(1, sizeof *ctx);
-    if (!ctx) return thread_fail(PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    if (!ctx) return pp_thread_fail(PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
     ctx->ops = ops;
     o.backend = chosen;
     pp_status st = ops->create(ctx, &o);
     if (st != PP_SUCCESS) {
-        thread_fail(st, "%s", ctx->error[0] ? ctx->error : pp_status_string(st));
+        pp_thread_fail(st, "%s", ctx->error[0] ? ctx->error : pp_status_string(st));
         free(ctx);
         return st;
     }
@@ -398,7 +214,7 @@ pp_status pp_set_algorithm(pp_context *ctx, pp_primitive prim, pp_algorithm algo
     if ((unsigned)algo >= PP_ALGO_COUNT)
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm: algo = %d is not a pp_algorithm",
                        (int)algo);
-    if (algo != PP_ALGO_AUTO && !ctx->ops->has_algorithm(prim, algo))
+    if (!pp_backend_has_algorithm(ctx->ops, prim, algo))
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "pp_set_algorithm: the %s backend has no '%s' algorithm for %s",
                        pp_backend_name(ctx->ops->id), pp_algorithm_name(algo), pp_primitive_name(prim));
     ctx->algo[prim] = algo;

@@ -20,14 +20,49 @@ extern "C" {
 #define PP_PRINTF(a, b)
 #endif
 
+/* What each primitive's backend function receives. Every struct starts
+ * with fn, the name of the public call ("pp_select_if", ...), so that a
+ * backend's error messages name the call the user made. */
+typedef struct pp_reduce_args {
+    const char *fn;
+    pp_type type;
+    pp_op op;
+    const void *in;
+    size_t n;
+    void *out;
+} pp_reduce_args;
+
+typedef struct pp_scan_args {
+    const char *fn;
+    pp_type type;
+    pp_op op;
+    pp_scan_kind kind;
+    const void *in;
+    void *out; /* may be in */
+    size_t n;  /* > 0 */
+} pp_scan_args;
+
+typedef struct pp_histogram_args {
+    const char *fn;
+    pp_type type;
+    const void *samples;
+    size_t n;
+    size_t nbins;
+    const void *lower, *upper; /* host, even bins; NULL for range bins */
+    const void *edges;         /* host, nbins + 1 values; NULL for even bins */
+    uint64_t *counts;
+} pp_histogram_args;
+
 typedef enum pp_select_mode {
-    PP_SELECT_FLAGGED = 0, /* flags[i] != 0 */
-    PP_SELECT_IF = 1,      /* in[i] cmp value */
-    PP_SELECT_UNIQUE = 2,  /* i == 0 || in[i] != in[i-1] */
+    PP_SELECT_FLAGGED = 0,  /* flags[i] != 0 */
+    PP_SELECT_IF = 1,       /* in[i] cmp value */
+    PP_SELECT_UNIQUE = 2,   /* i == 0 || in[i] != in[i-1] */
     PP_SELECT_PARTITION = 3 /* as IF, the rest written after the selected */
 } pp_select_mode;
+#define PP_SELECT_MODE_COUNT 4
 
 typedef struct pp_select_args {
+    const char *fn;
     pp_type type;
     pp_select_mode mode;
     const void *in;
@@ -39,22 +74,40 @@ typedef struct pp_select_args {
     uint64_t *count;
 } pp_select_args;
 
-typedef struct pp_histogram_args {
+typedef struct pp_sort_args {
+    const char *fn;
     pp_type type;
-    const void *samples;
-    size_t n;
-    size_t nbins;
-    const void *lower, *upper; /* host, even bins; NULL for range bins */
-    const void *edges;         /* host, nbins + 1 values; NULL for even bins */
-    uint64_t *counts;
-} pp_histogram_args;
+    void *keys;
+    void *values;      /* NULL: keys only */
+    size_t value_size; /* 1, 2, 4 or 8 with values */
+    size_t n;          /* >= 2 */
+    pp_order order;
+} pp_sort_args;
 
+typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
+typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
+typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
+typedef pp_status (*pp_select_fn)(pp_context *ctx, const pp_select_args *a);
+typedef pp_status (*pp_sort_fn)(pp_context *ctx, const pp_sort_args *a);
+
+/* A backend: one table with named slots (fill it with designated
+ * initializers). The primitives have one slot per pp_algorithm: the
+ * [PP_ALGO_AUTO] slot is never NULL, any other is NULL where the backend
+ * has no such algorithm, so what a backend offers is read in its table
+ * alone (pp_set_algorithm accepts exactly the non-NULL slots). */
 typedef struct pp_backend_ops {
     pp_backend id;
     /* 1 if memory handles are addresses, so the core can check overlap by
      * comparing ranges (cpu, cuda); 0 for opaque handles (cl_mem). */
     int addressable;
     pp_status (*probe)(void); /* PP_SUCCESS or PP_ERROR_BACKEND_UNAVAILABLE */
+    /* pp_create with PP_BACKEND_AUTO, after probe succeeded: 1 if the
+     * backend is a good choice for pp_options.device (opencl: only GPUs);
+     * NULL: never chosen by AUTO before the fallback (core/registry.c). */
+    int (*auto_choice)(int device);
+    /* Called before every primitive's slot (NULL: nothing to do), e.g. to
+     * make the context's device current. */
+    pp_status (*enter)(pp_context *ctx, const char *fn);
     pp_status (*create)(pp_context *ctx, const pp_options *opt);
     void (*destroy)(pp_context *ctx);
     pp_status (*set_stream)(pp_context *ctx, void *native);
@@ -64,18 +117,13 @@ typedef struct pp_backend_ops {
     pp_status (*upload)(pp_context *ctx, void *dst, const void *host_src, size_t bytes);
     pp_status (*download)(pp_context *ctx, void *host_dst, const void *src, size_t bytes);
     pp_status (*copy)(pp_context *ctx, void *dst, const void *src, size_t bytes);
-    int (*has_algorithm)(pp_primitive prim, pp_algorithm algo);
-    pp_status (*reduce)(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n,
-                        void *out);
-    pp_status (*scan)(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
-                      const void *in, void *out, size_t n);
-    pp_status (*histogram)(pp_context *ctx, const pp_histogram_args *a);
-    pp_status (*select)(pp_context *ctx, const pp_select_args *a);
-    /* values == NULL: keys only. */
-    pp_status (*sort)(pp_context *ctx, pp_type type, void *keys, void *values,
-                      size_t value_size, size_t n, pp_order order);
     /* pp_context_memory: fills every field (info is not NULL). */
     pp_status (*memory_info)(pp_context *ctx, pp_memory_info *info);
+    pp_reduce_fn reduce[PP_ALGO_COUNT];
+    pp_scan_fn scan[PP_ALGO_COUNT];
+    pp_histogram_fn histogram[PP_ALGO_COUNT];
+    pp_select_fn select[PP_ALGO_COUNT];
+    pp_sort_fn sort[PP_ALGO_COUNT];
 } pp_backend_ops;
 
 struct pp_context {
@@ -107,17 +155,21 @@ pp_status pp_end(pp_context *ctx, const char *fn, pp_status st);
             return PP_ERROR_INVALID_ARGUMENT;                  \
     } while (0)
 
-/* Backend tables, one per backend built in. */
-extern const pp_backend_ops pp_cpu_ops;
-#ifdef PP_HAVE_CUDA
-extern const pp_backend_ops pp_cuda_ops;
-#endif
-#ifdef PP_HAVE_OPENCL
-extern const pp_backend_ops pp_opencl_ops;
-/* 1 if OpenCL device `device` (pp_options.device, counted over all
- * platforms) is a GPU: pp_create's AUTO choice takes opencl only then. */
-int pp_opencl_auto_device(int device);
-#endif
+/* The backends built in (core/registry.c, the one file of the core that
+ * names them): the table of backend b, or NULL if it is not built; and the
+ * tables in the order pp_create's AUTO tries them, the last being the
+ * fallback that is always built. */
+const pp_backend_ops *pp_backend_table(pp_backend b);
+const pp_backend_ops *const *pp_backend_auto_order(size_t *count);
+
+/* 1 if the backend's table has algo for prim. */
+int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);
+
+/* Records, for a call with no context (pp_create, or ctx == NULL), a
+ * message kept per thread for pp_last_error(NULL); returns status. */
+pp_status pp_thread_fail(pp_status status, const char *fmt, ...) PP_PRINTF(2, 3);
+/* The thread's message (read and restored by pp_create's AUTO tries). */
+char *pp_thread_error(size_t *cap);
 
 /* 1 if two context-memory ranges overlap (for opaque handles: if they are
  * the same handle). */

@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-pp_status pp_cpu_reduce(pp_context *, pp_type, pp_op, const void *, size_t, void *);
-pp_status pp_cpu_scan(pp_context *, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t);
-pp_status pp_cpu_histogram(pp_context *, const pp_histogram_args *);
-pp_status pp_cpu_select(pp_context *, const pp_select_args *);
-pp_status pp_cpu_sort(pp_context *, pp_type, void *, void *, size_t, size_t, pp_order);
-
 #define PP_CPU_ALIGN 64
 
 static void *aligned_bytes(size_t bytes)
@@ -141,30 +135,31 @@ static pp_status cpu_memory_info(pp_context *ctx, pp_memory_info *info)
     return PP_SUCCESS;
 }
 
-static int cpu_has_algorithm(pp_primitive prim, pp_algorithm algo)
+/* Always usable: the registry's fallback for PP_BACKEND_AUTO. */
+static int cpu_auto_choice(int device)
 {
-    (void)prim;
-    return algo == PP_ALGO_AUTO || algo == PP_ALGO_SEQUENTIAL;
+    (void)device;
+    return 1;
 }
 
 const pp_backend_ops pp_cpu_ops = {
-    PP_BACKEND_CPU,
-    1,
-    cpu_probe,
-    cpu_create,
-    cpu_destroy,
-    cpu_set_stream,
-    cpu_synchronize,
-    cpu_alloc,
-    cpu_free,
-    cpu_copy, /* upload: host to host */
-    cpu_copy, /* download */
-    cpu_copy,
-    cpu_has_algorithm,
-    pp_cpu_reduce,
-    pp_cpu_scan,
-    pp_cpu_histogram,
-    pp_cpu_select,
-    pp_cpu_sort,
-    cpu_memory_info,
+    .id = PP_BACKEND_CPU,
+    .addressable = 1,
+    .probe = cpu_probe,
+    .auto_choice = cpu_auto_choice,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .set_stream = cpu_set_stream,
+    .synchronize = cpu_synchronize,
+    .mem_alloc = cpu_alloc,
+    .mem_free = cpu_free,
+    .upload = cpu_copy, /* host to host */
+    .download = cpu_copy,
+    .copy = cpu_copy,
+    .memory_info = cpu_memory_info,
+    .reduce = {[PP_ALGO_AUTO] = pp_cpu_reduce, [PP_ALGO_SEQUENTIAL] = pp_cpu_reduce_sequential},
+    .scan = {[PP_ALGO_AUTO] = pp_cpu_scan, [PP_ALGO_SEQUENTIAL] = pp_cpu_scan_sequential},
+    .histogram = {[PP_ALGO_AUTO] = pp_cpu_histogram, [PP_ALGO_SEQUENTIAL] = pp_cpu_histogram_sequential},
+    .select = {[PP_ALGO_AUTO] = pp_cpu_select, [PP_ALGO_SEQUENTIAL] = pp_cpu_select_sequential},
+    .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
 };

@@ -317,14 +317,13 @@ static size_t range_buckets(size_t nbins)
  * would not fit in a reasonable amount of memory, atomic increments into
  * the result instead. 8- and 16-bit samples are binned through a table of
  * the bin of every possible value. */
-pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
+static pp_status cpu_histogram(pp_context *ctx, const pp_histogram_args *a, int seq)
 {
     const hist_kernels *k = &hist_table[a->type];
-    const char *fn = a->edges ? "pp_histogram_range" : "pp_histogram_even";
+    const char *fn = a->fn;
     hist_plan p;
     k->plan(a, &p);
     const size_t n = a->n, nb = a->nbins;
-    const int seq = pp_cpu_sequential(ctx, PP_PRIM_HISTOGRAM);
     const int nt = seq ? 1 : pp_cpu_threads_for(ctx, n, 2 * HIST_TILE);
     const int atomic = nt > 1 && nb > PP_PRIVATE_BINS_MAX / (size_t)nt;
     const size_t nvalues = p.value_bytes <= 2 ? (size_t)1 << (8 * p.value_bytes) : 0;
@@ -356,4 +355,10 @@ pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a)
         pp_cpu_for_tiles(nt, (nb + HIST_TILE - 1) / HIST_TILE, hist_merge, &j);
     }
     return PP_SUCCESS;
+}
+
+pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a) { return cpu_histogram(ctx, a, 0); }
+pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a)
+{
+    return cpu_histogram(ctx, a, 1);
 }

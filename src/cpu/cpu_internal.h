@@ -36,10 +36,18 @@ static inline void pp_cpu_part(size_t n, size_t parts, size_t i, size_t *b, size
 /* memcpy spread over the context's threads. */
 void pp_cpu_parallel_copy(const pp_context *ctx, void *dst, const void *src, size_t bytes);
 
-static inline int pp_cpu_sequential(const pp_context *ctx, pp_primitive prim)
-{
-    return ctx->algo[prim] == PP_ALGO_SEQUENTIAL;
-}
+/* The primitives: PP_ALGO_AUTO's, and PP_ALGO_SEQUENTIAL's (one thread,
+ * one loop) in each file. */
+pp_status pp_cpu_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cpu_reduce_sequential(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cpu_scan(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cpu_scan_sequential(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);
+pp_status pp_cpu_select_sequential(pp_context *ctx, const pp_select_args *a);
+pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a);
+pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
 
 /* ---- operators --------------------------------------------------------------------
  * pp_OP_S(a, b) and pp_id_OP_S() for every type suffix S. Integer arithmetic is

@@ -147,19 +147,22 @@ static void reduce_block(const void *job_, size_t b, int thread)
     j->part[b] = j->k->fold(j->in + lo * j->k->size, len);
 }
 
-pp_status pp_cpu_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
+static pp_status cpu_reduce(pp_context *ctx, const pp_reduce_args *a, int sequential)
 {
-    const rs_kernels *k = kernels(type, op);
+    const rs_kernels *k = kernels(a->type, a->op);
+    const void *in = a->in;
+    void *out = a->out;
+    const size_t n = a->n;
     if (n == 0) {
         k->public_identity(out);
-    } else if (pp_cpu_sequential(ctx, PP_PRIM_REDUCE)) {
+    } else if (sequential) {
         k->reduce_seq(in, n, out);
     } else if (n <= PP_RB) {
         uint64_t r = k->fold(in, n);
         memcpy(out, &r, k->size);
     } else {
         size_t nb = (n + PP_RB - 1) / PP_RB;
-        uint64_t *part = (uint64_t *)pp_cpu_scratch(ctx, nb * sizeof(uint64_t), "pp_reduce");
+        uint64_t *part = (uint64_t *)pp_cpu_scratch(ctx, nb * sizeof(uint64_t), a->fn);
         if (!part) return PP_ERROR_OUT_OF_MEMORY;
         reduce_job j = {k, (const char *)in, n, part};
         pp_cpu_for_tiles(pp_cpu_threads_for(ctx, n, (size_t)1 << 15), nb, reduce_block, &j);
@@ -169,6 +172,9 @@ pp_status pp_cpu_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in,
     }
     return PP_SUCCESS;
 }
+
+pp_status pp_cpu_reduce(pp_context *ctx, const pp_reduce_args *a) { return cpu_reduce(ctx, a, 0); }
+pp_status pp_cpu_reduce_sequential(pp_context *ctx, const pp_reduce_args *a) { return cpu_reduce(ctx, a, 1); }
 
 /* ---- scan ------------------------------------------------------------------------ */
 
@@ -207,19 +213,20 @@ static void scan_tile_body(const void *job, size_t t, const uint64_t *prefix, co
     j->k->scan(j->in + off, j->out + off, tile_len(j->n, t), *prefix, j->exclusive);
 }
 
-pp_status pp_cpu_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
-                      size_t n)
+static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential)
 {
-    const rs_kernels *k = kernels(type, op);
-    const int excl = kind == PP_EXCLUSIVE;
-    if (n == 0) return PP_SUCCESS;
-    if (pp_cpu_sequential(ctx, PP_PRIM_SCAN)) {
+    const rs_kernels *k = kernels(a->type, a->op);
+    const int excl = a->kind == PP_EXCLUSIVE;
+    const void *in = a->in;
+    void *out = a->out;
+    const size_t n = a->n;
+    if (sequential) {
         k->scan_seq(in, out, n, excl);
     } else if (n <= PP_ST) {
         k->scan(in, out, n, k->identity(), excl);
     } else {
         const size_t ntiles = (n + PP_ST - 1) / PP_ST;
-        void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), "pp_scan");
+        void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
         if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
         scan_chain_job j = {k, (const char *)in, (char *)out, n, excl};
         const uint64_t id = k->identity();
@@ -229,3 +236,6 @@ pp_status pp_cpu_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind
     if (excl) k->public_identity(out);
     return PP_SUCCESS;
 }
+
+pp_status pp_cpu_scan(pp_context *ctx, const pp_scan_args *a) { return cpu_scan(ctx, a, 0); }
+pp_status pp_cpu_scan_sequential(pp_context *ctx, const pp_scan_args *a) { return cpu_scan(ctx, a, 1); }

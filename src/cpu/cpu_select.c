@@ -213,7 +213,7 @@ static void partition_tile(const void *job_, size_t t, int thread)
     j->k->write(j->in, j->flags, j->value, b, e, j->out + sel * j->size, j->out + rej * j->size);
 }
 
-pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a)
+static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequential)
 {
     const int part = a->mode == PP_SELECT_PARTITION;
     const int mc = a->mode == PP_SELECT_FLAGGED  ? MC_FLAG
@@ -229,7 +229,7 @@ pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a)
         return PP_SUCCESS;
     }
     const size_t ntiles = (n + SEL_TILE - 1) / SEL_TILE;
-    const int nt = pp_cpu_sequential(ctx, PP_PRIM_SELECT) ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE);
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE);
     if (nt <= 1) {
         size_t total = part ? j.k->count(j.in, j.flags, value, 0, n) : 0;
         total = j.k->write(j.in, j.flags, value, 0, n, j.out, part ? j.out + total * j.size : NULL);
@@ -237,7 +237,7 @@ pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a)
         return PP_SUCCESS;
     }
     if (part) {
-        uint64_t *cnt = (uint64_t *)pp_cpu_scratch(ctx, 2 * ntiles * sizeof(uint64_t), "pp_partition_if");
+        uint64_t *cnt = (uint64_t *)pp_cpu_scratch(ctx, 2 * ntiles * sizeof(uint64_t), a->fn);
         if (!cnt) return PP_ERROR_OUT_OF_MEMORY;
         j.tile_count = cnt;
         j.offset = cnt + ntiles;
@@ -250,13 +250,13 @@ pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a)
         *a->count = j.total;
         return PP_SUCCESS;
     }
-    const char *fn = a->mode == PP_SELECT_FLAGGED ? "pp_select_flagged"
-                     : a->mode == PP_SELECT_UNIQUE ? "pp_unique"
-                                                   : "pp_select_if";
-    void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), fn);
+    void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
     if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
     const uint64_t zero = 0;
     pp_cpu_chain_spec spec = {ntiles, 1, &zero, tile_count_value, add_count, select_tile, &j};
     pp_cpu_chain(&spec, nt, scratch, a->count);
     return PP_SUCCESS;
 }
+
+pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a) { return cpu_select(ctx, a, 0); }
+pp_status pp_cpu_select_sequential(pp_context *ctx, const pp_select_args *a) { return cpu_select(ctx, a, 1); }

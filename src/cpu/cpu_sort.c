@@ -285,14 +285,16 @@ static void copy_tile(const void *job, size_t t, int thread)
  * before it from the look-back (cpu_tiles.h: no thread waits for another)
  * and scatters the tile from there. Only the passes themselves are
  * ordered (a pass reads what the one before wrote). */
-pp_status pp_cpu_sort(pp_context *ctx, pp_type type, void *keys, void *vals, size_t vsize, size_t n,
-                      pp_order order)
+static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential)
 {
-    const sort_kernels *k = &sort_table[type];
-    const char *fn = vals ? "pp_sort_pairs" : "pp_sort";
+    const sort_kernels *k = &sort_table[a->type];
+    const char *fn = a->fn;
+    void *keys = a->keys, *vals = a->values;
+    size_t vsize = a->value_size;
+    const size_t n = a->n;
     const unsigned npass = (unsigned)k->size;
-    const uint64_t mask = order == PP_DESCENDING ? ~(uint64_t)0 : 0;
-    const int nt = pp_cpu_sequential(ctx, PP_PRIM_SORT) ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE);
+    const uint64_t mask = a->order == PP_DESCENDING ? ~(uint64_t)0 : 0;
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE);
     const size_t ntiles = (n + SORT_TILE - 1) / SORT_TILE;
     if (!vals) vsize = 0;
     if (n > (SIZE_MAX / 4) / (k->size + vsize))
@@ -367,3 +369,6 @@ pp_status pp_cpu_sort(pp_context *ctx, pp_type type, void *keys, void *vals, siz
     }
     return PP_SUCCESS;
 }
+
+pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a) { return cpu_sort(ctx, a, 0); }
+pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a) { return cpu_sort(ctx, a, 1); }

@@ -1,17 +1,10 @@
-// The cuda backend's table: contexts, streams, memory, scratch and the
-// look-back arena. The primitives live in cuda_reduce.cu, cuda_scan.cu,
-// cuda_histogram.cu, cuda_select.cu and cuda_sort.cu.
+// The cuda backend's contexts, streams, memory, scratch and the look-back
+// arena. Its table is cuda_table.c; the primitives live in cuda_reduce.cu,
+// cuda_scan.cu, cuda_histogram.cu, cuda_select.cu and cuda_sort.cu.
 #include "cuda_internal.cuh"
-#include "cuda_seed.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-pp_status pp_cuda_reduce(pp_context *, pp_type, pp_op, const void *, size_t, void *);
-pp_status pp_cuda_scan(pp_context *, pp_type, pp_op, pp_scan_kind, const void *, void *, size_t);
-pp_status pp_cuda_histogram(pp_context *, const pp_histogram_args *);
-pp_status pp_cuda_select(pp_context *, const pp_select_args *);
-pp_status pp_cuda_sort(pp_context *, pp_type, void *, void *, size_t, size_t, pp_order);
 
 pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const char *what)
 {
@@ -19,7 +12,7 @@ pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const 
     return pp_fail(ctx, st, "%s: %s failed: %s (%s)", fn, what, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
-static pp_status enter(pp_context *ctx, const char *fn)
+pp_status pp_cuda_enter(pp_context *ctx, const char *fn)
 {
     PP_CUDA_TRY(ctx, cudaSetDevice(pp_cuda(ctx)->device), fn);
     return PP_SUCCESS;
@@ -27,7 +20,7 @@ static pp_status enter(pp_context *ctx, const char *fn)
 
 #define ENTER(ctx, fn)                               \
     do {                                             \
-        pp_status st_ = enter((ctx), (fn));          \
+        pp_status st_ = pp_cuda_enter((ctx), (fn));          \
         if (st_ != PP_SUCCESS) return st_;           \
     } while (0)
 
@@ -99,7 +92,7 @@ void pp_cuda_ticket_resync(pp_context *ctx)
     if (cudaMemcpy(&v, s->ticket, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess) s->ticket_base = v;
 }
 
-static pp_status cuda_probe(void)
+pp_status pp_cuda_probe(void)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -107,9 +100,8 @@ static pp_status cuda_probe(void)
     return e == cudaSuccess && n > 0 ? PP_SUCCESS : PP_ERROR_BACKEND_UNAVAILABLE;
 }
 
-static void cuda_destroy(pp_context *ctx);
 
-static pp_status cuda_create(pp_context *ctx, const pp_options *opt)
+pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt)
 {
     static const char fn[] = "pp_create";
     int count = 0;
@@ -135,7 +127,7 @@ static pp_status cuda_create(pp_context *ctx, const pp_options *opt)
         (e = cudaMemset(s->ticket, 0, sizeof *s->ticket)) != cudaSuccess ||
         (e = cudaMallocHost(&s->host_pinned, 256)) != cudaSuccess) {
         st = pp_cuda_error(ctx, e, fn, "device setup");
-        cuda_destroy(ctx);
+        pp_cuda_destroy(ctx);
         return st;
     }
     s->stream = s->own_stream;
@@ -147,7 +139,7 @@ static pp_status cuda_create(pp_context *ctx, const pp_options *opt)
     return PP_SUCCESS;
 }
 
-static void cuda_destroy(pp_context *ctx)
+void pp_cuda_destroy(pp_context *ctx)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     if (!s) return;
@@ -164,7 +156,7 @@ static void cuda_destroy(pp_context *ctx)
     ctx->impl = NULL;
 }
 
-static pp_status cuda_set_stream(pp_context *ctx, void *native)
+pp_status pp_cuda_set_stream(pp_context *ctx, void *native)
 {
     ENTER(ctx, "pp_set_stream");
     pp_cuda_state *s = pp_cuda(ctx);
@@ -175,14 +167,14 @@ static pp_status cuda_set_stream(pp_context *ctx, void *native)
     return PP_SUCCESS;
 }
 
-static pp_status cuda_synchronize(pp_context *ctx)
+pp_status pp_cuda_synchronize(pp_context *ctx)
 {
     ENTER(ctx, "pp_synchronize");
     PP_CUDA_TRY(ctx, cudaStreamSynchronize(pp_cuda(ctx)->stream), "pp_synchronize");
     return PP_SUCCESS;
 }
 
-static pp_status cuda_alloc(pp_context *ctx, void **p, size_t bytes)
+pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes)
 {
     ENTER(ctx, "pp_malloc");
     cudaError_t e = cudaMalloc(p, bytes);
@@ -196,7 +188,7 @@ static pp_status cuda_alloc(pp_context *ctx, void **p, size_t bytes)
     return PP_SUCCESS;
 }
 
-static pp_status cuda_free(pp_context *ctx, void *p)
+pp_status pp_cuda_free(pp_context *ctx, void *p)
 {
     ENTER(ctx, "pp_free");
     PP_CUDA_TRY(ctx, cudaFree(p), "pp_free");
@@ -214,24 +206,24 @@ static pp_status copy_sync(pp_context *ctx, void *dst, const void *src, size_t b
     return PP_SUCCESS;
 }
 
-static pp_status cuda_upload(pp_context *ctx, void *dst, const void *src, size_t bytes)
+pp_status pp_cuda_upload(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
     return copy_sync(ctx, dst, src, bytes, cudaMemcpyHostToDevice, "pp_upload");
 }
 
-static pp_status cuda_download(pp_context *ctx, void *dst, const void *src, size_t bytes)
+pp_status pp_cuda_download(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
     return copy_sync(ctx, dst, src, bytes, cudaMemcpyDeviceToHost, "pp_download");
 }
 
-static pp_status cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
+pp_status pp_cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
     ENTER(ctx, "pp_copy");
     PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, pp_cuda(ctx)->stream), "pp_copy");
     return PP_SUCCESS;
 }
 
-static pp_status cuda_memory_info(pp_context *ctx, pp_memory_info *info)
+pp_status pp_cuda_memory_info(pp_context *ctx, pp_memory_info *info)
 {
     ENTER(ctx, "pp_context_memory");
     size_t free_bytes = 0, total_bytes = 0;
@@ -242,73 +234,9 @@ static pp_status cuda_memory_info(pp_context *ctx, pp_memory_info *info)
     return PP_SUCCESS;
 }
 
-static int cuda_has_algorithm(pp_primitive prim, pp_algorithm algo)
+// pp_create's AUTO: a CUDA device is always the first choice.
+int pp_cuda_auto_choice(int device)
 {
-    switch (prim) {
-    case PP_PRIM_REDUCE: return pp_cuda_seed_reduce_has(algo);
-    case PP_PRIM_SCAN:
-        return algo == PP_ALGO_DECOUPLED_LOOKBACK || algo == PP_ALGO_REDUCE_THEN_SCAN || pp_cuda_seed_scan_has(algo);
-    case PP_PRIM_HISTOGRAM: return pp_cuda_seed_histogram_has(algo);
-    case PP_PRIM_SELECT: return algo == PP_ALGO_DECOUPLED_LOOKBACK || pp_cuda_seed_select_has(algo);
-    case PP_PRIM_SORT: return algo == PP_ALGO_ONESWEEP || pp_cuda_seed_sort_has(algo);
-    default: return 0;
-    }
+    (void)device;
+    return 1;
 }
-
-static pp_status cuda_reduce(pp_context *ctx, pp_type t, pp_op op, const void *in, size_t n, void *out)
-{
-    ENTER(ctx, "pp_reduce");
-    const pp_algorithm a = ctx->algo[PP_PRIM_REDUCE];
-    if (pp_cuda_seed_reduce_has(a)) return pp_cuda_seed_reduce(ctx, a, t, op, in, n, out);
-    return pp_cuda_reduce(ctx, t, op, in, n, out);
-}
-static pp_status cuda_scan(pp_context *ctx, pp_type t, pp_op op, pp_scan_kind k, const void *in, void *out, size_t n)
-{
-    ENTER(ctx, "pp_scan");
-    const pp_algorithm a = ctx->algo[PP_PRIM_SCAN];
-    if (pp_cuda_seed_scan_has(a)) return pp_cuda_seed_scan(ctx, a, t, op, k, in, out, n);
-    return pp_cuda_scan(ctx, t, op, k, in, out, n);
-}
-static pp_status cuda_histogram(pp_context *ctx, const pp_histogram_args *a)
-{
-    ENTER(ctx, "pp_histogram");
-    const pp_algorithm al = ctx->algo[PP_PRIM_HISTOGRAM];
-    if (pp_cuda_seed_histogram_has(al)) return pp_cuda_seed_histogram(ctx, al, a);
-    return pp_cuda_histogram(ctx, a);
-}
-static pp_status cuda_select(pp_context *ctx, const pp_select_args *a)
-{
-    ENTER(ctx, "pp_select");
-    const pp_algorithm al = ctx->algo[PP_PRIM_SELECT];
-    if (pp_cuda_seed_select_has(al)) return pp_cuda_seed_select(ctx, al, a);
-    return pp_cuda_select(ctx, a);
-}
-static pp_status cuda_sort(pp_context *ctx, pp_type t, void *k, void *v, size_t vs, size_t n, pp_order o)
-{
-    ENTER(ctx, "pp_sort");
-    const pp_algorithm a = ctx->algo[PP_PRIM_SORT];
-    if (pp_cuda_seed_sort_has(a)) return pp_cuda_seed_sort(ctx, a, t, k, v, vs, n, o);
-    return pp_cuda_sort(ctx, t, k, v, vs, n, o);
-}
-
-extern "C" const pp_backend_ops pp_cuda_ops = {
-    PP_BACKEND_CUDA,
-    1,
-    cuda_probe,
-    cuda_create,
-    cuda_destroy,
-    cuda_set_stream,
-    cuda_synchronize,
-    cuda_alloc,
-    cuda_free,
-    cuda_upload,
-    cuda_download,
-    cuda_copy,
-    cuda_has_algorithm,
-    cuda_reduce,
-    cuda_scan,
-    cuda_histogram,
-    cuda_select,
-    cuda_sort,
-    cuda_memory_info,
-};

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "cuda_entry.h"
 
 // ---- backend state ---------------------------------------------------------
 

@@ -196,7 +196,7 @@ const reduce_fn reduce_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(
 
 } // namespace
 
-pp_status pp_cuda_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
+pp_status pp_cuda_reduce(pp_context *ctx, const pp_reduce_args *a)
 {
-    return reduce_table[type][op](ctx, in, n, out);
+    return reduce_table[a->type][a->op](ctx, a->in, a->n, a->out);
 }

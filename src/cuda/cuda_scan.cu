@@ -313,7 +313,7 @@ template <typename T, typename Op> __global__ void __launch_bounds__(SUMS_BLOCK)
 }
 
 template <typename T, typename Op>
-pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void *out_, size_t n)
+pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void *out_, size_t n, bool rts)
 {
     if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
                                        pp_same<Op, Op_xor>::value)) {
@@ -321,6 +321,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
         (void)in_;
         (void)out_;
         (void)n;
+        (void)rts;
         return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_scan: bitwise operator on a float type reached the cuda backend");
     } else {
         static const char fn[] = "pp_scan";
@@ -335,7 +336,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
         const unsigned grid = (unsigned)tiles;
         cudaStream_t st = s->stream;
 
-        if (ctx->algo[PP_PRIM_SCAN] == PP_ALGO_REDUCE_THEN_SCAN) {
+        if (rts) {
             T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
             if (!sums) return PP_ERROR_OUT_OF_MEMORY;
             tile_sums<T, Op><<<grid, SCAN_BLOCK, 0, st>>>(in, n, flags, sums);
@@ -373,7 +374,7 @@ pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void 
     }
 }
 
-typedef pp_status (*scan_fn)(pp_context *, pp_scan_kind, const void *, void *, size_t);
+typedef pp_status (*scan_fn)(pp_context *, pp_scan_kind, const void *, void *, size_t, bool);
 
 // Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
 #define PP_SCAN_ENTRY(E, T, S, K, OE, OS) scan_launch<T, Op_##OS>,
@@ -382,8 +383,12 @@ const scan_fn scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_S
 
 } // namespace
 
-pp_status pp_cuda_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
-                       size_t n)
+pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a)
 {
-    return scan_table[type][op](ctx, kind, in, out, n);
+    return scan_table[a->type][a->op](ctx, a->kind, a->in, a->out, a->n, false);
+}
+
+pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a)
+{
+    return scan_table[a->type][a->op](ctx, a->kind, a->in, a->out, a->n, true);
 }

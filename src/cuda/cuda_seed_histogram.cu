@@ -1,4 +1,4 @@
-// The course notes' histogram algorithms on cuda (see cuda_seed.cuh and the
+// The course notes' histogram algorithms on cuda (see cuda_entry.h and the
 // OpenCL notes, seed 003): the path from one global atomic per sample to
 // privatized per-block histograms.
 //
@@ -30,7 +30,7 @@
 // limit they return PP_ERROR_UNSUPPORTED (no fallback: the point of the
 // choice is the algorithm).
 #include "cuda_hist_bins.cuh"
-#include "cuda_seed.cuh"
+#include "cuda_entry.h"
 
 namespace {
 
@@ -275,19 +275,16 @@ template <int MODE> pp_status seed_hist_mode(pp_context *ctx, const pp_histogram
 
 } // namespace
 
-int pp_cuda_seed_histogram_has(pp_algorithm algo)
+// One entry per algorithm, for the backend's table (cuda_table.c).
+pp_status pp_cuda_study_histogram_global_atomic(pp_context *ctx, const pp_histogram_args *a)
 {
-    return algo == PP_ALGO_GLOBAL_ATOMIC || algo == PP_ALGO_PRIVATE_ATOMIC || algo == PP_ALGO_PRIVATE_REDUCE;
+    return seed_hist_mode<S_GLOBAL>(ctx, a);
 }
-
-pp_status pp_cuda_seed_histogram(pp_context *ctx, pp_algorithm algo, const pp_histogram_args *a)
+pp_status pp_cuda_study_histogram_private_atomic(pp_context *ctx, const pp_histogram_args *a)
 {
-    switch (algo) {
-    case PP_ALGO_GLOBAL_ATOMIC: return seed_hist_mode<S_GLOBAL>(ctx, a);
-    case PP_ALGO_PRIVATE_ATOMIC: return seed_hist_mode<S_PRIV_ATOMIC>(ctx, a);
-    case PP_ALGO_PRIVATE_REDUCE: return seed_hist_mode<S_PRIV_REDUCE>(ctx, a);
-    default: break;
-    }
-    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda",
-                   a->edges ? "pp_histogram_range" : "pp_histogram_even", pp_algorithm_name(algo));
+    return seed_hist_mode<S_PRIV_ATOMIC>(ctx, a);
+}
+pp_status pp_cuda_study_histogram_private_reduce(pp_context *ctx, const pp_histogram_args *a)
+{
+    return seed_hist_mode<S_PRIV_REDUCE>(ctx, a);
 }

@@ -1,4 +1,4 @@
-// The course notes' reduce algorithms on cuda (see cuda_seed.cuh): the eight
+// The course notes' reduce algorithms on cuda (see cuda_entry.h): the eight
 // parallel reductions of seeds 000 and 001, from the naive block tree to the
 // warp-shuffle tree. Each is selectable with pp_set_algorithm(ctx,
 // PP_PRIM_REDUCE, PP_ALGO_...) for study and benchmarking; none is the
@@ -35,7 +35,7 @@
 // grid is a constant, not the SM count), so float results are reproducible,
 // on every GPU. Indices are size_t throughout.
 #include "cuda_internal.cuh"
-#include "cuda_seed.cuh"
+#include "cuda_entry.h"
 
 namespace {
 
@@ -431,26 +431,20 @@ const seed_reduce_fn seed_reduce_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EAC
 
 } // namespace
 
-int pp_cuda_seed_reduce_has(pp_algorithm algo)
+static pp_status study_reduce(pp_context *ctx, pp_algorithm algo, const pp_reduce_args *a)
 {
-    switch (algo) {
-    case PP_ALGO_INTERLEAVED_DIVERGENT:
-    case PP_ALGO_INTERLEAVED_STRIDED:
-    case PP_ALGO_SEQUENTIAL_ADDRESSING:
-    case PP_ALGO_FIRST_ADD:
-    case PP_ALGO_CASCADE:
-    case PP_ALGO_LAUNCH_PER_STEP:
-    case PP_ALGO_WINDOWED:
-    case PP_ALGO_WARP_SHUFFLE: return 1;
-    default: return 0;
-    }
+    return seed_reduce_table[a->type][a->op](ctx, algo, a->in, a->n, a->out);
 }
 
-pp_status pp_cuda_seed_reduce(pp_context *ctx, pp_algorithm algo, pp_type type, pp_op op, const void *in, size_t n,
-                              void *out)
-{
-    if (!pp_cuda_seed_reduce_has(algo))
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", FN,
-                       pp_algorithm_name(algo));
-    return seed_reduce_table[type][op](ctx, algo, in, n, out);
-}
+// One entry per algorithm, for the backend's table (cuda_table.c).
+#define PP_STUDY_ENTRY(NAME, ALGO) \
+    pp_status pp_cuda_study_reduce_##NAME(pp_context *ctx, const pp_reduce_args *a) { return study_reduce(ctx, ALGO, a); }
+PP_STUDY_ENTRY(interleaved_divergent, PP_ALGO_INTERLEAVED_DIVERGENT)
+PP_STUDY_ENTRY(interleaved_strided, PP_ALGO_INTERLEAVED_STRIDED)
+PP_STUDY_ENTRY(sequential_addressing, PP_ALGO_SEQUENTIAL_ADDRESSING)
+PP_STUDY_ENTRY(first_add, PP_ALGO_FIRST_ADD)
+PP_STUDY_ENTRY(cascade, PP_ALGO_CASCADE)
+PP_STUDY_ENTRY(launch_per_step, PP_ALGO_LAUNCH_PER_STEP)
+PP_STUDY_ENTRY(windowed, PP_ALGO_WINDOWED)
+PP_STUDY_ENTRY(warp_shuffle, PP_ALGO_WARP_SHUFFLE)
+#undef PP_STUDY_ENTRY

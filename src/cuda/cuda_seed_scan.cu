@@ -1,4 +1,4 @@
-// The course notes' scan algorithms on cuda (see cuda_seed.cuh): the path
+// The course notes' scan algorithms on cuda (see cuda_entry.h): the path
 // from a naive scan to work-efficient block scans, each selectable with
 // pp_set_algorithm(ctx, PP_PRIM_SCAN, ...) for study and benchmarking.
 //
@@ -37,7 +37,7 @@
 //   32 values with __shfl_up_sync, lane 31 writes the warp total, warp 0
 //   scans the 32 totals the same way, each thread adds its warp's prefix.
 #include "cuda_internal.cuh"
-#include "cuda_seed.cuh"
+#include "cuda_entry.h"
 
 namespace {
 
@@ -340,17 +340,17 @@ const seed_scan_fn seed_scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TY
 
 } // namespace
 
-int pp_cuda_seed_scan_has(pp_algorithm algo)
+static pp_status study_scan(pp_context *ctx, pp_algorithm algo, const pp_scan_args *a)
 {
-    return algo == PP_ALGO_NAIVE || algo == PP_ALGO_HILLIS_STEELE || algo == PP_ALGO_BLELLOCH ||
-           algo == PP_ALGO_BLELLOCH_PADDED || algo == PP_ALGO_WARP_SHUFFLE;
+    return seed_scan_table[a->type][a->op](ctx, algo, a->kind, a->in, a->out, a->n);
 }
 
-pp_status pp_cuda_seed_scan(pp_context *ctx, pp_algorithm algo, pp_type type, pp_op op, pp_scan_kind kind,
-                            const void *in, void *out, size_t n)
-{
-    if (!pp_cuda_seed_scan_has(algo))
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", "pp_scan",
-                       pp_algorithm_name(algo));
-    return seed_scan_table[type][op](ctx, algo, kind, in, out, n);
-}
+// One entry per algorithm, for the backend's table (cuda_table.c).
+#define PP_STUDY_ENTRY(NAME, ALGO) \
+    pp_status pp_cuda_study_scan_##NAME(pp_context *ctx, const pp_scan_args *a) { return study_scan(ctx, ALGO, a); }
+PP_STUDY_ENTRY(naive, PP_ALGO_NAIVE)
+PP_STUDY_ENTRY(hillis_steele, PP_ALGO_HILLIS_STEELE)
+PP_STUDY_ENTRY(blelloch, PP_ALGO_BLELLOCH)
+PP_STUDY_ENTRY(blelloch_padded, PP_ALGO_BLELLOCH_PADDED)
+PP_STUDY_ENTRY(warp_shuffle, PP_ALGO_WARP_SHUFFLE)
+#undef PP_STUDY_ENTRY

@@ -1,4 +1,4 @@
-// The course notes' stream compactions on cuda (see cuda_seed.cuh and the
+// The course notes' stream compactions on cuda (see cuda_entry.h and the
 // notes of seed 004): select_flagged, select_if, unique and partition_if,
 // stable, with *count written by the device (nothing waits for it).
 //
@@ -38,7 +38,7 @@
 // Scratch: SCAN_SCATTER 3 bytes per element plus 8 per tile; BALLOT 8 bytes
 // per tile (plus the small upper levels of the scan).
 #include "cuda_internal.cuh"
-#include "cuda_seed.cuh"
+#include "cuda_entry.h"
 
 namespace {
 
@@ -378,26 +378,24 @@ template <typename T> pp_status seed_sel_typed(pp_context *ctx, pp_algorithm alg
 
 } // namespace
 
-int pp_cuda_seed_select_has(pp_algorithm algo)
+static pp_status study_select(pp_context *ctx, pp_algorithm algo, const pp_select_args *a)
 {
-    return algo == PP_ALGO_SCAN_SCATTER || algo == PP_ALGO_BALLOT;
-}
-
-pp_status pp_cuda_seed_select(pp_context *ctx, pp_algorithm algo, const pp_select_args *a)
-{
-    const char *fn = a->mode == PP_SELECT_FLAGGED  ? "pp_select_flagged"
-                     : a->mode == PP_SELECT_IF     ? "pp_select_if"
-                     : a->mode == PP_SELECT_UNIQUE ? "pp_unique"
-                                                   : "pp_partition_if";
-    if (!pp_cuda_seed_select_has(algo))
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", fn,
-                       pp_algorithm_name(algo));
     switch (a->type) {
 #define PP_SEED_SEL_CASE(E, T, S, K, U, W) \
-    case E: return seed_sel_typed<T>(ctx, algo, a, fn);
+    case E: return seed_sel_typed<T>(ctx, algo, a, a->fn);
         PP_FOR_EACH_TYPE(PP_SEED_SEL_CASE)
 #undef PP_SEED_SEL_CASE
     default: break;
     }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: type %d not dispatched", fn, (int)a->type);
+    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: type %d not dispatched", a->fn, (int)a->type);
+}
+
+// One entry per algorithm, for the backend's table (cuda_table.c).
+pp_status pp_cuda_study_select_scan_scatter(pp_context *ctx, const pp_select_args *a)
+{
+    return study_select(ctx, PP_ALGO_SCAN_SCATTER, a);
+}
+pp_status pp_cuda_study_select_ballot(pp_context *ctx, const pp_select_args *a)
+{
+    return study_select(ctx, PP_ALGO_BALLOT, a);
 }

@@ -1,4 +1,4 @@
-// The course notes' sort algorithms on cuda (see cuda_seed.cuh): two LSD
+// The course notes' sort algorithms on cuda (see cuda_entry.h): two LSD
 // radix sorts built on an exclusive scan, as the notes use scan for
 // compaction and sorting.
 //
@@ -43,7 +43,7 @@
 // Memory (one pp_cuda_scratch buffer, carved, 256-byte aligned pieces):
 // control block | alternate keys | alternate values | counts | scan levels.
 #include "cuda_internal.cuh"
-#include "cuda_seed.cuh"
+#include "cuda_entry.h"
 #include "cuda_sort_keys.cuh"
 
 namespace {
@@ -464,22 +464,23 @@ static pp_status sort_typed(pp_context *ctx, pp_algorithm algo, void *keys, void
 
 } // namespace
 
-int pp_cuda_seed_sort_has(pp_algorithm algo)
+static pp_status study_sort(pp_context *ctx, pp_algorithm algo, const pp_sort_args *a)
 {
-    return algo == PP_ALGO_SPLIT_RADIX || algo == PP_ALGO_COUNT_SCAN_SCATTER;
-}
-
-pp_status pp_cuda_seed_sort(pp_context *ctx, pp_algorithm algo, pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order)
-{
-    const char *fn = values ? "pp_sort_pairs" : "pp_sort";
-    if (!pp_cuda_seed_sort_has(algo))
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", fn, pp_algorithm_name(algo));
-    if (n < 2) return PP_SUCCESS;
-    switch (type) {
+    switch (a->type) {
 #define PP_SEED_SORT_CASE(E, T, S, K, U, W) \
-    case E: return sort_typed<PP_KIND_##K, U>(ctx, algo, keys, values, value_size, n, order, fn);
+    case E: return sort_typed<PP_KIND_##K, U>(ctx, algo, a->keys, a->values, a->value_size, a->n, a->order, a->fn);
         PP_FOR_EACH_TYPE(PP_SEED_SORT_CASE)
 #undef PP_SEED_SORT_CASE
     }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: unknown type %d", fn, (int)type);
+    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: unknown type %d", a->fn, (int)a->type);
+}
+
+// One entry per algorithm, for the backend's table (cuda_table.c).
+pp_status pp_cuda_study_sort_split_radix(pp_context *ctx, const pp_sort_args *a)
+{
+    return study_sort(ctx, PP_ALGO_SPLIT_RADIX, a);
+}
+pp_status pp_cuda_study_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
+{
+    return study_sort(ctx, PP_ALGO_COUNT_SCAN_SCATTER, a);
 }

@@ -357,14 +357,7 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
     typedef typename pp_traits<T>::bits U;
     constexpr uint64_t VEC = 16 / sizeof(T);
     constexpr uint64_t TILE = (uint64_t)SB * sel_sr<T>() * VEC;
-    const char *fn = a->mode == PP_SELECT_FLAGGED ? "pp_select_flagged"
-                     : a->mode == PP_SELECT_IF    ? "pp_select_if"
-                     : a->mode == PP_SELECT_UNIQUE ? "pp_unique"
-                                                   : "pp_partition_if";
-    const pp_algorithm algo = ctx->algo[PP_PRIM_SELECT];
-    if (algo != PP_ALGO_AUTO && algo != PP_ALGO_DECOUPLED_LOOKBACK)
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", fn,
-                       pp_algorithm_name(algo));
+    const char *fn = a->fn;
     pp_cuda_state *s = pp_cuda(ctx);
     const uint64_t n = a->n;
     if (n == 0) {

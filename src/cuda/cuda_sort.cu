@@ -1052,14 +1052,13 @@ static pp_status sort_typed(pp_context *ctx, void *keys, void *vals, size_t vsiz
 
 } // namespace
 
-pp_status pp_cuda_sort(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
-                       pp_order order)
+pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a)
 {
-    const char *fn = values ? "pp_sort_pairs" : "pp_sort";
-    if (n < 2) return PP_SUCCESS;
+    const char *fn = a->fn;
+    const pp_type type = a->type;
     switch (type) {
 #define PP_SORT_CASE(E, T, S, K, U, W) \
-    case E: return sort_typed<PP_KIND_##K, U>(ctx, keys, values, value_size, n, order, fn);
+    case E: return sort_typed<PP_KIND_##K, U>(ctx, a->keys, a->values, a->value_size, a->n, a->order, fn);
         PP_FOR_EACH_TYPE(PP_SORT_CASE)
 #undef PP_SORT_CASE
     }

@@ -115,9 +115,10 @@ static pp_status ocl_probe(void)
     return find_device(-1, &count, &p, &d) == CL_SUCCESS && count > 0 ? PP_SUCCESS : PP_ERROR_BACKEND_UNAVAILABLE;
 }
 
-/* For pp_create's AUTO choice ("CUDA, then an OpenCL GPU, then cpu"):
- * 1 if OpenCL device `device` (counted as pp_options.device) is a GPU. */
-int pp_opencl_auto_device(int device)
+/* pp_create's AUTO choice: only a GPU (the cpu backend serves a CPU better
+ * than an OpenCL CPU device such as PoCL's). 1 if OpenCL device `device`
+ * (counted as pp_options.device) is a GPU. */
+static int ocl_auto_choice(int device)
 {
     int count = 0;
     cl_platform_id p = NULL;
@@ -778,34 +779,29 @@ static pp_status ocl_memory_info(pp_context *ctx, pp_memory_info *info)
     return PP_SUCCESS;
 }
 
-static int ocl_has_algorithm(pp_primitive prim, pp_algorithm algo)
-{
-    switch (prim) {
-    case PP_PRIM_SCAN: return algo == PP_ALGO_REDUCE_THEN_SCAN || algo == PP_ALGO_BLELLOCH_PADDED;
-    case PP_PRIM_HISTOGRAM:
-        return algo == PP_ALGO_GLOBAL_ATOMIC || algo == PP_ALGO_PRIVATE_ATOMIC || algo == PP_ALGO_PRIVATE_REDUCE;
-    default: return 0;
-    }
-}
-
 const pp_backend_ops pp_opencl_ops = {
-    PP_BACKEND_OPENCL,
-    0, /* handles are cl_mem: overlap is checked by handle equality */
-    ocl_probe,
-    ocl_create,
-    ocl_destroy,
-    ocl_set_stream,
-    ocl_synchronize,
-    ocl_alloc,
-    ocl_free,
-    ocl_upload,
-    ocl_download,
-    ocl_copy,
-    ocl_has_algorithm,
-    pp_ocl_reduce,
-    pp_ocl_scan,
-    pp_ocl_histogram,
-    pp_ocl_select,
-    pp_ocl_sort,
-    ocl_memory_info,
+    .id = PP_BACKEND_OPENCL,
+    .addressable = 0, /* handles are cl_mem: overlap is checked by handle equality */
+    .probe = ocl_probe,
+    .auto_choice = ocl_auto_choice,
+    .create = ocl_create,
+    .destroy = ocl_destroy,
+    .set_stream = ocl_set_stream,
+    .synchronize = ocl_synchronize,
+    .mem_alloc = ocl_alloc,
+    .mem_free = ocl_free,
+    .upload = ocl_upload,
+    .download = ocl_download,
+    .copy = ocl_copy,
+    .memory_info = ocl_memory_info,
+    .reduce = {[PP_ALGO_AUTO] = pp_ocl_reduce},
+    .scan = {[PP_ALGO_AUTO] = pp_ocl_scan,
+             [PP_ALGO_REDUCE_THEN_SCAN] = pp_ocl_scan,
+             [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded},
+    .histogram = {[PP_ALGO_AUTO] = pp_ocl_histogram,
+                  [PP_ALGO_PRIVATE_ATOMIC] = pp_ocl_histogram,
+                  [PP_ALGO_GLOBAL_ATOMIC] = pp_ocl_histogram_global_atomic,
+                  [PP_ALGO_PRIVATE_REDUCE] = pp_ocl_histogram_private_reduce},
+    .select = {[PP_ALGO_AUTO] = pp_ocl_select},
+    .sort = {[PP_ALGO_AUTO] = pp_ocl_sort},
 };

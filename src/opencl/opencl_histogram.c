@@ -211,9 +211,9 @@ static size_t count_groups(pp_context *ctx, const hist_kernels *hk, pp_type type
     return g ? g : 1;
 }
 
-pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a)
+static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_algorithm algo)
 {
-    const char *fn = pp_ocl_histogram_fn(a);
+    const char *fn = a->fn;
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     const size_t sz = pp_type_size(a->type), n = a->n, nbins = a->nbins;
     const int is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
@@ -245,7 +245,6 @@ pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a)
 #else
     const cl_ulong local_budget = caps->local_mem > 1024 ? caps->local_mem - 1024 : 0;
 #endif
-    const pp_algorithm algo = ctx->algo[PP_PRIM_HISTOGRAM];
     const int fits_local = nbins <= local_budget / sizeof(cl_uint);
     const int priv = fits_local && algo != PP_ALGO_GLOBAL_ATOMIC;
     const int reduce = priv && algo == PP_ALGO_PRIVATE_REDUCE;
@@ -333,4 +332,17 @@ pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a)
     }
     if (edges) clReleaseMemObject(edges); /* the queued kernels keep it until they finish */
     return st;
+}
+
+pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a)
+{
+    return ocl_histogram(ctx, a, PP_ALGO_PRIVATE_ATOMIC);
+}
+pp_status pp_ocl_histogram_global_atomic(pp_context *ctx, const pp_histogram_args *a)
+{
+    return ocl_histogram(ctx, a, PP_ALGO_GLOBAL_ATOMIC);
+}
+pp_status pp_ocl_histogram_private_reduce(pp_context *ctx, const pp_histogram_args *a)
+{
+    return ocl_histogram(ctx, a, PP_ALGO_PRIVATE_REDUCE);
 }

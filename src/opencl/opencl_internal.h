@@ -230,13 +230,14 @@ pp_status pp_ocl_fill(pp_context *ctx, const char *fn, cl_mem buf, const void *p
                       size_t offset, size_t bytes);
 
 /* ---- the primitives (one file each) -------------------------------------------------------------------------- */
-pp_status pp_ocl_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out);
-pp_status pp_ocl_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
-                      size_t n);
-pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_ocl_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_ocl_scan(pp_context *ctx, const pp_scan_args *a);                  /* reduce-then-scan */
+pp_status pp_ocl_scan_blelloch_padded(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_ocl_histogram(pp_context *ctx, const pp_histogram_args *a);        /* private-atomic where it fits */
+pp_status pp_ocl_histogram_global_atomic(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_ocl_histogram_private_reduce(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a);
-pp_status pp_ocl_sort(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
-                      pp_order order);
+pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working
@@ -258,20 +259,4 @@ pp_status pp_ocl_scan_into(pp_context *ctx, const char *fn, pp_type type, pp_op 
                            size_t in_off, cl_mem out, size_t out_off, size_t n, cl_mem work, size_t work_off);
 
 /* The API function a call came from, for messages. */
-static inline const char *pp_ocl_histogram_fn(const pp_histogram_args *a)
-{
-    return a->edges ? "pp_histogram_range" : "pp_histogram_even";
-}
-static inline const char *pp_ocl_select_fn(const pp_select_args *a)
-{
-    switch (a->mode) {
-    case PP_SELECT_FLAGGED: return "pp_select_flagged";
-    case PP_SELECT_IF: return "pp_select_if";
-    case PP_SELECT_UNIQUE: return "pp_unique";
-    case PP_SELECT_PARTITION: return "pp_partition_if";
-    }
-    return "pp_select";
-}
-static inline const char *pp_ocl_sort_fn(const void *values) { return values ? "pp_sort_pairs" : "pp_sort"; }
-
 #endif

@@ -162,9 +162,14 @@ pp_status pp_ocl_reduce_into(pp_context *ctx, const char *fn, pp_type type, pp_o
                          PP_OCL_ARG(gchunk), PP_OCL_ARG(out), PP_OCL_ARG(out64));
 }
 
-pp_status pp_ocl_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
+pp_status pp_ocl_reduce(pp_context *ctx, const pp_reduce_args *a)
 {
-    static const char fn[] = "pp_reduce";
+    const char *fn = a->fn;
+    const pp_type type = a->type;
+    const pp_op op = a->op;
+    const void *in = a->in;
+    void *out = a->out;
+    const size_t n = a->n;
     const size_t sz = pp_type_size(type);
     PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, out, sz, "out"));
     if (n) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, in, n * sz, "in"));
@@ -255,17 +260,23 @@ pp_status pp_ocl_scan_into(pp_context *ctx, const char *fn, pp_type type, pp_op 
     return scan_level(&c, in, in_off, out, out_off, n, flags, work_off);
 }
 
-pp_status pp_ocl_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
-                      size_t n)
+static pp_status ocl_scan(pp_context *ctx, const pp_scan_args *a, int blelloch)
 {
-    static const char fn[] = "pp_scan";
+    const char *fn = a->fn;
+    const pp_type type = a->type;
+    const void *in = a->in;
+    void *out = a->out;
+    const size_t n = a->n;
     const size_t sz = pp_type_size(type);
     PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, in, n * sz, "in"));
     if (out != in) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, out, n * sz, "out"));
     scan_call c;
-    PP_OCL_STATUS(scan_prepare(ctx, fn, type, op, ctx->algo[PP_PRIM_SCAN] == PP_ALGO_BLELLOCH_PADDED, &c));
+    PP_OCL_STATUS(scan_prepare(ctx, fn, type, a->op, blelloch, &c));
     size_t slots = work_elems(n, c.p.tile);
     if (slots) PP_OCL_STATUS(pp_ocl_scratch(ctx, slots * sz, fn, &c.work));
-    cl_uint flags = kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | SCAN_PUBLIC_FIRST : 0;
+    cl_uint flags = a->kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | SCAN_PUBLIC_FIRST : 0;
     return scan_level(&c, pp_ocl_mem(in), 0, pp_ocl_mem(out), 0, n, flags, 0);
 }
+
+pp_status pp_ocl_scan(pp_context *ctx, const pp_scan_args *a) { return ocl_scan(ctx, a, 0); }
+pp_status pp_ocl_scan_blelloch_padded(pp_context *ctx, const pp_scan_args *a) { return ocl_scan(ctx, a, 1); }

@@ -82,7 +82,7 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, const pp_select_ar
 
 pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a)
 {
-    const char *fn = pp_ocl_select_fn(a);
+    const char *fn = a->fn;
     const size_t sz = pp_type_size(a->type), n = a->n;
 
     PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->count, sizeof(uint64_t), "count"));

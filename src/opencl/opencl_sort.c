@@ -168,10 +168,13 @@ static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_me
                          PP_OCL_ARG(starts_off));
 }
 
-pp_status pp_ocl_sort(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
-                      pp_order order)
+pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
 {
-    const char *fn = pp_ocl_sort_fn(values);
+    const char *fn = a->fn;
+    const pp_type type = a->type;
+    void *keys = a->keys, *values = a->values;
+    const size_t value_size = a->value_size, n = a->n;
+    const pp_order order = a->order;
     sort_plan p;
     memset(&p, 0, sizeof p);
     p.ks = pp_type_size(type);

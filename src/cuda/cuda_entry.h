@@ -1,0 +1,68 @@
+/* Every function of the cuda backend that its table (cuda_table.c) names:
+ * the context and memory functions (cuda_backend.cu), the defaults (one
+ * file per primitive) and the course-notes algorithms for study
+ * (cuda_study_*.cu), one entry per algorithm. C linkage, so that the table
+ * is plain C with designated initializers. */
+#ifndef PP_CUDA_ENTRY_H
+#define PP_CUDA_ENTRY_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* contexts and memory (cuda_backend.cu) */
+pp_status pp_cuda_probe(void);
+int pp_cuda_auto_choice(int device);
+pp_status pp_cuda_enter(pp_context *ctx, const char *fn);
+pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt);
+void pp_cuda_destroy(pp_context *ctx);
+pp_status pp_cuda_set_stream(pp_context *ctx, void *native);
+pp_status pp_cuda_synchronize(pp_context *ctx);
+pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes);
+pp_status pp_cuda_free(pp_context *ctx, void *p);
+pp_status pp_cuda_upload(pp_context *ctx, void *dst, const void *src, size_t bytes);
+pp_status pp_cuda_download(pp_context *ctx, void *dst, const void *src, size_t bytes);
+pp_status pp_cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes);
+pp_status pp_cuda_memory_info(pp_context *ctx, pp_memory_info *info);
+
+/* the defaults */
+pp_status pp_cuda_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a); /* decoupled look-back */
+pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */
+pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep */
+
+/* the course notes' algorithms, for study */
+pp_status pp_cuda_study_reduce_interleaved_divergent(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_interleaved_strided(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_sequential_addressing(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_first_add(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_cascade(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_launch_per_step(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_windowed(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_study_reduce_warp_shuffle(pp_context *ctx, const pp_reduce_args *a);
+
+pp_status pp_cuda_study_scan_naive(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cuda_study_scan_hillis_steele(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cuda_study_scan_blelloch(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cuda_study_scan_blelloch_padded(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cuda_study_scan_warp_shuffle(pp_context *ctx, const pp_scan_args *a);
+
+pp_status pp_cuda_study_histogram_global_atomic(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_cuda_study_histogram_private_atomic(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_cuda_study_histogram_private_reduce(pp_context *ctx, const pp_histogram_args *a);
+
+pp_status pp_cuda_study_select_scan_scatter(pp_context *ctx, const pp_select_args *a);
+pp_status pp_cuda_study_select_ballot(pp_context *ctx, const pp_select_args *a);
+
+pp_status pp_cuda_study_sort_split_radix(pp_context *ctx, const pp_sort_args *a);
+pp_status pp_cuda_study_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

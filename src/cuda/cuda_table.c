@@ -1,0 +1,66 @@
+/* The cuda backend's table: what it offers, read in one place. Adding an
+ * algorithm is one pp_algorithm value (parprim.h), its name (names.c) and
+ * one row here (its entry declared in cuda_entry.h). */
+#include "cuda_entry.h"
+
+const pp_backend_ops pp_cuda_ops = {
+    .id = PP_BACKEND_CUDA,
+    .addressable = 1,
+    .probe = pp_cuda_probe,
+    .auto_choice = pp_cuda_auto_choice,
+    .enter = pp_cuda_enter,
+    .create = pp_cuda_create,
+    .destroy = pp_cuda_destroy,
+    .set_stream = pp_cuda_set_stream,
+    .synchronize = pp_cuda_synchronize,
+    .mem_alloc = pp_cuda_alloc,
+    .mem_free = pp_cuda_free,
+    .upload = pp_cuda_upload,
+    .download = pp_cuda_download,
+    .copy = pp_cuda_copy,
+    .memory_info = pp_cuda_memory_info,
+    .reduce =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_reduce,
+            [PP_ALGO_INTERLEAVED_DIVERGENT] = pp_cuda_study_reduce_interleaved_divergent,
+            [PP_ALGO_INTERLEAVED_STRIDED] = pp_cuda_study_reduce_interleaved_strided,
+            [PP_ALGO_SEQUENTIAL_ADDRESSING] = pp_cuda_study_reduce_sequential_addressing,
+            [PP_ALGO_FIRST_ADD] = pp_cuda_study_reduce_first_add,
+            [PP_ALGO_CASCADE] = pp_cuda_study_reduce_cascade,
+            [PP_ALGO_LAUNCH_PER_STEP] = pp_cuda_study_reduce_launch_per_step,
+            [PP_ALGO_WINDOWED] = pp_cuda_study_reduce_windowed,
+            [PP_ALGO_WARP_SHUFFLE] = pp_cuda_study_reduce_warp_shuffle,
+        },
+    .scan =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_scan,
+            [PP_ALGO_DECOUPLED_LOOKBACK] = pp_cuda_scan,
+            [PP_ALGO_REDUCE_THEN_SCAN] = pp_cuda_scan_reduce_then_scan,
+            [PP_ALGO_NAIVE] = pp_cuda_study_scan_naive,
+            [PP_ALGO_HILLIS_STEELE] = pp_cuda_study_scan_hillis_steele,
+            [PP_ALGO_BLELLOCH] = pp_cuda_study_scan_blelloch,
+            [PP_ALGO_BLELLOCH_PADDED] = pp_cuda_study_scan_blelloch_padded,
+            [PP_ALGO_WARP_SHUFFLE] = pp_cuda_study_scan_warp_shuffle,
+        },
+    .histogram =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_histogram,
+            [PP_ALGO_GLOBAL_ATOMIC] = pp_cuda_study_histogram_global_atomic,
+            [PP_ALGO_PRIVATE_ATOMIC] = pp_cuda_study_histogram_private_atomic,
+            [PP_ALGO_PRIVATE_REDUCE] = pp_cuda_study_histogram_private_reduce,
+        },
+    .select =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_select,
+            [PP_ALGO_DECOUPLED_LOOKBACK] = pp_cuda_select,
+            [PP_ALGO_SCAN_SCATTER] = pp_cuda_study_select_scan_scatter,
+            [PP_ALGO_BALLOT] = pp_cuda_study_select_ballot,
+        },
+    .sort =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_sort,
+            [PP_ALGO_ONESWEEP] = pp_cuda_sort,
+            [PP_ALGO_SPLIT_RADIX] = pp_cuda_study_sort_split_radix,
+            [PP_ALGO_COUNT_SCAN_SCATTER] = pp_cuda_study_sort_count_scan_scatter,
+        },
+};

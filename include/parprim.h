@@ -1,7 +1,11 @@
 /*
  * parprim: data-parallel primitives with one C API on every backend.
  *
- * This header is the manual. It compiles as C99, C11 and C++.
+ * This header is the manual: what a caller can rely on (residency,
+ * aliasing, determinism, errors, semantics). It compiles as C99, C11 and
+ * C++. How each backend does its work (tiles, launches, work-groups,
+ * scratch layout), which may change from one version to the next:
+ * docs/backends.md; the algorithms of pp_set_algorithm: docs/algorithms.md.
  *
  * ---------------------------------------------------------------------------
  * General rules (they hold for every function unless its comment says more)
@@ -69,7 +73,11 @@
  *             0.1 to 1 s each, once) and cached by the context. f64 needs
  *             the cl_khr_fp64 extension (else PP_ERROR_UNSUPPORTED; not
  *             for sorting, which moves bits only). Work goes, in order, to
- *             the context's command queue (pp_set_stream).
+ *             the context's command queue (pp_set_stream). A primitive
+ *             only queues its work: none waits for the device. No
+ *             work-group ever waits for another, so no primitive relies on
+ *             work-groups making progress concurrently (which OpenCL does
+ *             not promise: a CPU device may run them one after another).
  * Threads.    A context may be used by one thread at a time. Distinct
  *             contexts may be used from different threads at once.
  * Memory.     A context owns reusable scratch memory; if it cannot get it
@@ -311,13 +319,10 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * in: n elements; out: one element; both in context memory. out may lie
  * inside in (on opencl: out may be in's buffer, the result in element 0).
  * Determinism: integer results are exact. Float results are reproducible
- * run to run: on cpu they are also independent of the thread count (fixed
- * blocks of 8192 elements, each folded by 16 interleaved accumulators, the
- * block results combined left to right); on cuda they depend on the GPU
- * model (the grid follows the number of multiprocessors) but not on the
- * run; on opencl likewise (the work-groups follow the compute units). The
- * rounding differs from a left-to-right sum; the error bound is that of
- * sequential summation.
+ * run to run: on cpu they are also independent of the thread count; on
+ * cuda and opencl they may differ from one device model to another, but
+ * not from run to run on one device. The rounding differs from a
+ * left-to-right sum; the error bound is that of sequential summation.
  */
 PP_API pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -330,16 +335,11 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * in, out: n elements of context memory. in == out (in place) is allowed;
  * any other overlap is PP_ERROR_INVALID_ARGUMENT.
  * Determinism: integer results are exact. Float results on cpu depend only
- * on the input (not on the thread count): fixed tiles of 4096 elements are
- * scanned from a carry in groups of 8, and carries are combined tile by
- * tile. On cuda, PP_ALGO_REDUCE_THEN_SCAN is reproducible run to run; the
- * default single-pass look-back is not for floats (which earlier tiles have
- * published their full prefix when a tile looks back depends on timing,
- * and so does the order of the float additions). On opencl both
- * algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and PP_ALGO_BLELLOCH_PADDED)
- * are reduce-then-scan over fixed tiles, reproducible run to run on one
- * device; no work-group waits for another (OpenCL does not promise that
- * work-groups progress concurrently).
+ * on the input (not on the thread count). On cuda, PP_ALGO_REDUCE_THEN_SCAN
+ * is reproducible run to run; the default (PP_ALGO_DECOUPLED_LOOKBACK) is
+ * not for floats: the order of their additions depends on timing. On
+ * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
+ * PP_ALGO_BLELLOCH_PADDED) are reproducible run to run on one device.
  */
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
@@ -363,25 +363,15 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * compare as numbers, -0.0 == +0.0, so lower = -0.0, upper = +0.0 is an
  * empty range: PP_ERROR_INVALID_ARGUMENT), and float bounds must be finite.
  * nbins == 0 is PP_ERROR_INVALID_ARGUMENT. Results are exact (and so
- * deterministic) on every backend. cuda: per-block sub-histograms in shared
- * memory where the bins fit, else atomics into the counts in device memory;
- * PP_ALGO_GLOBAL_ATOMIC, PP_ALGO_PRIVATE_ATOMIC and PP_ALGO_PRIVATE_REDUCE
- * are selectable there too (the PRIVATE ones return PP_ERROR_UNSUPPORTED
- * where the bins do not fit shared memory).
- * opencl: three algorithms (pp_set_algorithm, PP_PRIM_HISTOGRAM):
- * PP_ALGO_PRIVATE_ATOMIC (the default where nbins 32-bit counters fit the
- * device's local memory), PP_ALGO_PRIVATE_REDUCE and PP_ALGO_GLOBAL_ATOMIC
- * (the default otherwise). Where the bins do not fit local memory, the two
- * PRIVATE algorithms run GLOBAL_ATOMIC instead (no error). The atomic
- * algorithms add exact integers, so their counts are deterministic too;
- * PRIVATE_REDUCE uses no atomics on the counts at all (the work-groups'
- * histograms are summed bin by bin in a fixed order). 64-bit atomics
- * (cl_khr_int64_base_atomics) are used where the device has them, else
- * 32-bit counters in scratch added into the counts after every 2^31
- * samples. Float samples (f32 too) need cl_khr_fp64, since the documented
+ * deterministic) on every backend, with every algorithm.
+ * Algorithms (pp_set_algorithm, PP_PRIM_HISTOGRAM), besides PP_ALGO_AUTO:
+ * cuda and opencl accept PP_ALGO_GLOBAL_ATOMIC, PP_ALGO_PRIVATE_ATOMIC and
+ * PP_ALGO_PRIVATE_REDUCE (for pp_histogram_range too). On cuda the PRIVATE
+ * ones return PP_ERROR_UNSUPPORTED where the bins do not fit a block's
+ * shared memory; on opencl, where nbins 32-bit counters do not fit the
+ * device's local memory, they run PP_ALGO_GLOBAL_ATOMIC instead (no error).
+ * opencl: float samples (f32 too) need cl_khr_fp64, since the documented
  * expression is evaluated in double (else PP_ERROR_UNSUPPORTED).
- * Nothing waits for the device: range edges are copied, when the call is
- * made, into a small buffer created for the call (CL_MEM_COPY_HOST_PTR).
  */
 PP_API pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
                             const void *lower, const void *upper, size_t nbins,
@@ -408,13 +398,10 @@ typedef enum pp_cmp { PP_LT = 0, PP_LE = 1, PP_GT = 2, PP_GE = 3, PP_EQ = 4, PP_
  * (PP_ERROR_INVALID_ARGUMENT; on opencl, where overlap is handle equality:
  * no two may be the same buffer).
  * Results are exact and deterministic. Comparisons are C's: `x cmp value`,
- * so NaN is selected only by PP_NE. cuda: a single pass with decoupled
- * look-back over the counts (partition adds a pass over the rejected).
- * opencl: three passes that never make a work-group wait for another: the
- * selected count of every tile, an exclusive scan of the counts, then each
- * tile scatters its elements from its offset (stable, through local
- * memory); *count is written by the device, nothing waits for it. Working
- * memory: 8 bytes per tile of 2048 to 4096 elements.
+ * so NaN is selected only by PP_NE. *count is written by the device: on
+ * GPUs nothing waits for it (see Ordering at the top).
+ * opencl: working memory is small beside the data (about 8 bytes per 1024
+ * to 4096 elements).
  */
 
 /** Copies in[i] with flags[i] != 0 to out[0 .. *count). */
@@ -447,16 +434,11 @@ PP_API pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp
 /* (Results of pp_sort and pp_sort_pairs are fully determined by the input on
  * every backend. Working memory: about n * (key size + value size) bytes of
  * scratch, kept by the context; on cpu, 8-bit integer keys without values
- * need none. cuda: one counting pass, then one onesweep pass per 8-bit digit
- * that is not the same in every key. opencl: a stable LSD radix sort over
- * 8-bit digits with no work-group ever waiting for another: per digit, tile
- * counts, one scan of them, then a scatter of each tile after a stable
- * local sort; a pass whose digit is the same in every key is skipped on
- * the device, so the sort is only queued (no host synchronization). Scratch:
- * n * (key size + value size) bytes plus 1 KB of counts per 2048 or 4096
- * keys (so at most CL_DEVICE_MAX_MEM_ALLOC_SIZE in all, else
- * PP_ERROR_OUT_OF_MEMORY); 8-bit keys without values need only a few KB.
- * The kernels move key bits only: f64 keys do not need cl_khr_fp64.) */
+ * need none. opencl: the scratch, n * (key size + value size) bytes plus up
+ * to about one byte per key, is one buffer, so it must fit
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE (else PP_ERROR_OUT_OF_MEMORY); 8-bit keys
+ * without values need only a few KB. f64 keys do not need cl_khr_fp64: the
+ * sort moves key bits only.) */
 
 /** Sorts keys as pp_sort does and moves values[i] (value_size bytes each:
  *  1, 2, 4 or 8) with keys[i]. keys and values must not overlap. */
@@ -474,65 +456,66 @@ typedef enum pp_primitive {
 #define PP_PRIM_COUNT 5
 
 /* Algorithms, for study and benchmarking; the default (AUTO) is each
- * backend's fastest. Which backend has which is listed per value; any other
- * choice is PP_ERROR_UNSUPPORTED from pp_set_algorithm. */
+ * backend's fastest. Which backends accept which value, for which
+ * primitives, is listed per value; any other choice is PP_ERROR_UNSUPPORTED
+ * from pp_set_algorithm. Each one's idea, work and pitfalls:
+ * docs/algorithms.md; what each backend's AUTO runs: docs/backends.md. */
 typedef enum pp_algorithm {
     PP_ALGO_AUTO = 0,                /* every backend, every primitive (the default) */
-    PP_ALGO_SEQUENTIAL = 1,          /* cpu: the plain one-thread loops of the course notes */
-    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select: single pass, tiles find their
-                                        prefix by looking back at earlier tiles' published
-                                        results (needs blocks to make progress concurrently) */
-    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda and opencl scan: tile sums, a scan of them, then
-                                        a scan of each tile from its prefix (three launches;
-                                        no block ever waits for another). The opencl default */
-    PP_ALGO_ONESWEEP = 4,            /* cuda sort: one counting pass, then one pass per
-                                        digit with look-back over digit offsets */
+    PP_ALGO_SEQUENTIAL = 1,          /* cpu, every primitive: the plain one-thread loops */
+    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select (the cuda default): a single
+                                        pass in which tiles find their prefix by looking
+                                        back at earlier tiles' published results */
+    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda and opencl scan (the opencl default): tile
+                                        totals, a scan of them, then a scan of each tile
+                                        from its prefix */
+    PP_ALGO_ONESWEEP = 4,            /* cuda sort (the cuda default): LSD radix sort, one
+                                        pass per digit with look-back over digit offsets */
     PP_ALGO_BLELLOCH = 5,            /* cuda scan: Blelloch's work-efficient up-sweep and
-                                        down-sweep per tile in shared memory, unpadded */
-    PP_ALGO_GLOBAL_ATOMIC = 6,       /* cuda and opencl histogram: one atomic increment of
-                                        the result (64-bit, or on opencl 32-bit counters
-                                        in scratch added into it) per counted sample */
+                                        down-sweep, unpadded */
+    PP_ALGO_GLOBAL_ATOMIC = 6,       /* cuda and opencl histogram: samples counted straight
+                                        into the result with atomics */
     PP_ALGO_PRIVATE_ATOMIC = 7,      /* cuda and opencl histogram: each block (work-group)
-                                        counts into a private histogram of 32-bit
-                                        counters in shared (local) memory, then adds its
-                                        nonzero bins into the result with atomics. The
-                                        opencl default where the bins fit local memory */
+                                        counts into a private histogram, then adds its
+                                        bins into the result with atomics (where the bins
+                                        do not fit: see pp_histogram_even) */
     PP_ALGO_PRIVATE_REDUCE = 8,      /* cuda and opencl histogram: private histograms as
-                                        above, written out whole, then summed bin by bin
-                                        in a fixed order (no atomics on the result) */
+                                        above, summed bin by bin in a fixed order (no
+                                        atomics on the result) */
     /* The course notes' path from naive to efficient, on cuda (values 5 to
      * 8 above belong to it too; see docs/algorithms.md for each one's idea,
-     * work, steps, pitfalls and measured speed). Large inputs go the way the
-     * notes describe: per-block results, then a reduction or scan of those,
-     * then a fix-up. Every one serves every type, operator and size, except
-     * PP_ALGO_NAIVE (n <= 65536: PP_ERROR_UNSUPPORTED above) and the
-     * PRIVATE histograms on cuda where the bins do not fit shared memory
-     * (PP_ERROR_UNSUPPORTED). They are for study and comparison, not speed:
-     * AUTO is the fastest on every backend. */
-    PP_ALGO_BLELLOCH_PADDED = 9,     /* scan: Blelloch with shared (opencl: local) memory
-                                        padded against bank conflicts; on opencl inside the
-                                        reduce-then-scan passes */
-    PP_ALGO_INTERLEAVED_DIVERGENT = 10, /* reduce: interleaved addressing, active threads
+     * work, steps, pitfalls and measured speed). Every one serves every type,
+     * operator and size, except PP_ALGO_NAIVE (n <= 65536: PP_ERROR_UNSUPPORTED
+     * above) and the PRIVATE histograms on cuda where the bins do not fit
+     * shared memory (PP_ERROR_UNSUPPORTED). They are for study and
+     * comparison, not speed: AUTO is the fastest on every backend. */
+    PP_ALGO_BLELLOCH_PADDED = 9,     /* cuda and opencl scan: Blelloch with shared (opencl:
+                                        local) memory padded against bank conflicts */
+    PP_ALGO_INTERLEAVED_DIVERGENT = 10, /* cuda reduce: interleaved addressing, active threads
                                         chosen by t % (2 * stride) (divergent warps) */
-    PP_ALGO_INTERLEAVED_STRIDED = 11,/* reduce: interleaved addressing, index 2 * stride * t
-                                        (no divergence, bank conflicts) */
-    PP_ALGO_SEQUENTIAL_ADDRESSING = 12, /* reduce: stride halving, consecutive active threads */
-    PP_ALGO_FIRST_ADD = 13,          /* reduce: first add during load (two elements per thread) */
-    PP_ALGO_CASCADE = 14,            /* reduce: grid-stride accumulation, then tile reduction */
-    PP_ALGO_LAUNCH_PER_STEP = 15,    /* reduce: one launch per halving step, tail summed */
-    PP_ALGO_WINDOWED = 16,           /* reduce: each thread folds a window of 8 per launch */
-    PP_ALGO_WARP_SHUFFLE = 17,       /* reduce: warp-shuffle tree; scan: warp-shuffle
-                                        multiscan (warp scans, then a scan of warp totals) */
-    PP_ALGO_NAIVE = 18,              /* scan: each output sums its own prefix (quadratic work;
-                                        n <= 65536) */
-    PP_ALGO_HILLIS_STEELE = 19,      /* scan: Hillis-Steele-Horn, double-buffered */
-    PP_ALGO_SCAN_SCATTER = 20,       /* select: exclusive scan of flags, then scatter (what
-                                        opencl's AUTO runs) */
-    PP_ALGO_BALLOT = 21,             /* select: warp ballot and popcount */
-    PP_ALGO_SPLIT_RADIX = 22,        /* sort: split radix sort, one bit per pass, on a scan */
-    PP_ALGO_COUNT_SCAN_SCATTER = 23  /* sort: LSD radix sort with multi-bit digits, three
-                                        kernels per pass (count, scan, scatter; what
-                                        opencl's AUTO runs) */
+    PP_ALGO_INTERLEAVED_STRIDED = 11,/* cuda reduce: interleaved addressing, index
+                                        2 * stride * t (no divergence, bank conflicts) */
+    PP_ALGO_SEQUENTIAL_ADDRESSING = 12, /* cuda reduce: stride halving, consecutive active
+                                        threads */
+    PP_ALGO_FIRST_ADD = 13,          /* cuda reduce: first add during load (two elements
+                                        per thread) */
+    PP_ALGO_CASCADE = 14,            /* cuda reduce: grid-stride accumulation, then tile
+                                        reduction */
+    PP_ALGO_LAUNCH_PER_STEP = 15,    /* cuda reduce: one launch per halving step */
+    PP_ALGO_WINDOWED = 16,           /* cuda reduce: each thread folds a window of elements
+                                        per launch */
+    PP_ALGO_WARP_SHUFFLE = 17,       /* cuda reduce: warp-shuffle tree; cuda scan:
+                                        warp-shuffle multiscan (warp scans, then a scan of
+                                        warp totals) */
+    PP_ALGO_NAIVE = 18,              /* cuda scan: each output sums its own prefix
+                                        (quadratic work; n <= 65536) */
+    PP_ALGO_HILLIS_STEELE = 19,      /* cuda scan: Hillis-Steele-Horn, double-buffered */
+    PP_ALGO_SCAN_SCATTER = 20,       /* cuda select: exclusive scan of flags, then scatter */
+    PP_ALGO_BALLOT = 21,             /* cuda select: warp ballot and popcount */
+    PP_ALGO_SPLIT_RADIX = 22,        /* cuda sort: split radix sort, one bit per pass, on a
+                                        scan */
+    PP_ALGO_COUNT_SCAN_SCATTER = 23  /* cuda sort: LSD radix sort with multi-bit digits,
+                                        each pass a count, a scan and a scatter */
 } pp_algorithm;
 #define PP_ALGO_COUNT 24
 

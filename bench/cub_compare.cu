@@ -11,6 +11,8 @@
 
 #include <parprim.h>
 
+#include "harness.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +44,9 @@ static int g_failures = 0;
 static char g_only[128] = "reduce,scan,histogram,select,sort";
 static bool want(const char *what) { return strstr(g_only, what) != NULL; }
 
-// Times fn (a callable that queues work on g_stream); setup (untimed) runs
-// before each repetition. Returns the median in ms.
+// Times fn (a callable that queues work on g_stream) with CUDA events;
+// setup (untimed) runs before each repetition. Returns the median in ms of
+// g_repeat runs (256 at most) after 2 warm-up runs.
 template <typename F, typename S> static double time_median(F fn, S setup)
 {
     cudaEvent_t a, b;
@@ -54,9 +57,7 @@ template <typename F, typename S> static double time_median(F fn, S setup)
         fn();
     }
     CK(cudaStreamSynchronize(g_stream));
-    double t[256];
-    int r = g_repeat > 256 ? 256 : g_repeat;
-    for (int i = 0; i < r; i++) {
+    double med = harness::median_of_runs(g_repeat > 256 ? 256 : g_repeat, [&] {
         setup();
         CK(cudaEventRecord(a, g_stream));
         fn();
@@ -64,12 +65,11 @@ template <typename F, typename S> static double time_median(F fn, S setup)
         CK(cudaEventSynchronize(b));
         float ms;
         CK(cudaEventElapsedTime(&ms, a, b));
-        t[i] = ms;
-    }
-    std::sort(t, t + r);
+        return double(ms);
+    });
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
-    return r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2]);
+    return med;
 }
 template <typename F> static double time_median(F fn)
 {
@@ -372,8 +372,7 @@ int main(int argc, char **argv)
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     PK(g_ctx, pp_set_stream(g_ctx, g_stream));
     int cubv = CUB_VERSION;
-    unsigned v = pp_version();
-    printf("parprim %u.%u.%u vs CUB %d.%d.%d on %s, median of %d\n", v / 10000, v / 100 % 100, v % 100,
+    printf("parprim %s vs CUB %d.%d.%d on %s, median of %d\n", harness::pp_version_string().c_str(),
            cubv / 100000, cubv / 100 % 1000, cubv % 100, pp_context_device_name(g_ctx), g_repeat);
     for (int i = 0; i < nsizes; i++) run_size(sizes[i]);
 
@@ -399,7 +398,9 @@ int main(int argc, char **argv)
     if (json) {
         FILE *f = fopen(json, "w");
         if (f) {
-            fprintf(f, "{\"device\": \"%s\", \"repeat\": %d, \"rows\": [\n", pp_context_device_name(g_ctx), g_repeat);
+            fprintf(f, "{\"device\": ");
+            harness::json_string(f, pp_context_device_name(g_ctx));
+            fprintf(f, ", \"repeat\": %d, \"rows\": [\n", g_repeat);
             for (int i = 0; i < nrows; i++) {
                 Row &r = rows[i];
                 fprintf(f, "  {\"primitive\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"parprim_ms\": %.6f, \"cub_ms\": %.6f, "

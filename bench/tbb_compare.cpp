@@ -16,6 +16,7 @@
 //
 // This program is a benchmark only; the library never depends on oneTBB.
 
+#include "harness.h"
 #include "parprim.h"
 
 #include <tbb/blocked_range.h>
@@ -32,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,19 +41,8 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t k = v.size();
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
+using harness::clock_type;
+using harness::seconds_since;
 
 // Elements per leaf task. 64 Ki u32 (256 KiB) is large enough that the
 // scheduler's per-task cost is negligible and small enough for good load
@@ -181,17 +170,6 @@ struct Row {
     std::string note;
 };
 
-void json_escape(FILE *f, const std::string &s)
-{
-    std::fputc('"', f);
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') std::fprintf(f, "\\%c", c);
-        else if (c < 0x20) std::fprintf(f, "\\u%04x", c);
-        else std::fputc(c, f);
-    }
-    std::fputc('"', f);
-}
-
 uint64_t splitmix(uint64_t &state)
 {
     uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -240,8 +218,8 @@ bool time_pair(const Options &o, TPrep tprep, TRun trun, PPrep pprep, PRun prun,
             if (i >= o.warmup) (tbb_side ? tt : tp).push_back(sec);
         }
     }
-    *tbb_ms = 1e3 * median(tt);
-    *pp_ms = pp_alive ? 1e3 * median(tp) : -1;
+    *tbb_ms = 1e3 * harness::median(tt);
+    *pp_ms = pp_alive ? 1e3 * harness::median(tp) : -1;
     return pp_alive;
 }
 
@@ -323,8 +301,7 @@ int main(int argc, char **argv)
     std::printf("n = %zu u32 (%.0f MiB per array), %d timed runs after %d warm-up, median\n", n,
                 double(bytes) / (1 << 20), o.repeat, o.warmup);
     std::printf("oneTBB %d.%d: %d threads (default arena)\n", TBB_VERSION_MAJOR, TBB_VERSION_MINOR, tbb_threads);
-    std::printf("parprim %u.%u.%u: %s\n\n", pp_version() / 10000, pp_version() / 100 % 100, pp_version() % 100,
-                pp_context_device_name(ctx));
+    std::printf("parprim %s: %s\n\n", harness::pp_version_string().c_str(), pp_context_device_name(ctx));
     std::fflush(stdout);
 
     // Identical input for both sides.
@@ -451,30 +428,26 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "bench_tbb: cannot write '%s'\n", o.json.c_str());
             failed = 1;
         } else {
-            char date[32];
-            std::time_t tt = std::time(nullptr);
-            std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&tt));
             std::fprintf(f, "{\n  \"n\": %zu, \"type\": \"u32\", \"repeat\": %d, \"warmup\": %d,\n", n, o.repeat,
                          o.warmup);
-            std::fprintf(f, "  \"tbb_version\": \"%d.%d\", \"tbb_threads\": %d, \"parprim_version\": \"%u.%u.%u\",\n",
-                         TBB_VERSION_MAJOR, TBB_VERSION_MINOR, tbb_threads, pp_version() / 10000,
-                         pp_version() / 100 % 100, pp_version() % 100);
+            std::fprintf(f, "  \"tbb_version\": \"%d.%d\", \"tbb_threads\": %d, \"parprim_version\": \"%s\",\n",
+                         TBB_VERSION_MAJOR, TBB_VERSION_MINOR, tbb_threads, harness::pp_version_string().c_str());
             std::fprintf(f, "  \"parprim_threads\": %d, \"device\": ", pp_context_threads(ctx));
-            json_escape(f, pp_context_device_name(ctx));
-            std::fprintf(f, ", \"date\": \"%s\",\n  \"rows\": [", date);
+            harness::json_string(f, pp_context_device_name(ctx));
+            std::fprintf(f, ", \"date\": \"%s\",\n  \"rows\": [", harness::utc_date().c_str());
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row &r = rows[i];
                 bool have = r.pp_ms > 0 && r.tbb_ms > 0;
                 double sp = have ? r.tbb_ms / r.pp_ms : 0;
                 std::fprintf(f, "%s\n    {\"operation\": ", i ? "," : "");
-                json_escape(f, r.op);
+                harness::json_string(f, r.op);
                 std::fprintf(f, ", \"tbb_ms\": %.6g, \"parprim_ms\": ", r.tbb_ms);
                 if (have) std::fprintf(f, "%.6g, \"speedup\": %.6g", r.pp_ms, sp);
                 else std::fprintf(f, "null, \"speedup\": null");
                 std::fprintf(f, ", \"target\": %.2g, \"met\": %s, \"results_agree\": %s, \"note\": ", r.target,
                              have && r.agree && sp >= r.target ? "true" : "false",
                              r.checked ? (r.agree ? "true" : "false") : "null");
-                json_escape(f, r.note);
+                harness::json_string(f, r.note);
                 std::fputc('}', f);
             }
             std::fprintf(f, "\n  ]\n}\n");

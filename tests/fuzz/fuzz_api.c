@@ -8,7 +8,7 @@
  * The harness predicts from the header whether the call must fail
  * (PP_ERROR_INVALID_ARGUMENT, or PP_ERROR_UNSUPPORTED for bitwise operators
  * on floats) or must succeed, and aborts when the library disagrees. On
- * success the result is compared with the reference (tests/reference.c);
+ * success the result is compared with the reference (ref/reference.c);
  * every byte of every buffer outside the call's outputs must be unchanged;
  * on failure nothing at all may have changed and pp_last_error must say
  * why. The harness may abort; the library never may.

@@ -1,0 +1,87 @@
+// harness.h: what the comparison benchmarks share (bench_tbb,
+// tbb_compare.cpp; bench_cub, cub_compare.cu): the median of timed runs,
+// the host clock, and the pieces of their reports (parprim's version, the
+// date, JSON strings). Header-only C++ (C++17; nvcc compiles it as host
+// code). Each benchmark keeps its own clock where it needs another (CUDA
+// events in bench_cub), its own options and its own report layout.
+#ifndef PP_BENCH_HARNESS_H
+#define PP_BENCH_HARNESS_H
+
+#include "parprim.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+// ---- timing ----------------------------------------------------------------
+
+using clock_type = std::chrono::steady_clock;
+
+// Seconds on the steady clock since t0.
+inline double seconds_since(clock_type::time_point t0)
+{
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// The median of the samples (the mean of the middle two for an even
+// count); NaN if there are none.
+inline double median(std::vector<double> v)
+{
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    size_t k = v.size();
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+// The median of runs samples, each what one call of timed_run() returns
+// (the time of one run, in any unit).
+template <typename F>
+double median_of_runs(int runs, F timed_run)
+{
+    std::vector<double> t;
+    t.reserve(runs > 0 ? size_t(runs) : 0);
+    for (int i = 0; i < runs; ++i) t.push_back(timed_run());
+    return median(t);
+}
+
+// ---- reports ---------------------------------------------------------------
+
+// parprim's version, "X.Y.Z" (of the library loaded, pp_version()).
+inline std::string pp_version_string()
+{
+    unsigned v = pp_version();
+    char s[32];
+    std::snprintf(s, sizeof s, "%u.%u.%u", v / 10000, v / 100 % 100, v % 100);
+    return s;
+}
+
+// The time now, UTC, as 2026-01-31T12:00:00Z.
+inline std::string utc_date()
+{
+    char date[32];
+    std::time_t tt = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&tt));
+    return date;
+}
+
+// Writes s as a JSON string literal.
+inline void json_string(FILE *f, const std::string &s)
+{
+    std::fputc('"', f);
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') std::fprintf(f, "\\%c", c);
+        else if (c < 0x20) std::fprintf(f, "\\u%04x", c);
+        else std::fputc(c, f);
+    }
+    std::fputc('"', f);
+}
+
+}  // namespace harness
+
+#endif

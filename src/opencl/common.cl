@@ -1,6 +1,6 @@
 /* parprim opencl prelude: prepended to every program (OpenCL C 1.2).
  *
- * The host passes -DPP_<NAME> defines (opencl_internal.h: pp_ocl_def_type,
+ * The host passes -DPP_<NAME> defines (opencl_program.h: pp_ocl_def_type,
  * pp_ocl_def_op, pp_ocl_def_cmp); this file maps them to the short names
  * kernels use and defines the operators once, with the semantics of
  * include/parprim.h:

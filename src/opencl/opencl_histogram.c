@@ -42,10 +42,11 @@
 
 __extension__ typedef unsigned __int128 hist_u128;
 
-#define HB_INT_FAST 0
-#define HB_INT_WIDE 1
-#define HB_FLOAT 2
-#define HB_RANGE 3
+/* How a sample is binned: the program's define PP_HBIN (histogram.cl). */
+#define BIN_INT_FAST 0 /* even integer bins, range <= 2^32 and nbins < 2^32: 32-bit products */
+#define BIN_INT_WIDE 1 /* even integer bins, any 64-bit range and nbins */
+#define BIN_FLOAT 2    /* even float bins: the double expression of parprim.h */
+#define BIN_RANGE 3    /* range bins: a binary search over the edges */
 
 /* Samples per launch: every 32-bit counter stays below 2^31. A multiple
  * of 16, so chunks start on 16-byte boundaries. */
@@ -58,22 +59,12 @@ __extension__ typedef unsigned __int128 hist_u128;
 #define HIST_ROWS_BYTES ((size_t)64 << 20)
 
 typedef struct hist_params {
-    int mode;               /* HB_* */
+    int mode;               /* BIN_* */
     cl_ulong lo, hi;        /* even bounds, as the bits of the type */
     cl_ulong p[4];          /* see bin_of in histogram.cl */
 } hist_params;
 
-static uint64_t bits_of(const void *p, size_t sz)
-{
-    switch (sz) {
-    case 1: { uint8_t v; memcpy(&v, p, 1); return v; }
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
-}
-
-static uint64_t dbits(double d)
+static uint64_t double_bits(double d)
 {
     uint64_t u;
     memcpy(&u, &d, sizeof u);
@@ -83,8 +74,8 @@ static uint64_t dbits(double d)
 static void even_params(const pp_histogram_args *a, hist_params *hp)
 {
     const size_t sz = pp_type_size(a->type);
-    hp->lo = bits_of(a->lower, sz);
-    hp->hi = bits_of(a->upper, sz);
+    hp->lo = pp_ocl_bits_of(a->lower, sz);
+    hp->hi = pp_ocl_bits_of(a->upper, sz);
     const uint64_t nbins = a->nbins;
     if (pp_type_kind(a->type) == PP_KIND_FLOAT) {
         double lo, hi;
@@ -102,11 +93,11 @@ static void even_params(const pp_histogram_args *a, hist_params *hp)
         double r = hi - lo;
         const int halves = isinf(r);
         if (halves) r = 0.5 * hi - 0.5 * lo;
-        hp->mode = HB_FLOAT;
+        hp->mode = BIN_FLOAT;
         hp->p[0] = (cl_ulong)halves;
-        hp->p[1] = dbits(halves ? 0.5 * lo : lo);
-        hp->p[2] = dbits((double)nbins / r);
-        hp->p[3] = dbits((double)(nbins - 1));
+        hp->p[1] = double_bits(halves ? 0.5 * lo : lo);
+        hp->p[2] = double_bits((double)nbins / r);
+        hp->p[3] = double_bits((double)(nbins - 1));
         return;
     }
     /* hi - lo in the unsigned type of the width: the exact range (lo < hi) */
@@ -115,14 +106,14 @@ static void even_params(const pp_histogram_args *a, hist_params *hp)
     const hist_u128 num = (hist_u128)nbins << 64;
     if (range <= ((uint64_t)1 << 32) && nbins < ((uint64_t)1 << 32)) {
         const hist_u128 m = (num + range - 1) / range; /* < 2^96 */
-        hp->mode = HB_INT_FAST;
+        hp->mode = BIN_INT_FAST;
         hp->p[0] = (uint32_t)m;
         hp->p[1] = (uint32_t)(m >> 32);
         hp->p[2] = (uint64_t)(m >> 64);
         hp->p[3] = 0;
     } else {
         const hist_u128 m = num / range; /* < 2^128: nbins / range < 2^64 */
-        hp->mode = HB_INT_WIDE;
+        hp->mode = BIN_INT_WIDE;
         hp->p[0] = (uint64_t)(m >> 64);
         hp->p[1] = (uint64_t)m;
         hp->p[2] = range;
@@ -137,15 +128,15 @@ static void range_params(const pp_histogram_args *a, hist_params *hp)
         top = 1;
         while (top * 2 <= (uint64_t)a->nbins - 1) top *= 2;
     }
-    hp->mode = HB_RANGE;
+    hp->mode = BIN_RANGE;
     hp->lo = hp->hi = 0;
     hp->p[0] = top;
     hp->p[1] = hp->p[2] = hp->p[3] = 0;
 }
 
-/* Work-group shape: GPUs 256 work-items x 4 vectors; CPU devices (PoCL,
- * where a group is a loop on one thread) narrower groups with more serial
- * work per work-item. */
+/* Work-group shape (*L work-items of *vpi 16-byte vectors each): GPUs 256
+ * work-items x 4 vectors; CPU devices (PoCL, where a group is a loop on one
+ * thread) narrower groups with more serial work per work-item. */
 static void shape_for(const pp_ocl_caps *caps, size_t *L, size_t *vpi)
 {
     if (caps->type & CL_DEVICE_TYPE_CPU) {
@@ -158,8 +149,8 @@ static void shape_for(const pp_ocl_caps *caps, size_t *L, size_t *vpi)
 }
 
 typedef struct hist_kernels {
-    cl_kernel global, priv, merge, lut;
-    size_t L, vpi;
+    cl_kernel global, priv, merge, lut; /* hist_global, hist_private, hist_merge, hist_lut */
+    size_t L, vpi;                      /* work-group size, 16-byte vectors per work-item */
 } hist_kernels;
 
 static pp_status get_kernels(pp_context *ctx, const char *fn, pp_type type, int mode, int h64, int lut,
@@ -168,31 +159,19 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, pp_type type, int 
     size_t L, vpi;
     shape_for(pp_ocl_device_caps(ctx), &L, &vpi);
     L = pp_ocl_group_size(ctx, L);
-    for (;;) {
-        pp_ocl_defines d = PP_OCL_DEFINES_INIT;
-        PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
-        pp_ocl_def(&d, "L=%zu", L);
-        pp_ocl_def(&d, "VPI=%zu", vpi);
-        pp_ocl_def(&d, "HBIN=%d", mode);
-        pp_ocl_def(&d, "H64=%d", h64);
-        pp_ocl_def(&d, "LUT=%d", lut);
-        cl_kernel k[4];
-        static const char *const names[4] = {"hist_global", "hist_private", "hist_merge", "hist_lut"};
-        size_t fits = L;
-        for (int i = 0; i < 4; i++) {
-            PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "histogram", &d, names[i], &k[i]));
-            size_t m = pp_ocl_kernel_max_group(ctx, k[i]);
-            if (m && m < fits) fits = m;
-        }
-        if (fits >= L || L == 1) {
-            hk->global = k[0];
-            hk->priv = k[1];
-            hk->merge = k[2];
-            hk->lut = k[3];
-            break;
-        }
-        while (L > 1 && L > fits) L /= 2;
-    }
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
+    pp_ocl_def(&d, "VPI=%zu", vpi);
+    pp_ocl_def(&d, "HBIN=%d", mode);
+    pp_ocl_def(&d, "H64=%d", h64);
+    pp_ocl_def(&d, "LUT=%d", lut);
+    static const char *const names[4] = {"hist_global", "hist_private", "hist_merge", "hist_lut"};
+    cl_kernel k[4];
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "histogram", &d, names, 4, k, &L));
+    hk->global = k[0];
+    hk->priv = k[1];
+    hk->merge = k[2];
+    hk->lut = k[3];
     hk->L = L;
     hk->vpi = vpi;
     return PP_SUCCESS;
@@ -218,11 +197,10 @@ static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_a
     const size_t sz = pp_type_size(a->type), n = a->n, nbins = a->nbins;
     const int is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
 
-    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->counts, nbins * sizeof(uint64_t), "counts"));
-    if (n) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->samples, n * sz, "samples"));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->counts, nbins * sizeof(uint64_t), "counts"},
+                                     {n ? a->samples : NULL, n * sz, "samples"}));
     cl_mem counts = pp_ocl_mem(a->counts);
-    pp_ocl_defines probe = PP_OCL_DEFINES_INIT; /* f64 without cl_khr_fp64, before anything is written */
-    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &probe, a->type));
+    PP_OCL_STATUS(pp_ocl_check_type(ctx, fn, a->type)); /* f64 without cl_khr_fp64, before anything is written */
     if (is_float && !a->edges && !caps->fp64)
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
                        "%s: float samples need double precision (cl_khr_fp64), which this device lacks", fn);
@@ -270,7 +248,8 @@ static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_a
     const size_t words = reduce ? max_groups * nbins : !h64 ? nbins : 0;
     const size_t lut_off = (words + 15) / 16 * 16;
     cl_mem work = NULL;
-    if (words || use_lut) PP_OCL_STATUS(pp_ocl_scratch(ctx, (lut_off + (use_lut ? nvalues : 0)) * sizeof(cl_uint), fn, &work));
+    if (words || use_lut)
+        PP_OCL_STATUS(pp_ocl_scratch(ctx, (lut_off + (use_lut ? nvalues : 0)) * sizeof(cl_uint), fn, &work));
 
     cl_mem edges = NULL;
     if (a->edges) {
@@ -302,7 +281,7 @@ static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_a
     for (size_t base = 0; st == PP_SUCCESS && base < n; base += HIST_CHUNK) {
         const size_t len = n - base < HIST_CHUNK ? n - base : HIST_CHUNK;
         const cl_ulong base64 = base, len64 = len;
-        const cl_uint acc = base != 0;
+        const cl_uint acc = base != 0; /* hist_merge adds to the counts (after the first chunk) */
         size_t groups = count_groups(ctx, &hk, a->type, len, priv ? 2 : 8);
         if (groups > max_groups) groups = max_groups;
         if (!h64 && !reduce) {
@@ -315,8 +294,8 @@ static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_a
             st = PP_OCL_LAUNCH(ctx, fn, hk.priv, groups, hk.L, PP_OCL_ARG(samples), PP_OCL_ARG(base64),
                                PP_OCL_ARG(len64), PP_OCL_ARG(hp.lo), PP_OCL_ARG(hp.hi), PP_OCL_ARG(hp.p[0]),
                                PP_OCL_ARG(hp.p[1]), PP_OCL_ARG(hp.p[2]), PP_OCL_ARG(hp.p[3]), PP_OCL_ARG(nb64),
-                               PP_OCL_ARG(edges_arg), PP_OCL_ARG(lut), PP_OCL_ARG(lut_off64), PP_OCL_ARG(ctr), PP_OCL_ARG(rows), PP_OCL_ARG(red),
-                               PP_OCL_LOCAL(nbins * sizeof(cl_uint)));
+                               PP_OCL_ARG(edges_arg), PP_OCL_ARG(lut), PP_OCL_ARG(lut_off64), PP_OCL_ARG(ctr),
+                               PP_OCL_ARG(rows), PP_OCL_ARG(red), PP_OCL_LOCAL(nbins * sizeof(cl_uint)));
         } else {
             st = PP_OCL_LAUNCH(ctx, fn, hk.global, groups, hk.L, PP_OCL_ARG(samples), PP_OCL_ARG(base64),
                                PP_OCL_ARG(len64), PP_OCL_ARG(hp.lo), PP_OCL_ARG(hp.hi), PP_OCL_ARG(hp.p[0]),

@@ -27,11 +27,12 @@
 #include <math.h>
 #include <string.h>
 
-#define RS_GROUP 256 /* work-items per group, if the device allows */
+#define REDUCE_SCAN_GROUP 256 /* work-items per group on GPUs, if the device allows */
 
-#define SCAN_EXCLUSIVE 1u
-#define SCAN_CARRIES 2u
-#define SCAN_PUBLIC_FIRST 4u
+/* The flags of scan_tiles and scan_tiles_blelloch (as reduce_scan.cl defines them). */
+#define SCAN_EXCLUSIVE 1u    /* an exclusive scan */
+#define SCAN_CARRIES 2u      /* start each tile from its carry (the exclusive prefix of the tiles' totals) */
+#define SCAN_PUBLIC_FIRST 4u /* an exclusive scan's out[0] is the API's identity, not the exact neutral element */
 
 /* Work-group size and elements per work-item in a scan tile.
  * GPUs: 256 work-items, tiles of 4 KB (1-byte types) to 8 KB, which local
@@ -42,16 +43,11 @@
  * PoCL); local memory is ordinary memory there. */
 static void shape_for(const pp_ocl_caps *caps, size_t size, size_t *group, size_t *items)
 {
-#ifdef PP_OCL_GPU_SHAPE_EVERYWHERE /* a build option to test the GPU shape on PoCL */
-    (void)caps;
-    if (0) {
-#else
-    if (caps->type & CL_DEVICE_TYPE_CPU) {
-#endif
+    if (pp_ocl_cpu_shape(caps)) {
         *group = 8;
         *items = 256;
     } else {
-        *group = RS_GROUP;
+        *group = REDUCE_SCAN_GROUP;
         *items = size <= 2 ? 16 : size == 4 ? 8 : 4;
     }
 }
@@ -60,7 +56,12 @@ static void shape_for(const pp_ocl_caps *caps, size_t size, size_t *group, size_
 static void host_identity(pp_type type, pp_op op, void *out)
 {
     switch (type) {
-#define ID_SINT(T, U) (op == PP_PROD ? (T)1 : op == PP_MIN ? (T)((U) ~(U)0 >> 1) : op == PP_MAX ? (T)(-(T)((U) ~(U)0 >> 1) - 1) : op == PP_AND ? (T)~(U)0 : (T)0)
+#define ID_SINT(T, U)                                                                                  \
+    (op == PP_PROD  ? (T)1                                                                             \
+     : op == PP_MIN ? (T)((U) ~(U)0 >> 1)                                                              \
+     : op == PP_MAX ? (T)(-(T)((U) ~(U)0 >> 1) - 1)                                                    \
+     : op == PP_AND ? (T)~(U)0                                                                         \
+                    : (T)0)
 #define ID_UINT(T, U) (op == PP_PROD ? (T)1 : op == PP_MIN ? (T)~(T)0 : op == PP_AND ? (T)~(T)0 : (T)0)
 #define ID_FLOAT(T, U) (op == PP_PROD ? (T)1 : op == PP_MIN ? (T)INFINITY : op == PP_MAX ? (T)-INFINITY : (T)0)
 #define X(E, T, S, K, U, W)              \
@@ -77,17 +78,18 @@ static void host_identity(pp_type type, pp_op op, void *out)
     }
 }
 
-typedef struct rs_plan {
+/* The shape of the reduce_scan program's kernels for one call. */
+typedef struct tile_plan {
     size_t size;   /* element size */
     size_t L;      /* work-group size: every kernel of the program requires it */
     size_t items;  /* elements per work-item in a scan tile */
     size_t tile;   /* L * items */
-} rs_plan;
+} tile_plan;
 
 /* The kernels names[0..nk) of the (type, op) program, built for the
- * largest group size (up to RS_GROUP) that each of them can run with. */
+ * largest group size (up to shape_for's) that each of them can run with. */
 static pp_status get_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op, const char *const *names,
-                             int nk, cl_kernel *k, rs_plan *plan)
+                             int nk, cl_kernel *k, tile_plan *plan)
 {
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     size_t sz = pp_type_size(type);
@@ -99,21 +101,11 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, pp_type type, pp_o
     while (items > 1 && LOCAL_BYTES(L, items) > caps->local_mem) items /= 2;
     while (L > 1 && LOCAL_BYTES(L, items) > caps->local_mem) L /= 2;
 #undef LOCAL_BYTES
-    for (;;) {
-        pp_ocl_defines d = PP_OCL_DEFINES_INIT;
-        PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
-        pp_ocl_def_op(&d, op);
-        pp_ocl_def(&d, "L=%zu", L);
-        pp_ocl_def(&d, "ITEMS=%zu", items);
-        size_t fits = L;
-        for (int i = 0; i < nk; i++) {
-            PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "reduce_scan", &d, names[i], &k[i]));
-            size_t m = pp_ocl_kernel_max_group(ctx, k[i]);
-            if (m && m < fits) fits = m;
-        }
-        if (fits >= L || L == 1) break;
-        while (L > 1 && L > fits) L /= 2; /* the kernels cannot run this wide here: narrower */
-    }
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
+    pp_ocl_def_op(&d, op);
+    pp_ocl_def(&d, "ITEMS=%zu", items);
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "reduce_scan", &d, names, nk, k, &L));
     plan->size = sz;
     plan->L = L;
     plan->items = items;
@@ -134,7 +126,7 @@ pp_status pp_ocl_reduce_into(pp_context *ctx, const char *fn, pp_type type, pp_o
     }
     static const char *const names[] = {"reduce_chunks"};
     cl_kernel k;
-    rs_plan p;
+    tile_plan p;
     PP_OCL_STATUS(get_kernels(ctx, fn, type, op, names, 1, &k, &p));
 
     /* G chunks: a few per compute unit, at least 4 vectors per work-item,
@@ -171,8 +163,7 @@ pp_status pp_ocl_reduce(pp_context *ctx, const pp_reduce_args *a)
     void *out = a->out;
     const size_t n = a->n;
     const size_t sz = pp_type_size(type);
-    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, out, sz, "out"));
-    if (n) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, in, n * sz, "in"));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {out, sz, "out"}, {n ? in : NULL, n * sz, "in"}));
     cl_mem work = NULL;
     if (n) PP_OCL_STATUS(pp_ocl_scratch(ctx, PP_OCL_REDUCE_WORK * sz, fn, &work));
     return pp_ocl_reduce_into(ctx, fn, type, op, n ? pp_ocl_mem(in) : NULL, 0, n, pp_ocl_mem(out), 0, work, 0);
@@ -184,7 +175,7 @@ typedef struct scan_call {
     pp_context *ctx;
     const char *fn;
     cl_kernel sums, tiles; /* scan_tile_sums, and scan_tiles or scan_tiles_blelloch */
-    rs_plan p;
+    tile_plan p;
     cl_mem work;
 } scan_call;
 
@@ -268,8 +259,7 @@ static pp_status ocl_scan(pp_context *ctx, const pp_scan_args *a, int blelloch)
     void *out = a->out;
     const size_t n = a->n;
     const size_t sz = pp_type_size(type);
-    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, in, n * sz, "in"));
-    if (out != in) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, out, n * sz, "out"));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * sz, "in"}, {out != in ? out : NULL, n * sz, "out"}));
     scan_call c;
     PP_OCL_STATUS(scan_prepare(ctx, fn, type, a->op, blelloch, &c));
     size_t slots = work_elems(n, c.p.tile);

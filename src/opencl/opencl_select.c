@@ -19,11 +19,10 @@
  */
 #include "opencl_internal.h"
 
-#include <string.h>
-
-#define SEL_PRED_FLAGS 0
-#define SEL_PRED_CMP 1
-#define SEL_PRED_UNIQUE 2
+/* The predicate, the program's define PP_SEL (select.cl). */
+#define SEL_PRED_FLAGS 0  /* flags[i] != 0 */
+#define SEL_PRED_CMP 1    /* in[i] cmp value (select_if and partition) */
+#define SEL_PRED_UNIQUE 2 /* i == 0 || in[i] != in[i - 1] */
 
 /* GPUs: 256 work-items, 2 to 4 KB of input per tile; CPU devices (PoCL) run
  * a group as a loop on one thread: narrow groups, long serial runs. */
@@ -46,8 +45,8 @@ static size_t local_bytes(size_t L, size_t items, size_t size, int flags)
 }
 
 typedef struct sel_kernels {
-    cl_kernel count, scatter;
-    size_t L, items, tile;
+    cl_kernel count, scatter; /* sel_count, sel_scatter */
+    size_t L, items, tile;    /* work-group size, elements per work-item, L * items */
 } sel_kernels;
 
 static pp_status get_kernels(pp_context *ctx, const char *fn, const pp_select_args *a, int pred, sel_kernels *sk)
@@ -59,21 +58,16 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, const pp_select_ar
     L = pp_ocl_group_size(ctx, L);
     while (items > 1 && local_bytes(L, items, sz, pred == SEL_PRED_FLAGS) > caps->local_mem) items /= 2;
     while (L > 1 && local_bytes(L, items, sz, pred == SEL_PRED_FLAGS) > caps->local_mem) L /= 2;
-    for (;;) {
-        pp_ocl_defines d = PP_OCL_DEFINES_INIT;
-        PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, a->type));
-        if (pred == SEL_PRED_CMP) pp_ocl_def_cmp(&d, a->cmp);
-        pp_ocl_def(&d, "L=%zu", L);
-        pp_ocl_def(&d, "ITEMS=%zu", items);
-        pp_ocl_def(&d, "SEL=%d", pred);
-        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "select", &d, "sel_count", &sk->count));
-        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "select", &d, "sel_scatter", &sk->scatter));
-        size_t fits = L, m;
-        if ((m = pp_ocl_kernel_max_group(ctx, sk->count)) && m < fits) fits = m;
-        if ((m = pp_ocl_kernel_max_group(ctx, sk->scatter)) && m < fits) fits = m;
-        if (fits >= L || L == 1) break;
-        while (L > 1 && L > fits) L /= 2;
-    }
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, a->type));
+    if (pred == SEL_PRED_CMP) pp_ocl_def_cmp(&d, a->cmp);
+    pp_ocl_def(&d, "ITEMS=%zu", items);
+    pp_ocl_def(&d, "SEL=%d", pred);
+    static const char *const names[2] = {"sel_count", "sel_scatter"};
+    cl_kernel k[2];
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "select", &d, names, 2, k, &L));
+    sk->count = k[0];
+    sk->scatter = k[1];
     sk->L = L;
     sk->items = items;
     sk->tile = L * items;
@@ -85,16 +79,12 @@ pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a)
     const char *fn = a->fn;
     const size_t sz = pp_type_size(a->type), n = a->n;
 
-    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->count, sizeof(uint64_t), "count"));
-    if (n) {
-        PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->in, n * sz, "in"));
-        PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->out, n * sz, "out"));
-        if (a->mode == PP_SELECT_FLAGGED) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, a->flags, n, "flags"));
-    }
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->count, sizeof(uint64_t), "count"}, {n ? a->in : NULL, n * sz, "in"},
+                                     {n ? a->out : NULL, n * sz, "out"},
+                                     {n && a->mode == PP_SELECT_FLAGGED ? a->flags : NULL, n, "flags"}));
     cl_mem count = pp_ocl_mem(a->count);
     /* the type is checked (f64 without cl_khr_fp64) before anything is written */
-    pp_ocl_defines probe = PP_OCL_DEFINES_INIT;
-    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &probe, a->type));
+    PP_OCL_STATUS(pp_ocl_check_type(ctx, fn, a->type));
     if (n == 0) {
         const cl_ulong zero = 0;
         return pp_ocl_fill(ctx, fn, count, &zero, sizeof zero, 0, sizeof zero);
@@ -112,15 +102,7 @@ pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a)
     cl_mem work;
     PP_OCL_STATUS(pp_ocl_scratch(ctx, (slots + scan_work) * sizeof(cl_ulong), fn, &work));
 
-    cl_ulong value_bits = 0; /* the value's bits, as an integer of its width */
-    if (a->value) {
-        switch (sz) {
-        case 1: { uint8_t v; memcpy(&v, a->value, 1); value_bits = v; break; }
-        case 2: { uint16_t v; memcpy(&v, a->value, 2); value_bits = v; break; }
-        case 4: { uint32_t v; memcpy(&v, a->value, 4); value_bits = v; break; }
-        default: memcpy(&value_bits, a->value, 8); break;
-        }
-    }
+    const cl_ulong value_bits = a->value ? pp_ocl_bits_of(a->value, sz) : 0; /* as an integer of its width */
     cl_mem in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out);
     const cl_ulong n64 = n, nt64 = ntiles, zero64 = 0;
     const cl_uint part = a->mode == PP_SELECT_PARTITION;

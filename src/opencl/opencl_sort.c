@@ -32,15 +32,28 @@
 
 #include <string.h>
 
-#define SORT_RADIX 256
-#define SORT_PART_MAX 256 /* key_bits groups at most (plan folds them serially) */
-#define SORT_CTRL_WORDS 32
+#define SORT_RADIX 256      /* digit values: 8-bit digits */
+#define SORT_PART_MAX 256   /* key_bits groups at most (plan folds them serially) */
+#define SORT_CTRL_WORDS 32  /* uints of ctrl, the control block (sort.cl: which passes run, from which buffer) */
 #define SORT_MAX_TILE 32768 /* 16-bit ranks and counters in the kernels */
 #define SORT_ALIGN 256      /* byte alignment of every region in scratch */
 
-enum { K_KEY_BITS, K_PLAN, K_COUNT, K_SCATTER, K_COPY_BACK, K_RADIX_N, K_HIST8 = K_RADIX_N, K_STARTS8, K_FILL8, K_N };
-static const char *const kernel_names[K_N] = {"key_bits", "plan", "count", "scatter", "copy_back",
-                                              "hist8", "starts8", "fill8"};
+/* The kernels of the sort program, as indices into sort_plan.kernels: the
+ * radix passes' first, then those only the 1-byte path's program has. */
+enum {
+    KERNEL_KEY_BITS,
+    KERNEL_PLAN,
+    KERNEL_COUNT,
+    KERNEL_SCATTER,
+    KERNEL_COPY_BACK,
+    RADIX_KERNELS, /* how many the radix passes use */
+    KERNEL_HIST8 = RADIX_KERNELS,
+    KERNEL_STARTS8,
+    KERNEL_FILL8,
+    ALL_KERNELS
+};
+static const char *const kernel_names[ALL_KERNELS] = {"key_bits", "plan", "count", "scatter", "copy_back",
+                                                      "hist8", "starts8", "fill8"};
 
 typedef struct sort_plan {
     size_t ks, vs;    /* key and value bytes */
@@ -48,7 +61,7 @@ typedef struct sort_plan {
     size_t tile;      /* L * items */
     int off64;        /* counts and offsets are ulong */
     int bytes;        /* 1-byte keys without values: count and fill */
-    cl_kernel k[K_N];
+    cl_kernel kernels[ALL_KERNELS];
 } sort_plan;
 
 static size_t padded(size_t n) { return n + (n >> 5) + 1; }
@@ -56,8 +69,8 @@ static size_t padded(size_t n) { return n + (n >> 5) + 1; }
 /* Local memory of the scatter kernel (the largest), as sort.cl declares it. */
 static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
-    const size_t tile = L * items, xs = vs > ks ? vs : ks;
-    size_t shared = padded(tile) * xs, cnt = padded(8 * L) * 4;
+    const size_t tile = L * items, wider = vs > ks ? vs : ks;
+    size_t shared = padded(tile) * wider, cnt = padded(8 * L) * 4;
     if (cnt > shared) shared = cnt;
     shared = (shared + 7) / 8 * 8;
     return shared + padded(tile) * 3 + L * 4 + SORT_RADIX * (2 + 8) + 64;
@@ -69,11 +82,7 @@ static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
  * every barrier, so narrow groups with long serial runs are faster. */
 static void shape_for(const pp_ocl_caps *caps, size_t ks, size_t vs, size_t *L, size_t *items)
 {
-#ifdef PP_OCL_GPU_SHAPE_EVERYWHERE /* a build option to test the GPU shape on PoCL */
-    if (0) {
-#else
-    if (caps->type & CL_DEVICE_TYPE_CPU) {
-#endif
+    if (pp_ocl_cpu_shape(caps)) {
         *L = 16;
         *items = 128;
     } else {
@@ -101,25 +110,16 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, sort_plan *p)
     while (items > 1 && scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem) items /= 2;
     while (L > 1 && scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem) L /= 2;
     if (scatter_local_bytes(L, items, p->ks, p->vs) > caps->local_mem)
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
-                       fn, (unsigned long long)caps->local_mem);
-    for (;;) {
-        pp_ocl_defines d = PP_OCL_DEFINES_INIT;
-        pp_ocl_def(&d, "KS=%zu", p->ks);
-        pp_ocl_def(&d, "VS=%zu", p->vs);
-        pp_ocl_def(&d, "L=%zu", L);
-        pp_ocl_def(&d, "ITEMS=%zu", items);
-        pp_ocl_def(&d, "OFF64=%d", p->off64);
-        size_t fits = L;
-        const int nk = p->bytes ? K_N : K_RADIX_N; /* the bytes path's kernels exist in its program only */
-        for (int i = 0; i < nk; i++) {
-            PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort", &d, kernel_names[i], &p->k[i]));
-            size_t m = pp_ocl_kernel_max_group(ctx, p->k[i]);
-            if (m && m < fits) fits = m;
-        }
-        if (fits >= L || L == 1) break;
-        while (L > 1 && L > fits) L /= 2; /* the kernels cannot run this wide here: narrower */
-    }
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
+                       "%s: the device's local memory (%llu bytes) is too small for the sort", fn,
+                       (unsigned long long)caps->local_mem);
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    pp_ocl_def(&d, "KS=%zu", p->ks);
+    pp_ocl_def(&d, "VS=%zu", p->vs);
+    pp_ocl_def(&d, "ITEMS=%zu", items);
+    pp_ocl_def(&d, "OFF64=%d", p->off64);
+    const int nk = p->bytes ? ALL_KERNELS : RADIX_KERNELS; /* the bytes path's kernels exist in its program only */
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort", &d, kernel_names, nk, p->kernels, &L));
     p->L = L;
     p->items = items;
     p->tile = L * items;
@@ -157,13 +157,13 @@ static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_me
     PP_OCL_STATUS(pp_ocl_scratch(ctx, at, fn, &s));
     const cl_ulong n64 = n, chunk64 = chunk, part_off = o_part / 8, starts_off = o_starts / 8;
     const cl_uint ng = (cl_uint)groups;
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->k[K_HIST8], groups, p->L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_HIST8], groups, p->L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
                                 PP_OCL_ARG(chunk64), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(part_off)));
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->k[K_STARTS8], 1, p->L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_STARTS8], 1, p->L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
                                 PP_OCL_ARG(ng), PP_OCL_ARG(s), PP_OCL_ARG(starts_off)));
     const size_t fchunk = p->L * 64;
     const cl_ulong fchunk64 = fchunk;
-    return PP_OCL_LAUNCH(ctx, fn, p->k[K_FILL8], pp_ocl_groups_for(n, fchunk), p->L, PP_OCL_ARG(km),
+    return PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_FILL8], pp_ocl_groups_for(n, fchunk), p->L, PP_OCL_ARG(km),
                          PP_OCL_ARG(n64), PP_OCL_ARG(fchunk64), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
                          PP_OCL_ARG(starts_off));
 }
@@ -179,18 +179,17 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
     memset(&p, 0, sizeof p);
     p.ks = pp_type_size(type);
     p.vs = values ? value_size : 0;
-    PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, keys, n * p.ks, "keys"));
-    if (values) PP_OCL_STATUS(pp_ocl_check_size(ctx, fn, values, n * p.vs, "values"));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {keys, n * p.ks, "keys"}, {values, n * p.vs, "values"}));
     if (n < 2) return PP_SUCCESS;
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
-    cl_ulong xmask = 0;
+    cl_ulong xmask = 0; /* the key map's XOR (signed: the sign bit; descending: every bit flipped too) */
     if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * p.ks - 1);
     if (order == PP_DESCENDING) xmask = ~xmask;
-    cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km;
+    cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km; /* keys', values' buffers */
     if (p.bytes) return sort_bytes(ctx, fn, &p, km, n, xmask);
 
     const pp_type off_type = p.off64 ? PP_U64 : PP_U32;
@@ -221,28 +220,28 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
     const cl_uint ngroups = (cl_uint)part_groups;
     const size_t L = p.L;
 
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_KEY_BITS], part_groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_KEY_BITS], part_groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
                                 PP_OCL_ARG(chunk64), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
                                 PP_OCL_ARG(part_off)));
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
                                 PP_OCL_ARG(ngroups), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
 
     const size_t groups = ntiles < PP_OCL_MAX_GROUPS ? ntiles : PP_OCL_MAX_GROUPS;
     for (cl_uint pass = 0; pass < (cl_uint)p.ks; pass++) {
-        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
                                     PP_OCL_ARG(alt_off), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass),
                                     PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off),
                                     PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
         PP_OCL_STATUS(pp_ocl_scan_into(ctx, fn, off_type, PP_SUM, PP_EXCLUSIVE, s, (size_t)counts_off, s,
                                        (size_t)counts_off, ncount, s, o_work / offsz));
-        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.k[K_SCATTER], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_SCATTER], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
                                     PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off),
                                     PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass), PP_OCL_ARG(is_float),
                                     PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off), PP_OCL_ARG(s),
                                     PP_OCL_ARG(ctrl_off)));
     }
     const size_t cgroups = pp_ocl_groups_for(n, L * 16);
-    return PP_OCL_LAUNCH(ctx, fn, p.k[K_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s), PP_OCL_ARG(alt_off),
-                         PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64), PP_OCL_ARG(s),
-                         PP_OCL_ARG(ctrl_off));
+    return PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+                         PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64),
+                         PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off));
 }

@@ -1,7 +1,8 @@
 // The cuda backend's contexts, streams, memory, scratch and the look-back
-// arena. Its table is cuda_table.c; the primitives live in cuda_reduce.cu,
-// cuda_scan.cu, cuda_histogram.cu, cuda_select.cu and cuda_sort.cu.
-#include "cuda_internal.cuh"
+// arena (cuda_state.cuh). Its table is cuda_table.c; the primitives live in
+// cuda_reduce.cu, cuda_scan.cu, cuda_histogram.cu, cuda_select.cu and
+// cuda_sort.cu, the course notes' algorithms in study/.
+#include "cuda_state.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +84,24 @@ uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsig
     return s->flags;
 }
 
-// After a failed launch that was to take tickets: read the device's count.
-void pp_cuda_ticket_resync(pp_context *ctx)
+pp_status pp_cuda_zero(pp_context *ctx, void *p, size_t bytes, const char *fn)
 {
+    PP_CUDA_TRY(ctx, cudaMemsetAsync(p, 0, bytes, pp_cuda(ctx)->stream), fn);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_launched_tickets(pp_context *ctx, const char *fn)
+{
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return PP_SUCCESS;
+    const pp_status st = pp_cuda_error(ctx, e, fn, "kernel launch");
     pp_cuda_state *s = pp_cuda(ctx);
+    cudaStreamSynchronize(s->stream);
+    // The launch took no tickets: read the device's count.
     unsigned long long v = 0;
     cudaGetLastError();
     if (cudaMemcpy(&v, s->ticket, sizeof v, cudaMemcpyDeviceToHost) == cudaSuccess) s->ticket_base = v;
+    return st;
 }
 
 pp_status pp_cuda_probe(void)
@@ -108,14 +120,14 @@ pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return pp_fail(ctx, PP_ERROR_BACKEND_UNAVAILABLE, "pp_create: the cuda backend finds no CUDA device (%s)",
+        return pp_fail(ctx, PP_ERROR_BACKEND_UNAVAILABLE, "%s: the cuda backend finds no CUDA device (%s)", fn,
                        e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
     }
     if (opt->device >= count)
-        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "pp_create: opt->device = %d, but there are %d CUDA devices",
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: opt->device = %d, but there are %d CUDA devices", fn,
                        opt->device, count);
     pp_cuda_state *s = (pp_cuda_state *)calloc(1, sizeof *s);
-    if (!s) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_create: out of host memory");
+    if (!s) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     ctx->impl = s;
     s->device = opt->device;
     pp_status st = PP_SUCCESS;
@@ -124,8 +136,7 @@ pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt)
         (e = cudaGetDeviceProperties(&prop, s->device)) != cudaSuccess ||
         (e = cudaStreamCreateWithFlags(&s->own_stream, cudaStreamNonBlocking)) != cudaSuccess ||
         (e = cudaMalloc((void **)&s->ticket, sizeof *s->ticket)) != cudaSuccess ||
-        (e = cudaMemset(s->ticket, 0, sizeof *s->ticket)) != cudaSuccess ||
-        (e = cudaMallocHost(&s->host_pinned, 256)) != cudaSuccess) {
+        (e = cudaMemset(s->ticket, 0, sizeof *s->ticket)) != cudaSuccess) {
         st = pp_cuda_error(ctx, e, fn, "device setup");
         pp_cuda_destroy(ctx);
         return st;
@@ -149,7 +160,6 @@ void pp_cuda_destroy(pp_context *ctx)
     cudaFree(s->scratch);
     cudaFree(s->flags);
     cudaFree(s->ticket);
-    if (s->host_pinned) cudaFreeHost(s->host_pinned);
     if (s->own_stream) cudaStreamDestroy(s->own_stream);
     cudaGetLastError();
     free(s);
@@ -158,40 +168,45 @@ void pp_cuda_destroy(pp_context *ctx)
 
 pp_status pp_cuda_set_stream(pp_context *ctx, void *native)
 {
-    ENTER(ctx, "pp_set_stream");
+    static const char fn[] = "pp_set_stream";
+    ENTER(ctx, fn);
     pp_cuda_state *s = pp_cuda(ctx);
     // The scratch and look-back arena are shared by all of the context's
     // work: let what was queued on the old stream finish first.
-    PP_CUDA_TRY(ctx, cudaStreamSynchronize(s->stream), "pp_set_stream");
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(s->stream), fn);
     s->stream = native ? (cudaStream_t)native : s->own_stream;
     return PP_SUCCESS;
 }
 
 pp_status pp_cuda_synchronize(pp_context *ctx)
 {
-    ENTER(ctx, "pp_synchronize");
-    PP_CUDA_TRY(ctx, cudaStreamSynchronize(pp_cuda(ctx)->stream), "pp_synchronize");
+    static const char fn[] = "pp_synchronize";
+    ENTER(ctx, fn);
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(pp_cuda(ctx)->stream), fn);
     return PP_SUCCESS;
 }
 
 pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes)
 {
-    ENTER(ctx, "pp_malloc");
+    static const char fn[] = "pp_malloc";
+    ENTER(ctx, fn);
     cudaError_t e = cudaMalloc(p, bytes);
     if (e != cudaSuccess) {
         cudaGetLastError();
         *p = NULL;
         if (e == cudaErrorMemoryAllocation)
-            return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "pp_malloc: cannot allocate %zu bytes of device memory", bytes);
-        return pp_cuda_error(ctx, e, "pp_malloc", "cudaMalloc");
+            return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of device memory", fn,
+                           bytes);
+        return pp_cuda_error(ctx, e, fn, "cudaMalloc");
     }
     return PP_SUCCESS;
 }
 
 pp_status pp_cuda_free(pp_context *ctx, void *p)
 {
-    ENTER(ctx, "pp_free");
-    PP_CUDA_TRY(ctx, cudaFree(p), "pp_free");
+    static const char fn[] = "pp_free";
+    ENTER(ctx, fn);
+    PP_CUDA_TRY(ctx, cudaFree(p), fn);
     return PP_SUCCESS;
 }
 
@@ -218,16 +233,18 @@ pp_status pp_cuda_download(pp_context *ctx, void *dst, const void *src, size_t b
 
 pp_status pp_cuda_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
-    ENTER(ctx, "pp_copy");
-    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, pp_cuda(ctx)->stream), "pp_copy");
+    static const char fn[] = "pp_copy";
+    ENTER(ctx, fn);
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, pp_cuda(ctx)->stream), fn);
     return PP_SUCCESS;
 }
 
 pp_status pp_cuda_memory_info(pp_context *ctx, pp_memory_info *info)
 {
-    ENTER(ctx, "pp_context_memory");
+    static const char fn[] = "pp_context_memory";
+    ENTER(ctx, fn);
     size_t free_bytes = 0, total_bytes = 0;
-    PP_CUDA_TRY(ctx, cudaMemGetInfo(&free_bytes, &total_bytes), "pp_context_memory");
+    PP_CUDA_TRY(ctx, cudaMemGetInfo(&free_bytes, &total_bytes), fn);
     info->total_bytes = total_bytes;
     info->available_bytes = free_bytes;
     info->max_alloc_bytes = total_bytes; // no per-allocation limit below the device's memory

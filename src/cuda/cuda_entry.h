@@ -1,8 +1,8 @@
 /* Every function of the cuda backend that its table (cuda_table.c) names:
  * the context and memory functions (cuda_backend.cu), the defaults (one
- * file per primitive) and the course-notes algorithms for study
- * (cuda_study_*.cu), one entry per algorithm. C linkage, so that the table
- * is plain C with designated initializers. */
+ * file per primitive, cuda_<primitive>.cu) and the course-notes algorithms
+ * for study (study/<primitive>.cu), one entry per algorithm. C linkage, so
+ * that the table is plain C with designated initializers. */
 #ifndef PP_CUDA_ENTRY_H
 #define PP_CUDA_ENTRY_H
 
@@ -35,7 +35,7 @@ pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */
 pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep */
 
-/* the course notes' algorithms, for study */
+/* the course notes' algorithms, for study (study/) */
 pp_status pp_cuda_study_reduce_interleaved_divergent(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_study_reduce_interleaved_strided(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_study_reduce_sequential_addressing(pp_context *ctx, const pp_reduce_args *a);

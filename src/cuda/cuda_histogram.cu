@@ -1,9 +1,10 @@
 // cuda histograms: pp_histogram_even and pp_histogram_range.
 //
-// Counting. Blocks of HB threads stream the samples with 16-byte vector loads
-// (HU vectors per thread in flight), grid-stride over tiles of HB * HU
-// vectors; the few samples before the first 16-byte boundary and after the
-// last whole vector are counted one by one. Each thread keeps a run (the bin
+// Counting. Blocks of HIST_BLOCK threads stream the samples with 16-byte
+// vector loads (HIST_UNROLL vectors per thread in flight), grid-stride over
+// tiles of HIST_BLOCK * HIST_UNROLL vectors; the few samples before the
+// first 16-byte boundary and after the last whole vector are counted one by
+// one. Each thread keeps a run (the bin
 // of its last samples and how many): a sample in the same bin only bumps the
 // run, so sorted or skewed data costs few atomics.
 //
@@ -43,15 +44,18 @@
 // with cudaMemcpyAsync on the context's stream. From pageable host memory
 // the driver stages the copy before the call returns (it may wait for that
 // staging); nothing waits for the GPU's queued work.
-#include "cuda_hist_bins.cuh"
-
-#include <float.h>
+#include "cuda_state.cuh"
+#include "device/dispatch.cuh"
+#include "device/hist_bins.cuh"
+#include "device/ops.cuh"
+#include "device/util.cuh"
+#include "device/vec.cuh"
 
 namespace {
 
-// HB (threads per block) is in cuda_hist_bins.cuh.
-constexpr int HU = 4;                          // 16-byte vectors per thread per tile
-constexpr int HWARPS = HB / 32;
+// HIST_BLOCK (threads per block) is in device/hist_bins.cuh.
+constexpr int HIST_UNROLL = 4;                 // 16-byte vectors per thread per tile
+constexpr int HIST_WARPS = HIST_BLOCK / 32;
 constexpr size_t COPY_BUDGET = 48 * 1024;      // shared bytes for the per-warp copies
 constexpr uint64_t SMALL_TILES = 16;           // H_LAST: at most this many blocks ...
 constexpr uint64_t SMALL_WORDS = 32768;        // ... and blocks * (nbins + 1) words
@@ -66,7 +70,7 @@ struct HistCommon {
     uint64_t head;       // samples before the first 16-byte aligned one (< one vector)
     uint64_t nvec;       // whole 16-byte vectors after them
     uint64_t tail;       // samples after the vectors (< one vector)
-    uint64_t ntiles;     // tiles of HB * HU vectors (the last may be partial)
+    uint64_t ntiles;     // tiles of HIST_BLOCK * HIST_UNROLL vectors (the last may be partial)
     uint64_t nbins;
     uint32_t copies;     // sub-histograms per block (shared-memory modes)
     uint32_t edge_bytes; // shared bytes before the sub-histograms (edges of range bins)
@@ -76,8 +80,8 @@ struct HistCommon {
     unsigned long long tbase;
 };
 
-// (hist_ldg and the binners BinFast, BinWide, BinFloat, BinRange are in
-// cuda_hist_bins.cuh, with their host-side setup.)
+// (The binners BinFast, BinWide, BinFloat, BinRange are in
+// device/hist_bins.cuh, with their host-side setup.)
 
 // Reductions done only where f holds (a run ends).
 __device__ __forceinline__ void red_shared_if(bool f, uint32_t *p, uint32_t v)
@@ -115,21 +119,21 @@ template <typename I, int MODE> struct Run {
     }
 };
 
-// One tile: HU vectors per thread, all loads issued before any counting.
+// One tile: HIST_UNROLL vectors per thread, all loads issued before any counting.
 template <typename T, bool GUARD, typename B, typename R>
 __device__ __forceinline__ void hist_tile(const uint4 *__restrict__ vin, uint64_t v0, uint64_t nvec, const B &bn,
                                           R &run)
 {
     constexpr int VEC = 16 / (int)sizeof(T);
-    uint4 q[HU];
+    uint4 q[HIST_UNROLL];
 #pragma unroll
-    for (int u = 0; u < HU; u++) {
+    for (int u = 0; u < HIST_UNROLL; u++) {
         q[u] = make_uint4(0, 0, 0, 0);
-        if (!GUARD || v0 + (uint64_t)u * HB < nvec) q[u] = __ldg(vin + v0 + (uint64_t)u * HB);
+        if (!GUARD || v0 + (uint64_t)u * HIST_BLOCK < nvec) q[u] = __ldg(vin + v0 + (uint64_t)u * HIST_BLOCK);
     }
 #pragma unroll
-    for (int u = 0; u < HU; u++) {
-        if (!GUARD || v0 + (uint64_t)u * HB < nvec) {
+    for (int u = 0; u < HIST_UNROLL; u++) {
+        if (!GUARD || v0 + (uint64_t)u * HIST_BLOCK < nvec) {
 #pragma unroll
             for (int j = 0; j < VEC; j++) run.put(bn(pp_vget<T>(q[u], j)));
         }
@@ -147,7 +151,7 @@ __device__ __forceinline__ void hist_tile(const uint4 *__restrict__ vin, uint64_
 // increment and issued a fence of its own (fence-to-fence synchronization),
 // bypassing L1.
 template <typename T, typename B, int MODE>
-__global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, const B bn0)
+__global__ void __launch_bounds__(HIST_BLOCK, B::minb) hist_kernel(const HistCommon c, const B bn0)
 {
     constexpr int VEC = 16 / (int)sizeof(T);
     typedef typename B::index I;
@@ -165,20 +169,20 @@ __global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, c
     run.sh = hist;
     if constexpr (MODE != H_GLOBAL) {
         const uint32_t words = c.copies * stride;
-        for (uint32_t i = threadIdx.x; i < words; i += HB) hist[i] = 0;
+        for (uint32_t i = threadIdx.x; i < words; i += HIST_BLOCK) hist[i] = 0;
         run.sh = hist + ((threadIdx.x >> 5) % c.copies) * stride;
     }
     __syncthreads();
 
     const T *in = (const T *)c.samples;
-    const uint64_t g = (uint64_t)blockIdx.x * HB + threadIdx.x;
+    const uint64_t g = (uint64_t)blockIdx.x * HIST_BLOCK + threadIdx.x;
     if (g < c.head) run.put(bn(in[g]));
     if (g < c.tail) run.put(bn(in[c.head + c.nvec * VEC + g]));
 
     const uint4 *vin = reinterpret_cast<const uint4 *>(in + c.head);
-    const uint64_t nfull = c.nvec / (HB * HU);
+    const uint64_t nfull = c.nvec / (HIST_BLOCK * HIST_UNROLL);
     for (uint64_t t = blockIdx.x; t < c.ntiles; t += gridDim.x) {
-        const uint64_t v0 = t * (HB * HU) + threadIdx.x;
+        const uint64_t v0 = t * (HIST_BLOCK * HIST_UNROLL) + threadIdx.x;
         if (t < nfull) hist_tile<T, false>(vin, v0, c.nvec, bn, run);
         else hist_tile<T, true>(vin, v0, c.nvec, bn, run);
     }
@@ -186,7 +190,7 @@ __global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, c
 
     if constexpr (MODE == H_ATOMIC) {
         __syncthreads();
-        for (uint32_t b = threadIdx.x; b < (uint32_t)c.nbins; b += HB) {
+        for (uint32_t b = threadIdx.x; b < (uint32_t)c.nbins; b += HIST_BLOCK) {
             uint32_t s = 0;
             for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
             if (s) atomicAdd((unsigned long long *)c.counts + b, (unsigned long long)s);
@@ -195,7 +199,7 @@ __global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, c
         __syncthreads();
         const uint32_t nb = (uint32_t)c.nbins;
         if (gridDim.x == 1) {
-            for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+            for (uint32_t b = threadIdx.x; b < nb; b += HIST_BLOCK) {
                 uint32_t s = 0;
                 for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
                 c.counts[b] = s;
@@ -203,7 +207,7 @@ __global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, c
             return;
         }
         uint32_t *mine = c.partials + (uint64_t)blockIdx.x * nb;
-        for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+        for (uint32_t b = threadIdx.x; b < nb; b += HIST_BLOCK) {
             uint32_t s = 0;
             for (uint32_t k = 0; k < c.copies; k++) s += hist[k * stride + b];
             mine[b] = s;
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(HB, B::minb) hist_kernel(const HistCommon c, c
         __syncthreads();
         if (hist[0]) {
             __threadfence();
-            for (uint32_t b = threadIdx.x; b < nb; b += HB) {
+            for (uint32_t b = threadIdx.x; b < nb; b += HIST_BLOCK) {
                 uint64_t s = 0;
                 for (uint32_t k = 0; k < gridDim.x; k++) s += __ldcg(c.partials + (uint64_t)k * nb + b);
                 c.counts[b] = s;
@@ -246,12 +250,12 @@ pp_status hist_run(pp_context *ctx, HistCommon c, const B &bn, const HistPlan &p
         grid = pl.grid_last;
     } else {
         int per_sm = 0;
-        PP_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, HB, pl.smem), fn);
+        PP_CUDA_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, HIST_BLOCK, pl.smem), fn);
         if (per_sm < 1) per_sm = 1;
         grid = (uint64_t)per_sm * (uint64_t)s->sm_count;
         if (grid > c.ntiles) grid = c.ntiles;
         // No block may count 2^31 samples or more (32-bit counters and runs).
-        const uint64_t cap_tiles = BLOCK_SAMPLE_CAP / ((uint64_t)HB * HU * (16 / sizeof(T)));
+        const uint64_t cap_tiles = BLOCK_SAMPLE_CAP / ((uint64_t)HIST_BLOCK * HIST_UNROLL * (16 / sizeof(T)));
         const uint64_t need = (c.ntiles + cap_tiles - 1) / cap_tiles;
         if (grid < need) grid = need;
         if (grid < 1) grid = 1;
@@ -263,16 +267,9 @@ pp_status hist_run(pp_context *ctx, HistCommon c, const B &bn, const HistPlan &p
         c.ticket = s->ticket;
         if (!pp_cuda_lookback(ctx, grid, &epoch, &c.tbase, fn)) return PP_ERROR_OUT_OF_MEMORY;
     }
-    kern<<<(unsigned)grid, HB, pl.smem, s->stream>>>(c, bn);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        pp_status st = pp_cuda_error(ctx, e, fn, "kernel launch");
-        if (tickets) {
-            cudaStreamSynchronize(s->stream);
-            pp_cuda_ticket_resync(ctx);
-        }
-        return st;
-    }
+    kern<<<(unsigned)grid, HIST_BLOCK, pl.smem, s->stream>>>(c, bn);
+    if (tickets) return pp_cuda_launched_tickets(ctx, fn);
+    PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
 
@@ -282,20 +279,20 @@ pp_status hist_modes(pp_context *ctx, const HistCommon &c, const HistPlan &pl, c
                      const char *fn)
 {
     if (pl.mode == H_GLOBAL) return hist_run<T, H_GLOBAL>(ctx, c, b64, pl, fn);
-    if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, b32, pl, fn);
-    return hist_run<T, H_ATOMIC>(ctx, c, b32, pl, fn);
+    // No b32: narrow types reach here only with nbins >= 2^32, never in shared memory.
+    if constexpr (pp_same<B32, HistNoBins>::value)
+        return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: bad histogram plan", fn);
+    else if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, b32, pl, fn);
+    else return hist_run<T, H_ATOMIC>(ctx, c, b32, pl, fn);
 }
 
 template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_args *a)
 {
     constexpr uint64_t VEC = 16 / sizeof(T);
-    const char *fn = a->edges ? "pp_histogram_range" : "pp_histogram_even";
+    const char *fn = a->fn;
     pp_cuda_state *s = pp_cuda(ctx);
     const uint64_t n = a->n, nb = a->nbins;
-    if (n == 0) {
-        PP_CUDA_TRY(ctx, cudaMemsetAsync(a->counts, 0, nb * sizeof(uint64_t), s->stream), fn);
-        return PP_SUCCESS;
-    }
+    if (n == 0) return pp_cuda_zero(ctx, a->counts, nb * sizeof(uint64_t), fn);
 
     // Geometry: scalar head up to the first 16-byte boundary, whole vectors, scalar tail.
     HistCommon c;
@@ -306,21 +303,20 @@ template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_a
     if (c.head > n) c.head = n;
     c.nvec = (n - c.head) / VEC;
     c.tail = (n - c.head) % VEC;
-    c.ntiles = (c.nvec + (uint64_t)HB * HU - 1) / ((uint64_t)HB * HU);
+    c.ntiles = ceil_div(c.nvec, (uint64_t)HIST_BLOCK * HIST_UNROLL);
     c.nbins = nb;
     c.counts = a->counts;
 
     // Shared memory: edges first (range bins), then the sub-histograms.
     const size_t optin = s->smem_optin;
-    const uint64_t edge_raw = a->edges ? (nb + 1) * sizeof(T) : 0;
-    const uint64_t edge_bytes = (edge_raw + 15) & ~(uint64_t)15;
+    const uint64_t edge_bytes = align_up(hist_edge_bytes<T>(a), 16);
     const uint64_t copy_bytes = (nb + 1) * 4;
     HistPlan pl;
     pl.grid_last = 1;
     pl.smem = 0;
     if (nb < (1ull << 31) && edge_bytes + copy_bytes <= optin) {
         uint64_t copies = COPY_BUDGET / copy_bytes;
-        if (copies > HWARPS) copies = HWARPS;
+        if (copies > HIST_WARPS) copies = HIST_WARPS;
         uint64_t p2 = 1;
         while (p2 * 2 <= copies) p2 *= 2;
         while (p2 > 1 && edge_bytes + p2 * copy_bytes > optin) p2 /= 2;
@@ -343,66 +339,17 @@ template <typename T> pp_status hist_typed(pp_context *ctx, const pp_histogram_a
     }
 
     // Scratch: the edges (range bins), then H_LAST's partial histograms.
-    const uint64_t edge_region = (edge_raw + 255) & ~(uint64_t)255;
     const uint64_t partial_bytes = pl.mode == H_LAST && pl.grid_last > 1 ? pl.grid_last * nb * 4 : 0;
-    unsigned char *scratch = NULL;
-    if (edge_region + partial_bytes) {
-        scratch = (unsigned char *)pp_cuda_scratch(ctx, (size_t)(edge_region + partial_bytes), fn);
-        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
-    }
-    if (partial_bytes) c.partials = (uint32_t *)(scratch + edge_region);
-
-    if (a->edges) {
-        T *dev_edges = (T *)scratch;
-        PP_CUDA_TRY(ctx, cudaMemcpyAsync(dev_edges, a->edges, (size_t)edge_raw, cudaMemcpyHostToDevice, s->stream), fn);
-        const T *he = (const T *)a->edges;
-        const BinRange<T, uint32_t, true> r32 = hist_make_range<T, uint32_t, true>(dev_edges, he, nb);
-        if (pl.mode == H_LAST) return hist_run<T, H_LAST>(ctx, c, r32, pl, fn);
-        if (pl.mode == H_ATOMIC) return hist_run<T, H_ATOMIC>(ctx, c, r32, pl, fn);
-        if (c.edge_bytes) {
-            const BinRange<T, uint64_t, true> r = hist_make_range<T, uint64_t, true>(dev_edges, he, nb);
-            return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
-        }
-        const BinRange<T, uint64_t, false> r = hist_make_range<T, uint64_t, false>(dev_edges, he, nb);
-        return hist_run<T, H_GLOBAL>(ctx, c, r, pl, fn);
-    }
-
-    T lo, hi;
-    memcpy(&lo, a->lower, sizeof lo);
-    memcpy(&hi, a->upper, sizeof hi);
-    if constexpr (pp_is_float<T>()) {
-        const BinFloat<T, uint64_t> f64 = hist_make_float<T, uint64_t>(lo, hi, nb);
-        const BinFloat<T, uint32_t> f32 = hist_make_float<T, uint32_t>(lo, hi, nb); // used when nbins < 2^31
-        return hist_modes<T>(ctx, c, pl, f32, f64, fn);
-    } else {
-        const uint64_t range = hist_int_range(lo, hi); // >= 1
-        if (hist_fast_fits(range, nb)) {
-            const BinFast<T, uint32_t> f32 = hist_make_fast<T, uint32_t>(lo, hi, nb);
-            const BinFast<T, uint64_t> f64 = hist_make_fast<T, uint64_t>(lo, hi, nb);
-            return hist_modes<T>(ctx, c, pl, f32, f64, fn);
-        }
-        const BinWide<T, uint64_t> w64 = hist_make_wide<T, uint64_t>(lo, hi, nb);
-        if constexpr (sizeof(T) == 8) {
-            const BinWide<T, uint32_t> w32 = hist_make_wide<T, uint32_t>(lo, hi, nb);
-            return hist_modes<T>(ctx, c, pl, w32, w64, fn);
-        } else {
-            // Narrow types reach here only with nbins >= 2^32: never in shared memory.
-            if (pl.mode != H_GLOBAL) return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: bad histogram plan", fn);
-            return hist_run<T, H_GLOBAL>(ctx, c, w64, pl, fn);
-        }
-    }
+    return hist_with_binners<T>(ctx, a, partial_bytes, c.edge_bytes != 0, fn,
+                                [&](const auto &b32, const auto &b64, void *partials) {
+                                    c.partials = (uint32_t *)partials;
+                                    return hist_modes<T>(ctx, c, pl, b32, b64, fn);
+                                });
 }
 
 } // namespace
 
 pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a)
 {
-    switch (a->type) {
-#define PP_HIST_CASE(E, T, S, K, U, W) \
-    case E: return hist_typed<T>(ctx, a);
-        PP_FOR_EACH_TYPE(PP_HIST_CASE)
-#undef PP_HIST_CASE
-    default: break;
-    }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_histogram: type %d not dispatched", (int)a->type);
+    return pp_dispatch_type(ctx, a->fn, a->type, [&](auto t) { return hist_typed<decltype(t)>(ctx, a); });
 }

@@ -19,7 +19,12 @@
 // combination order is fixed, so float results are reproducible run to run
 // (for a given alignment of `in`). *out is written after every block has
 // read all of its input, so out may lie inside in.
-#include "cuda_internal.cuh"
+#include "cuda_state.cuh"
+#include "device/block_scan.cuh"
+#include "device/dispatch.cuh"
+#include "device/ops.cuh"
+#include "device/util.cuh"
+#include "device/vec.cuh"
 
 namespace {
 
@@ -150,53 +155,35 @@ __global__ void __launch_bounds__(RED_BLOCK, RED_BLOCKS_PER_SM)
     if (threadIdx.x == 0) *out = p; // n > 0 whenever there is more than one block
 }
 
-template <typename T, typename Op> pp_status reduce_launch(pp_context *ctx, const void *in, size_t n, void *out)
+template <typename T, typename Op> pp_status reduce_launch(pp_context *ctx, const pp_reduce_args *a)
 {
-    if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
-                                       pp_same<Op, Op_xor>::value)) {
-        (void)in;
-        (void)n;
-        (void)out;
-        return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_reduce: bitwise operator on a float type reached the cuda backend");
-    } else {
-        pp_cuda_state *s = pp_cuda(ctx);
-        // One block per RED_BLOCK * RED_U vectors, at most RED_BLOCKS_PER_SM per SM:
-        // small inputs take one round of loads per thread (latency of about one
-        // launch), large ones a grid that fills the GPU once.
-        const size_t per_block = (size_t)RED_BLOCK * RED_U * pp_vec16<T>::N;
-        size_t grid = n / per_block + (n % per_block != 0);
-        const size_t cap = (size_t)(s->sm_count > 0 ? s->sm_count : 1) * RED_BLOCKS_PER_SM;
-        if (grid > cap) grid = cap;
-        if (grid < 1) grid = 1;
-        T *partials = NULL;
-        unsigned long long base = 0;
-        if (grid > 1) {
-            partials = (T *)pp_cuda_scratch(ctx, grid * sizeof(T), "pp_reduce");
-            if (!partials) return PP_ERROR_OUT_OF_MEMORY;
-            base = s->ticket_base; // this launch takes tickets base .. base + grid - 1
-            s->ticket_base += grid;
-        }
-        reduce_kernel<T, Op><<<(unsigned)grid, RED_BLOCK, 0, s->stream>>>((const T *)in, n, (T *)out, partials,
-                                                                          s->ticket, base);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) {
-            if (grid > 1) pp_cuda_ticket_resync(ctx);
-            return pp_cuda_error(ctx, e, "pp_reduce", "kernel launch");
-        }
-        return PP_SUCCESS;
+    const char *fn = a->fn;
+    const size_t n = a->n;
+    pp_cuda_state *s = pp_cuda(ctx);
+    // One block per RED_BLOCK * RED_U vectors, at most RED_BLOCKS_PER_SM per SM:
+    // small inputs take one round of loads per thread (latency of about one
+    // launch), large ones a grid that fills the GPU once.
+    const size_t per_block = (size_t)RED_BLOCK * RED_U * pp_vec16<T>::N;
+    const size_t grid = grid_for(ceil_div(n, per_block), pp_cuda_resident(s, RED_BLOCKS_PER_SM));
+    T *partials = NULL;
+    unsigned long long base = 0;
+    if (grid > 1) {
+        partials = (T *)pp_cuda_scratch(ctx, grid * sizeof(T), fn);
+        if (!partials) return PP_ERROR_OUT_OF_MEMORY;
+        base = s->ticket_base; // this launch takes tickets base .. base + grid - 1
+        s->ticket_base += grid;
     }
+    reduce_kernel<T, Op><<<(unsigned)grid, RED_BLOCK, 0, s->stream>>>((const T *)a->in, n, (T *)a->out, partials,
+                                                                      s->ticket, base);
+    if (grid > 1) return pp_cuda_launched_tickets(ctx, fn);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
 }
-
-typedef pp_status (*reduce_fn)(pp_context *, const void *, size_t, void *);
-
-// Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
-#define PP_RED_ENTRY(E, T, S, K, OE, OS) reduce_launch<T, Op_##OS>,
-const reduce_fn reduce_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_RED_ENTRY)};
-#undef PP_RED_ENTRY
 
 } // namespace
 
 pp_status pp_cuda_reduce(pp_context *ctx, const pp_reduce_args *a)
 {
-    return reduce_table[a->type][a->op](ctx, a->in, a->n, a->out);
+    return pp_dispatch_type_op(ctx, a->fn, a->type, a->op,
+                               [&](auto t, auto op) { return reduce_launch<decltype(t), decltype(op)>(ctx, a); });
 }

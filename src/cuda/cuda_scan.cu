@@ -43,7 +43,14 @@
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one
 // block turns sums into exclusive tile prefixes, in chunks), and the same
 // tile kernel as above, taking its prefix from sums[blockIdx.x].
-#include "cuda_internal.cuh"
+#include "cuda_state.cuh"
+#include "device/block_scan.cuh"
+#include "device/dispatch.cuh"
+#include "device/lookback.cuh"
+#include "device/ops.cuh"
+#include "device/util.cuh"
+#include "device/vec.cuh"
+#include "device/warp_scan.cuh"
 
 namespace {
 
@@ -312,83 +319,51 @@ template <typename T, typename Op> __global__ void __launch_bounds__(SUMS_BLOCK)
     }
 }
 
-template <typename T, typename Op>
-pp_status scan_launch(pp_context *ctx, pp_scan_kind kind, const void *in_, void *out_, size_t n, bool rts)
+template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const pp_scan_args *a, bool rts)
 {
-    if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
-                                       pp_same<Op, Op_xor>::value)) {
-        (void)kind;
-        (void)in_;
-        (void)out_;
-        (void)n;
-        (void)rts;
-        return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_scan: bitwise operator on a float type reached the cuda backend");
-    } else {
-        static const char fn[] = "pp_scan";
-        pp_cuda_state *s = pp_cuda(ctx);
-        const T *in = (const T *)in_;
-        T *out = (T *)out_;
-        const size_t tiles = n / shape<T>::TILE + (n % shape<T>::TILE != 0); // n >= 1
-        if (tiles > 0x7fffffffu)
-            return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for one launch", fn, n);
-        const int flags = (kind == PP_EXCLUSIVE ? F_EXCL : 0) | (((uintptr_t)in & 15u) == 0 ? F_IN16 : 0) |
-                          (((uintptr_t)out & 15u) == 0 ? F_OUT16 : 0);
-        const unsigned grid = (unsigned)tiles;
-        cudaStream_t st = s->stream;
+    const char *fn = a->fn;
+    const size_t n = a->n;
+    pp_cuda_state *s = pp_cuda(ctx);
+    const T *in = (const T *)a->in;
+    T *out = (T *)a->out;
+    const size_t tiles = ceil_div(n, shape<T>::TILE); // n >= 1
+    if (tiles > 0x7fffffffu)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for one launch", fn, n);
+    const int flags = (a->kind == PP_EXCLUSIVE ? F_EXCL : 0) | (((uintptr_t)in & 15u) == 0 ? F_IN16 : 0) |
+                      (((uintptr_t)out & 15u) == 0 ? F_OUT16 : 0);
+    const unsigned grid = (unsigned)tiles;
+    cudaStream_t st = s->stream;
 
-        if (rts) {
-            T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
-            if (!sums) return PP_ERROR_OUT_OF_MEMORY;
-            tile_sums<T, Op><<<grid, SCAN_BLOCK, 0, st>>>(in, n, flags, sums);
-            PP_CUDA_LAUNCHED(ctx, fn);
-            scan_tile_sums<T, Op><<<1, SUMS_BLOCK, 0, st>>>(sums, tiles);
-            PP_CUDA_LAUNCHED(ctx, fn);
-            scan_tiles<T, Op, false><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, pp_lookback<T>{}, NULL, 0, sums);
-            PP_CUDA_LAUNCHED(ctx, fn);
-            return PP_SUCCESS;
-        }
-
-        // Decoupled look-back: per-tile aggregates and inclusive prefixes in
-        // scratch, flags in the look-back arena. Scratch first: once
-        // pp_cuda_lookback has counted the tickets, the launch must happen.
-        T *vals = (T *)pp_cuda_scratch(ctx, 2 * tiles * sizeof(T), fn);
-        if (!vals) return PP_ERROR_OUT_OF_MEMORY;
-        uint32_t epoch = 0;
-        unsigned long long tbase = 0;
-        uint32_t *flg = pp_cuda_lookback(ctx, tiles, &epoch, &tbase, fn);
-        if (!flg) return PP_ERROR_OUT_OF_MEMORY;
-        pp_lookback<T> lb;
-        lb.flags = flg;
-        lb.packed = sizeof(T) <= 4;
-        lb.agg = vals;
-        lb.incl = vals + tiles;
-        lb.epoch = epoch;
-        pp_lb_delays(lb, tiles);
-        scan_tiles<T, Op, true><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, lb, s->ticket, tbase, NULL);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) {
-            pp_cuda_ticket_resync(ctx);
-            return pp_cuda_error(ctx, e, fn, "kernel launch");
-        }
+    if (rts) {
+        T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
+        if (!sums) return PP_ERROR_OUT_OF_MEMORY;
+        tile_sums<T, Op><<<grid, SCAN_BLOCK, 0, st>>>(in, n, flags, sums);
+        PP_CUDA_LAUNCHED(ctx, fn);
+        scan_tile_sums<T, Op><<<1, SUMS_BLOCK, 0, st>>>(sums, tiles);
+        PP_CUDA_LAUNCHED(ctx, fn);
+        scan_tiles<T, Op, false><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, pp_lookback<T>{}, NULL, 0, sums);
+        PP_CUDA_LAUNCHED(ctx, fn);
         return PP_SUCCESS;
     }
+
+    // Decoupled look-back: per-tile aggregates and inclusive prefixes in
+    // scratch, flags in the look-back arena.
+    pp_lookback<T> lb;
+    unsigned long long tbase = 0;
+    const pp_status st_lb = pp_lookback_setup(ctx, tiles, sizeof(T) <= 4, &lb, &tbase, fn);
+    if (st_lb != PP_SUCCESS) return st_lb;
+    scan_tiles<T, Op, true><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, lb, s->ticket, tbase, NULL);
+    return pp_cuda_launched_tickets(ctx, fn);
 }
-
-typedef pp_status (*scan_fn)(pp_context *, pp_scan_kind, const void *, void *, size_t, bool);
-
-// Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
-#define PP_SCAN_ENTRY(E, T, S, K, OE, OS) scan_launch<T, Op_##OS>,
-const scan_fn scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_SCAN_ENTRY)};
-#undef PP_SCAN_ENTRY
 
 } // namespace
 
-pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a)
+static pp_status scan_dispatch(pp_context *ctx, const pp_scan_args *a, bool rts)
 {
-    return scan_table[a->type][a->op](ctx, a->kind, a->in, a->out, a->n, false);
+    return pp_dispatch_type_op(ctx, a->fn, a->type, a->op,
+                               [&](auto t, auto op) { return scan_launch<decltype(t), decltype(op)>(ctx, a, rts); });
 }
 
-pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a)
-{
-    return scan_table[a->type][a->op](ctx, a->kind, a->in, a->out, a->n, true);
-}
+pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, false); }
+
+pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, true); }

@@ -1,9 +1,10 @@
 // cuda stream compaction: select_flagged, select_if, unique, partition_if.
 //
 // One pass with decoupled look-back (PP_ALGO_DECOUPLED_LOOKBACK, also what
-// AUTO runs). The input is cut into tiles of TILE = SB * SR * VEC elements:
-// 32 KB of input for 4- and 8-byte types, 16 KB for smaller ones (VEC = 16 /
-// sizeof(T) elements per 16-byte vector, SR vectors per thread, sel_sr).
+// AUTO runs). The input is cut into tiles of TILE = SELECT_BLOCK * ROUNDS *
+// VEC elements: 32 KB of input for 4- and 8-byte types, 16 KB for smaller
+// ones (VEC = 16 / sizeof(T) elements per 16-byte vector, ROUNDS =
+// sel_rounds<T>() vectors per thread).
 // One block per tile, tiles numbered by a ticket in the order blocks start.
 // Tiles are aligned to 16-byte boundaries of the input: a "virtual" index
 // v = i + a, where in - a is 16-byte aligned, so every tile but the first
@@ -13,7 +14,7 @@
 // In a tile, warp w owns the contiguous segment [w * SEG, (w + 1) * SEG); in
 // round r lane l holds the vector at r * 32 + l of that segment. Input order
 // is therefore (warp, round, lane, element). Each lane counts its selected
-// elements per round; the SR counts are packed into one integer (fields
+// elements per round; the ROUNDS counts are packed into one integer (fields
 // wide enough for a round's warp total) so that ONE warp-wide inclusive sum
 // gives every lane its exclusive rank base in every round. Warp totals are
 // combined through shared memory; every warp stages its selected elements
@@ -29,23 +30,27 @@
 // then reverses out[count, n) in place, reading count from device memory.
 // A single-tile input knows count at once and writes the rejected elements
 // in place directly (one launch).
-#include "cuda_internal.cuh"
+#include "cuda_state.cuh"
+#include "device/dispatch.cuh"
+#include "device/lookback.cuh"
+#include "device/ops.cuh"
+#include "device/util.cuh"
+#include "device/vec.cuh"
+#include "device/warp_scan.cuh"
 
 namespace {
 
-constexpr int SB = 256;         // threads per block
-constexpr int SWARPS = SB / 32;
+constexpr int SELECT_BLOCK = 256; // threads per block
+constexpr int SELECT_WARPS = SELECT_BLOCK / 32;
 // 16-byte vectors per thread (rounds): 8 for 4- and 8-byte elements (32 KB
 // tiles), 4 for 1- and 2-byte ones (16 KB; more rounds would not fit the
 // packed counts, see SelPack). Measured on an H200, select_if u32 at 2^28:
 // 4 rounds 0.549 ms, 8 rounds 0.495 ms (with 4 blocks per SM; 0.507 with 5,
 // where the registers spill).
-template <typename T> __host__ __device__ constexpr int sel_sr() { return sizeof(T) >= 4 ? 8 : 4; }
+template <typename T> __host__ __device__ constexpr int sel_rounds() { return sizeof(T) >= 4 ? 8 : 4; }
 // Blocks per SM the registers must allow: 4 (64 registers) for 4- and
 // 8-byte elements; 8- and 16-bit elements (32 and 64 per thread) get 5.
 template <typename T> constexpr int sel_minb() { return sizeof(T) >= 4 ? 4 : 5; }
-
-enum { M_FLAGGED = 0, M_IF = 1, M_UNIQUE = 2, M_PART = 3 };
 
 template <typename T> struct SelParams {
     const T *in;
@@ -61,16 +66,6 @@ template <typename T> struct SelParams {
     unsigned long long tbase;
 };
 
-
-template <int CMP, typename T> __device__ __forceinline__ bool sel_cmp(T x, T v)
-{
-    if constexpr (CMP == PP_LT) return x < v;
-    else if constexpr (CMP == PP_LE) return x <= v;
-    else if constexpr (CMP == PP_GT) return x > v;
-    else if constexpr (CMP == PP_GE) return x >= v;
-    else if constexpr (CMP == PP_EQ) return x == v;
-    else return x != v;
-}
 
 // Bit j set when flag byte j of VEC bytes at p (VEC-byte aligned) is nonzero.
 template <int VEC> __device__ __forceinline__ uint32_t sel_flag_mask(const uint8_t *p)
@@ -125,19 +120,19 @@ template <int VEC, int R> struct SelPack {
 // rejected), which maps them onto out[n - 1 - R] for their global rejected
 // rank R = rejected_before_tile + r, always >= count; selected ones land
 // below count.
-template <typename T, int MODE, int CMP, bool FVEC>
-__global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelParams<T> p)
+template <typename T, pp_select_mode MODE, int CMP, bool FVEC>
+__global__ void __launch_bounds__(SELECT_BLOCK, sel_minb<T>()) select_kernel(const SelParams<T> p)
 {
     constexpr int VEC = 16 / (int)sizeof(T);
-    constexpr int SR = sel_sr<T>();
-    constexpr int SEG = 32 * SR * VEC;
-    constexpr int TILE = SB * SR * VEC;
-    typedef typename SelPack<VEC, SR>::type P;
-    constexpr int FB = SelPack<VEC, SR>::bits;
-    constexpr P FMASK = (P)((1u << FB) - 1);
+    constexpr int ROUNDS = sel_rounds<T>();
+    constexpr int SEG = 32 * ROUNDS * VEC;
+    constexpr int TILE = SELECT_BLOCK * ROUNDS * VEC;
+    typedef typename SelPack<VEC, ROUNDS>::type P;
+    constexpr int FIELD_BITS = SelPack<VEC, ROUNDS>::bits;
+    constexpr P FIELD_MASK = (P)((1u << FIELD_BITS) - 1);
 
     __shared__ __align__(16) T stage[TILE];
-    __shared__ uint32_t wtot[SWARPS];
+    __shared__ uint32_t wtot[SELECT_WARPS];
     __shared__ uint64_t s_prefix;
 
     const unsigned long long tile = pp_take_tile(p.ticket, p.tbase);
@@ -146,25 +141,25 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
     const uint64_t vend = p.a + p.n;              // virtual end of the input
     const bool full = vbeg >= p.a && vbeg + TILE <= vend;
 
-    uint4 raw[SR];
-    uint32_t fm[SR]; // selected, bit j = element j of the lane's vector in round r
+    uint4 raw[ROUNDS];
+    uint32_t fm[ROUNDS]; // selected, bit j = element j of the lane's vector in round r
 
     if (full) {
         const uint4 *vin = reinterpret_cast<const uint4 *>(reinterpret_cast<uintptr_t>(p.in) - p.a * sizeof(T));
-        const uint64_t v0 = vbeg / VEC + (uint64_t)warp * 32 * SR + lane;
+        const uint64_t v0 = vbeg / VEC + (uint64_t)warp * 32 * ROUNDS + lane;
 #pragma unroll
-        for (int r = 0; r < SR; r++) raw[r] = __ldg(vin + v0 + 32 * r);
-        if constexpr (MODE == M_IF || MODE == M_PART) {
+        for (int r = 0; r < ROUNDS; r++) raw[r] = __ldg(vin + v0 + 32 * r);
+        if constexpr (MODE == PP_SELECT_IF || MODE == PP_SELECT_PARTITION) {
 #pragma unroll
-            for (int r = 0; r < SR; r++) {
+            for (int r = 0; r < ROUNDS; r++) {
                 uint32_t m = 0;
 #pragma unroll
-                for (int j = 0; j < VEC; j++) m |= (sel_cmp<CMP>(pp_vget<T>(raw[r], j), p.value) ? 1u : 0u) << j;
+                for (int j = 0; j < VEC; j++) m |= (pp_compare<CMP>(pp_vget<T>(raw[r], j), p.value) ? 1u : 0u) << j;
                 fm[r] = m;
             }
-        } else if constexpr (MODE == M_FLAGGED) {
+        } else if constexpr (MODE == PP_SELECT_FLAGGED) {
 #pragma unroll
-            for (int r = 0; r < SR; r++) {
+            for (int r = 0; r < ROUNDS; r++) {
                 const uint64_t i0 = (v0 + 32 * r) * VEC - p.a; // real index of the vector's first element
                 if constexpr (FVEC) {
                     fm[r] = sel_flag_mask<VEC>(p.flags + i0);
@@ -175,13 +170,13 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
                     fm[r] = m;
                 }
             }
-        } else { // M_UNIQUE: the element before each one comes from the lane itself,
+        } else { // PP_SELECT_UNIQUE: the element before each one comes from the lane itself,
                  // the lane before (shuffle), lane 31 of the round before, or memory.
             const uint64_t seg = vbeg + (uint64_t)warp * SEG - p.a; // real index of the segment start
             T gprev = (T)0;
             if (lane == 0 && seg > 0) gprev = p.in[seg - 1];
 #pragma unroll
-            for (int r = 0; r < SR; r++) {
+            for (int r = 0; r < ROUNDS; r++) {
                 const T from31 = r > 0 ? pp_shfl(pp_vget<T>(raw[r > 0 ? r - 1 : 0], VEC - 1), 31) : gprev;
                 const T up = pp_shfl_up(pp_vget<T>(raw[r], VEC - 1), 1);
                 const T p0 = lane == 0 ? from31 : up;
@@ -200,7 +195,7 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
     } else {
         // First or last tile: element by element, with bounds.
 #pragma unroll
-        for (int r = 0; r < SR; r++) {
+        for (int r = 0; r < ROUNDS; r++) {
             T e[VEC];
             uint32_t m = 0;
 #pragma unroll
@@ -211,8 +206,8 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
                     const uint64_t i = vp - p.a;
                     const T x = p.in[i];
                     bool f;
-                    if constexpr (MODE == M_IF || MODE == M_PART) f = sel_cmp<CMP>(x, p.value);
-                    else if constexpr (MODE == M_FLAGGED) f = p.flags[i] != 0;
+                    if constexpr (MODE == PP_SELECT_IF || MODE == PP_SELECT_PARTITION) f = pp_compare<CMP>(x, p.value);
+                    else if constexpr (MODE == PP_SELECT_FLAGGED) f = p.flags[i] != 0;
                     else f = i == 0 || !(x == p.in[i - 1]);
                     e[j] = x;
                     m |= (f ? 1u : 0u) << j;
@@ -226,18 +221,18 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
     // Ranks: one packed warp scan for all rounds.
     P packed = 0;
 #pragma unroll
-    for (int r = 0; r < SR; r++) packed |= (P)__popc(fm[r]) << (FB * r);
+    for (int r = 0; r < ROUNDS; r++) packed |= (P)__popc(fm[r]) << (FIELD_BITS * r);
     const P incl = pp_warp_inclusive<P, Op_sum>(packed);
     const P excl = incl - packed;
     const P wt = pp_shfl(incl, 31);
     uint32_t acc = 0;
 #pragma unroll
-    for (int r = 0; r < SR; r++) acc += (uint32_t)((wt >> (FB * r)) & FMASK);
+    for (int r = 0; r < ROUNDS; r++) acc += (uint32_t)((wt >> (FIELD_BITS * r)) & FIELD_MASK);
     if (lane == 0) wtot[warp] = acc;
     __syncthreads();
     uint32_t wpre = 0, tsel = 0;
 #pragma unroll
-    for (int w = 0; w < SWARPS; w++) {
+    for (int w = 0; w < SELECT_WARPS; w++) {
         const uint32_t t = wtot[w];
         wpre += w < warp ? t : 0;
         tsel += t;
@@ -253,9 +248,9 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
     // sr: selected elements before the current one in the tile.
     uint32_t before = wpre;
 #pragma unroll
-    for (int r = 0; r < SR; r++) {
-        uint32_t sr = before + (uint32_t)((excl >> (FB * r)) & FMASK);
-        before += (uint32_t)((wt >> (FB * r)) & FMASK);
+    for (int r = 0; r < ROUNDS; r++) {
+        uint32_t sr = before + (uint32_t)((excl >> (FIELD_BITS * r)) & FIELD_MASK);
+        before += (uint32_t)((wt >> (FIELD_BITS * r)) & FIELD_MASK);
         const uint32_t pos0 = warp * SEG + r * 32 * VEC + lane * VEC;
 #pragma unroll
         for (int j = 0; j < VEC; j++) {
@@ -263,7 +258,7 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
             if ((fm[r] >> j) & 1u) {
                 stage[sr] = x;
                 sr++;
-            } else if (MODE == M_PART && pos0 + j - front < valid) { // inside the input
+            } else if (MODE == PP_SELECT_PARTITION && pos0 + j - front < valid) { // inside the input
                 const uint32_t rej = pos0 + j - front - sr; // rejected before it in the tile
                 stage[single ? tsel + rej : valid - 1 - rej] = x;
             }
@@ -282,14 +277,14 @@ __global__ void __launch_bounds__(SB, sel_minb<T>()) select_kernel(const SelPara
     __syncthreads();
 
     const uint64_t pre = s_prefix;
-    if constexpr (MODE != M_PART) {
-        for (uint32_t i = threadIdx.x; i < tsel; i += SB) p.out[pre + i] = stage[i];
+    if constexpr (MODE != PP_SELECT_PARTITION) {
+        for (uint32_t i = threadIdx.x; i < tsel; i += SELECT_BLOCK) p.out[pre + i] = stage[i];
     } else {
         // stage[i], i >= tsel, is rejected number valid - 1 - i of the tile:
         // it goes to out[n - 1 - (rej_before + valid - 1 - i)] = out[rdst + i].
         const uint64_t rej_before = (lo_v - p.a) - pre;
         const uint64_t rdst = single ? 0 : p.n - rej_before - valid;
-        for (uint32_t i = threadIdx.x; i < valid; i += SB) p.out[i < tsel ? pre + i : rdst + i] = stage[i];
+        for (uint32_t i = threadIdx.x; i < valid; i += SELECT_BLOCK) p.out[i < tsel ? pre + i : rdst + i] = stage[i];
     }
 }
 
@@ -325,22 +320,15 @@ __global__ void __launch_bounds__(256) reverse_tail_kernel(U *out, uint64_t n, c
     }
 }
 
-template <typename T, int MODE, int CMP, bool FVEC>
+template <typename T, pp_select_mode MODE, int CMP, bool FVEC>
 pp_status sel_launch(pp_context *ctx, const SelParams<T> &p, const char *fn)
 {
-    pp_cuda_state *s = pp_cuda(ctx);
-    select_kernel<T, MODE, CMP, FVEC><<<(unsigned)p.ntiles, SB, 0, s->stream>>>(p);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        pp_status st = pp_cuda_error(ctx, e, fn, "kernel launch");
-        cudaStreamSynchronize(s->stream);
-        pp_cuda_ticket_resync(ctx);
-        return st;
-    }
-    return PP_SUCCESS;
+    select_kernel<T, MODE, CMP, FVEC><<<(unsigned)p.ntiles, SELECT_BLOCK, 0, pp_cuda(ctx)->stream>>>(p);
+    return pp_cuda_launched_tickets(ctx, fn);
 }
 
-template <typename T, int MODE> pp_status sel_cmp_dispatch(pp_context *ctx, const SelParams<T> &p, pp_cmp cmp, const char *fn)
+template <typename T, pp_select_mode MODE>
+pp_status sel_cmp_dispatch(pp_context *ctx, const SelParams<T> &p, pp_cmp cmp, const char *fn)
 {
     switch (cmp) {
     case PP_LT: return sel_launch<T, MODE, PP_LT, false>(ctx, p, fn);
@@ -356,14 +344,11 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
 {
     typedef typename pp_traits<T>::bits U;
     constexpr uint64_t VEC = 16 / sizeof(T);
-    constexpr uint64_t TILE = (uint64_t)SB * sel_sr<T>() * VEC;
+    constexpr uint64_t TILE = (uint64_t)SELECT_BLOCK * sel_rounds<T>() * VEC;
     const char *fn = a->fn;
     pp_cuda_state *s = pp_cuda(ctx);
     const uint64_t n = a->n;
-    if (n == 0) {
-        PP_CUDA_TRY(ctx, cudaMemsetAsync(a->count, 0, sizeof(uint64_t), s->stream), fn);
-        return PP_SUCCESS;
-    }
+    if (n == 0) return pp_cuda_zero(ctx, a->count, sizeof(uint64_t), fn);
 
     SelParams<T> p;
     memset(&p, 0, sizeof p);
@@ -377,39 +362,26 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
     p.out = (T *)a->out;
     p.count = a->count;
 
-    // Look-back values (aggregate and inclusive prefix per tile) in scratch;
-    // scratch first, so that a failure leaves the tickets untouched.
-    uint64_t *vals = (uint64_t *)pp_cuda_scratch(ctx, (size_t)(2 * p.ntiles * sizeof(uint64_t)), fn);
-    if (!vals) return PP_ERROR_OUT_OF_MEMORY;
-    uint32_t epoch;
-    unsigned long long tbase;
-    uint32_t *flags = pp_cuda_lookback(ctx, (size_t)p.ntiles, &epoch, &tbase, fn);
-    if (!flags) return PP_ERROR_OUT_OF_MEMORY;
-    p.lb.flags = flags;
-    p.lb.packed = n < ((uint64_t)1 << 32); // counts fit in the packed words
-    p.lb.agg = vals;
-    p.lb.incl = vals + p.ntiles;
-    p.lb.epoch = epoch;
-    pp_lb_delays(p.lb, (size_t)p.ntiles);
+    // Look-back over the tiles' selected counts; packed words while the
+    // counts fit 32 bits.
+    const pp_status st_lb = pp_lookback_setup(ctx, (size_t)p.ntiles, n < ((uint64_t)1 << 32), &p.lb, &p.tbase, fn);
+    if (st_lb != PP_SUCCESS) return st_lb;
     p.ticket = s->ticket;
-    p.tbase = tbase;
 
     switch (a->mode) {
     case PP_SELECT_FLAGGED: {
         const bool fvec = (((uintptr_t)a->flags - p.a) % VEC) == 0;
-        return fvec ? sel_launch<T, M_FLAGGED, 0, true>(ctx, p, fn) : sel_launch<T, M_FLAGGED, 0, false>(ctx, p, fn);
+        return fvec ? sel_launch<T, PP_SELECT_FLAGGED, 0, true>(ctx, p, fn)
+                    : sel_launch<T, PP_SELECT_FLAGGED, 0, false>(ctx, p, fn);
     }
-    case PP_SELECT_IF: return sel_cmp_dispatch<T, M_IF>(ctx, p, a->cmp, fn);
-    case PP_SELECT_UNIQUE: return sel_launch<T, M_UNIQUE, 0, false>(ctx, p, fn);
+    case PP_SELECT_IF: return sel_cmp_dispatch<T, PP_SELECT_IF>(ctx, p, a->cmp, fn);
+    case PP_SELECT_UNIQUE: return sel_launch<T, PP_SELECT_UNIQUE, 0, false>(ctx, p, fn);
     default: break;
     }
-    pp_status st = sel_cmp_dispatch<T, M_PART>(ctx, p, a->cmp, fn);
+    pp_status st = sel_cmp_dispatch<T, PP_SELECT_PARTITION>(ctx, p, a->cmp, fn);
     if (st != PP_SUCCESS || p.ntiles == 1) return st;
-    uint64_t blocks = (n / 2 + 256 * 4 - 1) / (256 * 4);
-    const uint64_t cap = (uint64_t)s->sm_count * 8;
-    if (blocks > cap) blocks = cap;
-    if (blocks < 1) blocks = 1;
-    reverse_tail_kernel<U><<<(unsigned)blocks, 256, 0, s->stream>>>((U *)a->out, n, a->count);
+    const unsigned blocks = grid_for(ceil_div(n / 2, 256 * 4), pp_cuda_resident(s, 8));
+    reverse_tail_kernel<U><<<blocks, 256, 0, s->stream>>>((U *)a->out, n, a->count);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
@@ -418,12 +390,5 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
 
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a)
 {
-    switch (a->type) {
-#define PP_SELECT_CASE(E, T, S, K, U, W) \
-    case E: return select_typed<T>(ctx, a);
-        PP_FOR_EACH_TYPE(PP_SELECT_CASE)
-#undef PP_SELECT_CASE
-    default: break;
-    }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_select: type %d not dispatched", (int)a->type);
+    return pp_dispatch_type(ctx, a->fn, a->type, [&](auto t) { return select_typed<decltype(t)>(ctx, a); });
 }

@@ -1,43 +1,28 @@
 // Binning of the cuda histograms, shared by cuda_histogram.cu (the default
-// algorithm) and cuda_seed_histogram.cu (the course notes' algorithms), so
-// that every algorithm bins exactly alike: the binners (operator()(x) gives
-// the bin of x, or `none`) and their host-side parameter setup. See the top
-// of cuda_histogram.cu for the arithmetic. Everything here is in an
-// anonymous namespace: each including file gets its own copy.
-#ifndef PP_CUDA_HIST_BINS_CUH
-#define PP_CUDA_HIST_BINS_CUH
-
-#include "cuda_internal.cuh"
+// algorithm) and study/histogram.cu (the course notes' algorithms), so that
+// every algorithm bins exactly alike: the binners (operator()(x) gives the
+// bin of x, or `none`), their host-side parameter setup, and a call's
+// scratch (range edges copied to the device) and choice of binners
+// (hist_with_binners). See the top of
+// cuda_histogram.cu for the arithmetic. Everything here is in an anonymous
+// namespace: each including file gets its own copy.
+#ifndef PP_CUDA_DEVICE_HIST_BINS_CUH
+#define PP_CUDA_DEVICE_HIST_BINS_CUH
 
 #include <float.h>
+
+#include "../cuda_state.cuh"
+#include "ops.cuh"
+#include "util.cuh"
+#include "vec.cuh"
 
 namespace {
 
 // Threads per block of every histogram kernel that uses BinRange<..., true>
 // (its setup() copies the edges with this stride).
-constexpr int HB = 512;                        // threads per block
+constexpr int HIST_BLOCK = 512; // threads per block
 
 __extension__ typedef unsigned __int128 hist_u128;
-
-// Read-only load of any 1/2/4/8-byte element through the non-coherent path.
-template <typename T> __device__ __forceinline__ T hist_ldg(const T *p)
-{
-    T r;
-    if constexpr (sizeof(T) == 1) {
-        unsigned char u = __ldg((const unsigned char *)p);
-        memcpy(&r, &u, 1);
-    } else if constexpr (sizeof(T) == 2) {
-        unsigned short u = __ldg((const unsigned short *)p);
-        memcpy(&r, &u, 2);
-    } else if constexpr (sizeof(T) == 4) {
-        unsigned int u = __ldg((const unsigned int *)p);
-        memcpy(&r, &u, 4);
-    } else {
-        unsigned long long u = __ldg((const unsigned long long *)p);
-        memcpy(&r, &u, 8);
-    }
-    return r;
-}
 
 // ---- binners: operator()(x) gives the bin of x, or `none` (== nbins) ----------
 
@@ -129,7 +114,7 @@ template <typename T, typename I, bool SMEM> struct BinRange {
     {
         if constexpr (SMEM) {
             T *se = reinterpret_cast<T *>(sm);
-            for (uint64_t i = threadIdx.x; i <= nbins; i += HB) se[i] = hist_ldg(edges + i);
+            for (uint64_t i = threadIdx.x; i <= nbins; i += HIST_BLOCK) se[i] = pp_ldg(edges + i);
             edges = se; // the caller's __syncthreads() publishes them
         }
     }
@@ -140,7 +125,7 @@ template <typename T, typename I, bool SMEM> struct BinRange {
         for (I s = (I)top; s != 0; s >>= 1) {
             const I j = a + s;
             if (j < nb) {
-                const T e = SMEM ? edges[j] : hist_ldg(edges + j);
+                const T e = SMEM ? edges[j] : pp_ldg(edges + j);
                 if (x >= e) a = j;
             }
         }
@@ -236,6 +221,62 @@ template <typename T, typename I> inline BinWide<T, I> hist_make_wide(T lo, T hi
     w.nbins = nb;
     w.none = (I)nb;
     return w;
+}
+
+// ---- a call's scratch and binners -----------------------------------------------------
+
+// Stands for a binner that does not exist (see hist_with_binners).
+struct HistNoBins {
+};
+
+// Bytes of a call's range edges (nbins + 1 of them; 0 for even bins).
+template <typename T> inline uint64_t hist_edge_bytes(const pp_histogram_args *a)
+{
+    return a->edges ? (a->nbins + 1) * sizeof(T) : 0;
+}
+
+// Sets up a call's scratch and binners, then returns run(b32, b64, extra_at).
+// Scratch: the range edges in a 256-byte aligned region (copied there from
+// the host with cudaMemcpyAsync on the context's stream), then `extra` bytes
+// at extra_at (NULL if extra is 0). Binners: b32 gives 32-bit bins (meant
+// for nbins < 2^31; HistNoBins for narrow integer types whose range needs
+// BinWide, which they do only with nbins >= 2^32), b64 gives 64-bit bins;
+// range bins: b32 reads the edges from shared memory, b64 does where
+// edges_smem.
+template <typename T, typename Run>
+pp_status hist_with_binners(pp_context *ctx, const pp_histogram_args *a, uint64_t extra, bool edges_smem,
+                            const char *fn, Run run)
+{
+    const uint64_t edge_raw = hist_edge_bytes<T>(a);
+    const uint64_t edge_region = align_up(edge_raw, 256);
+    unsigned char *scratch = NULL;
+    if (edge_region + extra) {
+        scratch = (unsigned char *)pp_cuda_scratch(ctx, (size_t)(edge_region + extra), fn);
+        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+    }
+    void *extra_at = extra ? scratch + edge_region : NULL;
+    const uint64_t nb = a->nbins;
+    if (a->edges) {
+        T *dev_edges = (T *)scratch;
+        PP_CUDA_TRY(ctx, cudaMemcpyAsync(dev_edges, a->edges, (size_t)edge_raw, cudaMemcpyHostToDevice,
+                                         pp_cuda(ctx)->stream), fn);
+        const T *he = (const T *)a->edges;
+        const BinRange<T, uint32_t, true> r32 = hist_make_range<T, uint32_t, true>(dev_edges, he, nb);
+        if (edges_smem) return run(r32, hist_make_range<T, uint64_t, true>(dev_edges, he, nb), extra_at);
+        return run(r32, hist_make_range<T, uint64_t, false>(dev_edges, he, nb), extra_at);
+    }
+    T lo, hi;
+    memcpy(&lo, a->lower, sizeof lo);
+    memcpy(&hi, a->upper, sizeof hi);
+    if constexpr (pp_is_float<T>()) {
+        return run(hist_make_float<T, uint32_t>(lo, hi, nb), hist_make_float<T, uint64_t>(lo, hi, nb), extra_at);
+    } else {
+        if (hist_fast_fits(hist_int_range(lo, hi), nb))
+            return run(hist_make_fast<T, uint32_t>(lo, hi, nb), hist_make_fast<T, uint64_t>(lo, hi, nb), extra_at);
+        if constexpr (sizeof(T) == 8)
+            return run(hist_make_wide<T, uint32_t>(lo, hi, nb), hist_make_wide<T, uint64_t>(lo, hi, nb), extra_at);
+        else return run(HistNoBins(), hist_make_wide<T, uint64_t>(lo, hi, nb), extra_at);
+    }
 }
 
 } // namespace

@@ -36,24 +36,27 @@
 // PP_ALGO_WARP_SHUFFLE: 1024 threads, one element each: each warp scans its
 //   32 values with __shfl_up_sync, lane 31 writes the warp total, warp 0
 //   scans the 32 totals the same way, each thread adds its warp's prefix.
-#include "cuda_internal.cuh"
-#include "cuda_entry.h"
+#include "../cuda_state.cuh"
+#include "../device/dispatch.cuh"
+#include "../device/ops.cuh"
+#include "../device/util.cuh"
+#include "../device/warp_scan.cuh"
 
 namespace {
 
-constexpr size_t NAIVE_MAX = 65536;     // the naive scan's cap on n
-constexpr int NAIVE_BLOCK = 256;
-constexpr int HS_BLOCK = 1024;          // Hillis-Steele: threads = elements per segment
-constexpr int BL_BLOCK = 512;           // Blelloch: threads per block
-constexpr int BL_SEG = 2 * BL_BLOCK;    // Blelloch: elements per segment
-constexpr int LOG_NUM_BANKS = 5;        // 32 banks of shared memory
-constexpr int WS_BLOCK = 1024;          // warp shuffle: threads = elements per segment
-constexpr int WS_WARPS = WS_BLOCK / 32;
-constexpr int FIX_BLOCK = 256;          // fix-up: threads per block
-constexpr unsigned MAX_GRID = 1u << 20; // blocks per launch (kernels loop over segments)
-constexpr int MAX_LEVELS = 16;          // SEG >= 1024: 7 levels cover 2^64 elements
+constexpr size_t NAIVE_MAX = 65536;              // the naive scan's cap on n
+constexpr int NAIVE_BLOCK = 256;                 // naive: threads per block
+constexpr int HILLIS_STEELE_BLOCK = 1024;        // Hillis-Steele: threads = elements per segment
+constexpr int BLELLOCH_BLOCK = 512;              // Blelloch: threads per block
+constexpr int BLELLOCH_SEG = 2 * BLELLOCH_BLOCK; // Blelloch: elements per segment
+constexpr int LOG_NUM_BANKS = 5;                 // 32 banks of shared memory
+constexpr int WARP_SCAN_BLOCK = 1024;            // warp shuffle: threads = elements per segment
+constexpr int WARP_SCAN_WARPS = WARP_SCAN_BLOCK / 32;
+constexpr int FIX_BLOCK = 256;                   // fix-up: threads per block
+constexpr unsigned MAX_GRID = 1u << 20;          // blocks per launch (kernels loop over segments)
+constexpr int MAX_LEVELS = 16;                   // SEG >= 1024: 7 levels cover 2^64 elements
 
-static_assert(WS_WARPS == 32, "the warp totals are scanned by one full warp");
+static_assert(WARP_SCAN_WARPS == 32, "the warp totals are scanned by one full warp");
 
 // ---- naive: each output folds its own prefix ------------------------------------
 
@@ -82,19 +85,19 @@ __global__ void __launch_bounds__(NAIVE_BLOCK)
 
 // Hillis-Steele-Horn, double-buffered.
 template <typename T, typename Op>
-__global__ void __launch_bounds__(HS_BLOCK)
-    hs_scan(const T *in, T *out, size_t n, size_t tiles, int excl, int pub, T *totals)
+__global__ void __launch_bounds__(HILLIS_STEELE_BLOCK)
+    hillis_steele_scan(const T *in, T *out, size_t n, size_t tiles, int excl, int pub, T *totals)
 {
-    __shared__ T buf[2][HS_BLOCK];
+    __shared__ T buf[2][HILLIS_STEELE_BLOCK];
     const int t = threadIdx.x;
     const T id = Op::template identity<T>();
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const size_t i = tile * HS_BLOCK + t;
+        const size_t i = tile * HILLIS_STEELE_BLOCK + t;
         __syncthreads(); // the previous segment's reads of buf are done
         buf[0][t] = i < n ? in[i] : id;
         int cur = 0;
 #pragma unroll
-        for (int d = 1; d < HS_BLOCK; d *= 2) {
+        for (int d = 1; d < HILLIS_STEELE_BLOCK; d *= 2) {
             // One barrier per step: the last step's writes to buf[cur] are
             // visible, and its reads of buf[cur ^ 1] are done before this
             // step overwrites it. Every thread writes (a copy where it does
@@ -111,57 +114,57 @@ __global__ void __launch_bounds__(HS_BLOCK)
         if (excl) r = t > 0 ? res[t - 1] : id;
         if (pub && excl && i == 0) r = pp_public_identity<T, Op>();
         if (i < n) out[i] = r;
-        if (totals && t == 0) totals[tile] = res[HS_BLOCK - 1];
+        if (totals && t == 0) totals[tile] = res[HILLIS_STEELE_BLOCK - 1];
     }
 }
 
 // Blelloch up-sweep / down-sweep, PAD: shared indices padded against bank
 // conflicts.
-template <bool PAD> __device__ __forceinline__ int bl_index(int i) { return PAD ? i + (i >> LOG_NUM_BANKS) : i; }
+template <bool PAD> __device__ __forceinline__ int blelloch_index(int i) { return PAD ? i + (i >> LOG_NUM_BANKS) : i; }
 
 template <typename T, typename Op, bool PAD>
-__global__ void __launch_bounds__(BL_BLOCK)
+__global__ void __launch_bounds__(BLELLOCH_BLOCK)
     blelloch_scan(const T *in, T *out, size_t n, size_t tiles, int excl, int pub, T *totals)
 {
-    constexpr int SIZE = PAD ? BL_SEG + (BL_SEG >> LOG_NUM_BANKS) : BL_SEG;
+    constexpr int SIZE = PAD ? BLELLOCH_SEG + (BLELLOCH_SEG >> LOG_NUM_BANKS) : BLELLOCH_SEG;
     __shared__ T s[SIZE];
     __shared__ T s_total;
     const int t = threadIdx.x;
-    const int a = t, b = t + BL_BLOCK; // this thread's two elements
+    const int a = t, b = t + BLELLOCH_BLOCK; // this thread's two elements
     const T id = Op::template identity<T>();
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const size_t base = tile * BL_SEG;
+        const size_t base = tile * BLELLOCH_SEG;
         __syncthreads(); // the previous segment's reads of s and s_total are done
-        s[bl_index<PAD>(a)] = base + a < n ? in[base + a] : id;
-        s[bl_index<PAD>(b)] = base + b < n ? in[base + b] : id;
+        s[blelloch_index<PAD>(a)] = base + a < n ? in[base + a] : id;
+        s[blelloch_index<PAD>(b)] = base + b < n ? in[base + b] : id;
         // Up-sweep: d nodes combine their two children, stride `offset`.
         int offset = 1;
 #pragma unroll
-        for (int d = BL_SEG / 2; d > 0; d /= 2) {
+        for (int d = BLELLOCH_SEG / 2; d > 0; d /= 2) {
             __syncthreads();
             if (t < d) {
                 const int ai = offset * (2 * t + 1) - 1, bi = offset * (2 * t + 2) - 1;
-                s[bl_index<PAD>(bi)] = Op::apply(s[bl_index<PAD>(ai)], s[bl_index<PAD>(bi)]);
+                s[blelloch_index<PAD>(bi)] = Op::apply(s[blelloch_index<PAD>(ai)], s[blelloch_index<PAD>(bi)]);
             }
             offset *= 2;
         }
         __syncthreads();
         if (t == 0) {
-            s_total = s[bl_index<PAD>(BL_SEG - 1)];
-            s[bl_index<PAD>(BL_SEG - 1)] = id;
+            s_total = s[blelloch_index<PAD>(BLELLOCH_SEG - 1)];
+            s[blelloch_index<PAD>(BLELLOCH_SEG - 1)] = id;
         }
         // Down-sweep: a node's prefix goes to its left child; the right
         // child gets prefix op (left child's total).
 #pragma unroll
-        for (int d = 1; d < BL_SEG; d *= 2) {
+        for (int d = 1; d < BLELLOCH_SEG; d *= 2) {
             offset /= 2;
             __syncthreads();
             if (t < d) {
                 const int ai = offset * (2 * t + 1) - 1, bi = offset * (2 * t + 2) - 1;
-                const T left = s[bl_index<PAD>(ai)];
-                const T pre = s[bl_index<PAD>(bi)];
-                s[bl_index<PAD>(ai)] = pre;
-                s[bl_index<PAD>(bi)] = Op::apply(pre, left);
+                const T left = s[blelloch_index<PAD>(ai)];
+                const T pre = s[blelloch_index<PAD>(bi)];
+                s[blelloch_index<PAD>(ai)] = pre;
+                s[blelloch_index<PAD>(bi)] = Op::apply(pre, left);
             }
         }
         __syncthreads();
@@ -169,12 +172,12 @@ __global__ void __launch_bounds__(BL_BLOCK)
         const T total = s_total;
         T ra, rb;
         if (excl) {
-            ra = s[bl_index<PAD>(a)];
-            rb = s[bl_index<PAD>(b)];
+            ra = s[blelloch_index<PAD>(a)];
+            rb = s[blelloch_index<PAD>(b)];
             if (pub && tile == 0 && t == 0) ra = pp_public_identity<T, Op>();
         } else {
-            ra = s[bl_index<PAD>(a + 1)];
-            rb = b + 1 < BL_SEG ? s[bl_index<PAD>(b + 1)] : total;
+            ra = s[blelloch_index<PAD>(a + 1)];
+            rb = b + 1 < BLELLOCH_SEG ? s[blelloch_index<PAD>(b + 1)] : total;
         }
         if (base + a < n) out[base + a] = ra;
         if (base + b < n) out[base + b] = rb;
@@ -184,14 +187,14 @@ __global__ void __launch_bounds__(BL_BLOCK)
 
 // Warp-shuffle multiscan.
 template <typename T, typename Op>
-__global__ void __launch_bounds__(WS_BLOCK)
+__global__ void __launch_bounds__(WARP_SCAN_BLOCK)
     warp_scan(const T *in, T *out, size_t n, size_t tiles, int excl, int pub, T *totals)
 {
-    __shared__ T s_warp[WS_WARPS];
+    __shared__ T s_warp[WARP_SCAN_WARPS];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const T id = Op::template identity<T>();
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const size_t i = tile * WS_BLOCK + t;
+        const size_t i = tile * WARP_SCAN_BLOCK + t;
         const T x = i < n ? in[i] : id;
         const T inc = pp_warp_inclusive<T, Op>(x); // scan within the warp
         T ex = pp_shfl_up(inc, 1);                   // exclusive within the warp
@@ -205,7 +208,7 @@ __global__ void __launch_bounds__(WS_BLOCK)
         T r = Op::apply(prefix, excl ? ex : inc);
         if (pub && excl && i == 0) r = pp_public_identity<T, Op>();
         if (i < n) out[i] = r;
-        if (totals && t == 0) totals[tile] = s_warp[WS_WARPS - 1];
+        if (totals && t == 0) totals[tile] = s_warp[WARP_SCAN_WARPS - 1];
     }
 }
 
@@ -223,56 +226,46 @@ __global__ void __launch_bounds__(FIX_BLOCK)
     }
 }
 
-inline unsigned grid_for(size_t blocks) { return blocks < MAX_GRID ? (unsigned)blocks : MAX_GRID; }
-inline size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+// A launch's grid for `blocks` segments (blocks loop over the rest).
+inline unsigned seg_grid(size_t blocks) { return grid_for(blocks, MAX_GRID); }
 
-template <typename T, typename Op>
-pp_status seed_scan(pp_context *ctx, pp_algorithm algo, pp_scan_kind kind, const void *in_, void *out_, size_t n)
+// The segment of algorithm ALGO's block scan (elements).
+template <pp_algorithm ALGO> constexpr size_t seg_of()
 {
-    if constexpr (pp_is_float<T>() && (pp_same<Op, Op_and>::value || pp_same<Op, Op_or>::value ||
-                                       pp_same<Op, Op_xor>::value)) {
-        (void)algo;
-        (void)kind;
-        (void)in_;
-        (void)out_;
-        (void)n;
-        return pp_fail(ctx, PP_ERROR_INTERNAL, "pp_scan: bitwise operator on a float type reached the cuda backend");
+    if constexpr (ALGO == PP_ALGO_HILLIS_STEELE) return HILLIS_STEELE_BLOCK;
+    else if constexpr (ALGO == PP_ALGO_BLELLOCH || ALGO == PP_ALGO_BLELLOCH_PADDED) return BLELLOCH_SEG;
+    else return WARP_SCAN_BLOCK;
+}
+
+// Algorithm ALGO on elements T with operator Op.
+template <pp_algorithm ALGO, typename T, typename Op> pp_status study_scan(pp_context *ctx, const pp_scan_args *a)
+{
+    const char *fn = a->fn;
+    const size_t n = a->n;
+    if (n == 0) return PP_SUCCESS;
+    const T *in = (const T *)a->in;
+    T *out = (T *)a->out;
+    const int excl = a->kind == PP_EXCLUSIVE;
+    cudaStream_t st = pp_cuda(ctx)->stream;
+
+    if constexpr (ALGO == PP_ALGO_NAIVE) {
+        if (n > NAIVE_MAX)
+            return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
+                           "%s: algorithm %s does quadratic work (each output folds its own prefix); n = %zu is "
+                           "above its cap of %zu",
+                           fn, pp_algorithm_name(ALGO), n, NAIVE_MAX);
+        const T *src = in;
+        if (a->in == a->out) {
+            T *copy = (T *)pp_cuda_scratch(ctx, n * sizeof(T), fn);
+            if (!copy) return PP_ERROR_OUT_OF_MEMORY;
+            PP_CUDA_TRY(ctx, cudaMemcpyAsync(copy, in, n * sizeof(T), cudaMemcpyDeviceToDevice, st), fn);
+            src = copy;
+        }
+        naive_scan<T, Op><<<seg_grid(ceil_div(n, NAIVE_BLOCK)), NAIVE_BLOCK, 0, st>>>(src, out, n, excl);
+        PP_CUDA_LAUNCHED(ctx, fn);
+        return PP_SUCCESS;
     } else {
-        static const char fn[] = "pp_scan";
-        if (n == 0) return PP_SUCCESS;
-        const T *in = (const T *)in_;
-        T *out = (T *)out_;
-        const int excl = kind == PP_EXCLUSIVE;
-        cudaStream_t st = pp_cuda(ctx)->stream;
-
-        if (algo == PP_ALGO_NAIVE) {
-            if (n > NAIVE_MAX)
-                return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
-                               "%s: algorithm %s does quadratic work (each output folds its own prefix); n = %zu is "
-                               "above its cap of %zu",
-                               fn, pp_algorithm_name(algo), n, NAIVE_MAX);
-            const T *src = in;
-            if (in_ == out_) {
-                T *copy = (T *)pp_cuda_scratch(ctx, n * sizeof(T), fn);
-                if (!copy) return PP_ERROR_OUT_OF_MEMORY;
-                PP_CUDA_TRY(ctx, cudaMemcpyAsync(copy, in, n * sizeof(T), cudaMemcpyDeviceToDevice, st), fn);
-                src = copy;
-            }
-            naive_scan<T, Op><<<grid_for(ceil_div(n, NAIVE_BLOCK)), NAIVE_BLOCK, 0, st>>>(src, out, n, excl);
-            PP_CUDA_LAUNCHED(ctx, fn);
-            return PP_SUCCESS;
-        }
-
-        size_t seg;
-        switch (algo) {
-        case PP_ALGO_HILLIS_STEELE: seg = HS_BLOCK; break;
-        case PP_ALGO_BLELLOCH:
-        case PP_ALGO_BLELLOCH_PADDED: seg = BL_SEG; break;
-        case PP_ALGO_WARP_SHUFFLE: seg = WS_BLOCK; break;
-        default:
-            return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: algorithm %s is not available on cuda", fn,
-                           pp_algorithm_name(algo));
-        }
+        constexpr size_t seg = seg_of<ALGO>();
 
         // Levels: len[0] = n elements (in -> out); len[k + 1] = the number
         // of segments of level k, whose totals arr[k + 1] (scratch) hold;
@@ -288,7 +281,7 @@ pp_status seed_scan(pp_context *ctx, pp_algorithm algo, pp_scan_kind kind, const
             len[L + 1] = ceil_div(len[L], seg);
             L++;
             off[L] = bytes;
-            bytes += (len[L] * sizeof(T) + 15) & ~(size_t)15; // 16-byte aligned arrays
+            bytes += align_up(len[L] * sizeof(T), 16); // 16-byte aligned arrays
         }
         arr[0] = out;
         if (L > 0) {
@@ -305,18 +298,18 @@ pp_status seed_scan(pp_context *ctx, pp_algorithm algo, pp_scan_kind kind, const
             const int ex = k == 0 ? excl : 1;
             const int pub = k == 0;
             T *totals = k < L ? arr[k + 1] : NULL;
-            const unsigned grid = grid_for(tiles);
-            switch (algo) {
-            case PP_ALGO_HILLIS_STEELE:
-                hs_scan<T, Op><<<grid, HS_BLOCK, 0, st>>>(src, arr[k], len[k], tiles, ex, pub, totals);
-                break;
-            case PP_ALGO_BLELLOCH:
-                blelloch_scan<T, Op, false><<<grid, BL_BLOCK, 0, st>>>(src, arr[k], len[k], tiles, ex, pub, totals);
-                break;
-            case PP_ALGO_BLELLOCH_PADDED:
-                blelloch_scan<T, Op, true><<<grid, BL_BLOCK, 0, st>>>(src, arr[k], len[k], tiles, ex, pub, totals);
-                break;
-            default: warp_scan<T, Op><<<grid, WS_BLOCK, 0, st>>>(src, arr[k], len[k], tiles, ex, pub, totals); break;
+            const unsigned grid = seg_grid(tiles);
+            T *dst = arr[k];
+            const size_t m = len[k];
+            if constexpr (ALGO == PP_ALGO_HILLIS_STEELE)
+                hillis_steele_scan<T, Op><<<grid, HILLIS_STEELE_BLOCK, 0, st>>>(src, dst, m, tiles, ex, pub, totals);
+            else if constexpr (ALGO == PP_ALGO_BLELLOCH)
+                blelloch_scan<T, Op, false><<<grid, BLELLOCH_BLOCK, 0, st>>>(src, dst, m, tiles, ex, pub, totals);
+            else if constexpr (ALGO == PP_ALGO_BLELLOCH_PADDED)
+                blelloch_scan<T, Op, true><<<grid, BLELLOCH_BLOCK, 0, st>>>(src, dst, m, tiles, ex, pub, totals);
+            else {
+                static_assert(ALGO == PP_ALGO_WARP_SHUFFLE, "not a scan algorithm of study/scan.cu");
+                warp_scan<T, Op><<<grid, WARP_SCAN_BLOCK, 0, st>>>(src, dst, m, tiles, ex, pub, totals);
             }
             PP_CUDA_LAUNCHED(ctx, fn);
         }
@@ -324,30 +317,28 @@ pp_status seed_scan(pp_context *ctx, pp_algorithm algo, pp_scan_kind kind, const
         // (by then complete) exclusive scan of their totals.
         for (int k = L - 1; k >= 0; k--) {
             const size_t tiles = len[k + 1]; // >= 2
-            add_carries<T, Op><<<grid_for(tiles - 1), FIX_BLOCK, 0, st>>>(arr[k], len[k], seg, tiles, arr[k + 1]);
+            add_carries<T, Op><<<seg_grid(tiles - 1), FIX_BLOCK, 0, st>>>(arr[k], len[k], seg, tiles, arr[k + 1]);
             PP_CUDA_LAUNCHED(ctx, fn);
         }
         return PP_SUCCESS;
     }
 }
 
-typedef pp_status (*seed_scan_fn)(pp_context *, pp_algorithm, pp_scan_kind, const void *, void *, size_t);
-
-// Filled in list order, which is enum order (pp_type_op_order_ok in cuda_internal.cuh).
-#define PP_SEED_SCAN_ENTRY(E, T, S, K, OE, OS) seed_scan<T, Op_##OS>,
-const seed_scan_fn seed_scan_table[PP_TYPE_COUNT][PP_OP_COUNT] = {PP_FOR_EACH_TYPE_OP(PP_SEED_SCAN_ENTRY)};
-#undef PP_SEED_SCAN_ENTRY
+template <pp_algorithm ALGO> pp_status study_scan_entry(pp_context *ctx, const pp_scan_args *a)
+{
+    return pp_dispatch_type_op(ctx, a->fn, a->type, a->op, [&](auto t, auto op) {
+        return study_scan<ALGO, decltype(t), decltype(op)>(ctx, a);
+    });
+}
 
 } // namespace
 
-static pp_status study_scan(pp_context *ctx, pp_algorithm algo, const pp_scan_args *a)
-{
-    return seed_scan_table[a->type][a->op](ctx, algo, a->kind, a->in, a->out, a->n);
-}
-
 // One entry per algorithm, for the backend's table (cuda_table.c).
 #define PP_STUDY_ENTRY(NAME, ALGO) \
-    pp_status pp_cuda_study_scan_##NAME(pp_context *ctx, const pp_scan_args *a) { return study_scan(ctx, ALGO, a); }
+    pp_status pp_cuda_study_scan_##NAME(pp_context *ctx, const pp_scan_args *a) \
+    {                                                                             \
+        return study_scan_entry<ALGO>(ctx, a);                                    \
+    }
 PP_STUDY_ENTRY(naive, PP_ALGO_NAIVE)
 PP_STUDY_ENTRY(hillis_steele, PP_ALGO_HILLIS_STEELE)
 PP_STUDY_ENTRY(blelloch, PP_ALGO_BLELLOCH)

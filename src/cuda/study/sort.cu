@@ -6,9 +6,10 @@
 //      1. split_count_kernel: per tile, the number of keys whose bit is 0
 //         (warp ballots and popcounts); block 0 also zeroes the slot after
 //         the last tile.
-//      2. scan_u64: exclusive scan of the tiles+1 counts, hierarchical (per
-//         block scans, a scan of the block totals, a fix-up adding them);
-//         the extra slot becomes f, the number of keys whose bit is 0.
+//      2. pp_count_scan (device/count_scan.cuh): exclusive scan of the
+//         tiles+1 counts, hierarchical (per block scans, a scan of the block
+//         totals, a fix-up adding them); the extra slot becomes f, the
+//         number of keys whose bit is 0.
 //      3. split_scatter_kernel: per tile, the scan is finished: the tile's
 //         offset plus the warp prefixes plus the ballot ranks give, for each
 //         key i, s = number of keys with bit 0 before i; the key goes to s
@@ -17,8 +18,8 @@
 //      1. css_count_kernel: per tile, a 16-bin histogram of the digit,
 //         written digit-major: counts[digit * tiles + tile]; block 0 also
 //         zeroes the slot after the last one.
-//      2. scan_u64 over the 16 * tiles + 1 counts (the same hierarchical
-//         scan): counts[d * tiles + t] becomes where tile t's keys of digit
+//      2. pp_count_scan over the 16 * tiles + 1 counts (the same
+//         hierarchical scan): counts[d * tiles + t] becomes where tile t's keys of digit
 //         d start; the last slot becomes n.
 //      3. css_scatter_kernel: each warp ranks its keys by digit, item by
 //         item in input order (peers found with __match_any_sync, per-warp
@@ -26,8 +27,8 @@
 //         counts are scanned per digit, and each key (and value) is written
 //         to counts[d * tiles + t] + its rank in the tile (stable).
 //
-// Both: the radix key is cuda_sort.cu's (cuda_sort_keys.cuh), computed on the
-// fly; keys and values are moved unchanged. Passes ping-pong between the
+// Both: the radix key is cuda_sort.cu's (device/sort_keys.cuh), computed on
+// the fly; keys and values are moved unchanged. Passes ping-pong between the
 // user's buffers and alternate buffers in scratch. A pass whose bit or digit
 // is the same in every key (f == 0 or f == n; some digit with n keys) is
 // skipped on the device: each scatter kernel reads from the control block
@@ -42,9 +43,12 @@
 //
 // Memory (one pp_cuda_scratch buffer, carved, 256-byte aligned pieces):
 // control block | alternate keys | alternate values | counts | scan levels.
-#include "cuda_internal.cuh"
-#include "cuda_entry.h"
-#include "cuda_sort_keys.cuh"
+#include "../cuda_state.cuh"
+#include "../device/count_scan.cuh"
+#include "../device/dispatch.cuh"
+#include "../device/ops.cuh"
+#include "../device/sort_keys.cuh"
+#include "../device/util.cuh"
 
 namespace {
 
@@ -65,15 +69,6 @@ struct Ctrl {
     uint32_t src[kMaxPasses + 1]; // 1: pass p reads the alternate buffers; src[0] == 0
 };
 
-constexpr size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
-// Value types: NoValue for keys only.
-struct NoValue {
-    unsigned char unused;
-};
-template <typename V> struct HasValue { static constexpr bool value = true; };
-template <> struct HasValue<NoValue> { static constexpr bool value = false; };
-
 // Arguments of one pass of either algorithm.
 struct PassArgs {
     void *keys, *vals;       // the user's buffers
@@ -86,78 +81,6 @@ struct PassArgs {
     int pass;
     int shift;               // lowest bit of the pass's bit or digit
 };
-
-// ---- hierarchical exclusive scan of 64-bit counts ------------------------------------
-
-constexpr int kScanBlock = 256;
-constexpr int kScanItems = 8;
-constexpr int kScanTile = kScanBlock * kScanItems;
-
-// Each block scans kScanTile consecutive elements in place (exclusive; thread
-// t owns kScanItems consecutive ones) and writes its total to sums[block]
-// (when sums is not NULL).
-__global__ void __launch_bounds__(kScanBlock) scan_tiles_kernel(uint64_t *a, size_t m, uint64_t *sums)
-{
-    __shared__ uint64_t sh[kScanBlock / 32];
-    const size_t base = (size_t)blockIdx.x * kScanTile + (size_t)threadIdx.x * kScanItems;
-    uint64_t v[kScanItems];
-    uint64_t s = 0;
-#pragma unroll
-    for (int j = 0; j < kScanItems; j++) {
-        v[j] = base + j < m ? a[base + j] : 0;
-        s += v[j];
-    }
-    uint64_t total;
-    uint64_t run = pp_block_exclusive<uint64_t, Op_sum, kScanBlock>(s, &total, sh);
-#pragma unroll
-    for (int j = 0; j < kScanItems; j++) {
-        if (base + j < m) a[base + j] = run;
-        run += v[j];
-    }
-    if (sums && threadIdx.x == 0) sums[blockIdx.x] = total;
-}
-
-// The fix-up: adds the scanned block totals to every element of their block.
-__global__ void __launch_bounds__(kScanBlock) scan_add_kernel(uint64_t *a, size_t m, const uint64_t *sums)
-{
-    if (blockIdx.x == 0) return; // sums[0] == 0
-    const uint64_t add = sums[blockIdx.x];
-    const size_t base = (size_t)blockIdx.x * kScanTile;
-    for (int j = threadIdx.x; j < kScanTile; j += kScanBlock) {
-        const size_t i = base + (size_t)j;
-        if (i < m) a[i] += add;
-    }
-}
-
-// Elements of scratch the scan of m elements needs for its levels.
-static size_t scan_work(size_t m)
-{
-    size_t w = 0;
-    while (m > (size_t)kScanTile) {
-        m = (m + kScanTile - 1) / kScanTile;
-        w += align_up(m, 32);
-    }
-    return w;
-}
-
-static pp_status scan_u64(pp_context *ctx, uint64_t *a, size_t m, uint64_t *work, const char *fn)
-{
-    cudaStream_t st = pp_cuda(ctx)->stream;
-    if (m <= (size_t)kScanTile) {
-        scan_tiles_kernel<<<1, kScanBlock, 0, st>>>(a, m, NULL);
-        PP_CUDA_LAUNCHED(ctx, fn);
-        return PP_SUCCESS;
-    }
-    const size_t blocks = (m + kScanTile - 1) / kScanTile;
-    uint64_t *sums = work;
-    scan_tiles_kernel<<<(unsigned)blocks, kScanBlock, 0, st>>>(a, m, sums);
-    PP_CUDA_LAUNCHED(ctx, fn);
-    pp_status s = scan_u64(ctx, sums, blocks, work + align_up(blocks, 32), fn);
-    if (s != PP_SUCCESS) return s;
-    scan_add_kernel<<<(unsigned)blocks, kScanBlock, 0, st>>>(a, m, sums);
-    PP_CUDA_LAUNCHED(ctx, fn);
-    return PP_SUCCESS;
-}
 
 // ---- split radix: one bit per pass ---------------------------------------------------
 
@@ -246,7 +169,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
             const uint64_t si = s + (uint64_t)__popc(bal[i] & lower);
             const size_t dst = (bal[i] >> lane) & 1u ? (size_t)si : (size_t)(f + (uint64_t)idx - si);
             dk[dst] = k[i];
-            if constexpr (HasValue<V>::value) dv[dst] = sv[idx];
+            if constexpr (VInfo<V>::has) dv[dst] = sv[idx];
         }
         s += (uint64_t)__popc(bal[i]);
     }
@@ -358,7 +281,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
         if (idx < n) {
             const size_t dst = (size_t)(woff[warp * kDigits + dg[i]] + rk[i]);
             dk[dst] = k[i];
-            if constexpr (HasValue<V>::value) dv[dst] = sv[idx];
+            if constexpr (VInfo<V>::has) dv[dst] = sv[idx];
         }
     }
 }
@@ -373,28 +296,20 @@ template <typename T> __global__ void __launch_bounds__(256) copy_kernel(const u
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) dst[i] = src[i];
 }
 
-static unsigned copy_grid(pp_cuda_state *s, size_t n)
-{
-    size_t g = (n + 255) / 256;
-    const size_t cap = (size_t)(s->sm_count > 0 ? s->sm_count : 1) * 8;
-    if (g > cap) g = cap;
-    if (g < 1) g = 1;
-    return (unsigned)g;
-}
-
 // ---- host side -------------------------------------------------------------------------
 
-template <bool FLOAT, typename U, typename V>
-static pp_status sort_kv(pp_context *ctx, pp_algorithm algo, void *keys, void *vals, size_t n,
-                         unsigned long long xmask, const char *fn)
+// Algorithm ALGO on keys whose bits are U (FLOAT: float keys) with values V.
+template <pp_algorithm ALGO, bool FLOAT, typename U, typename V>
+static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     constexpr size_t KB = sizeof(U);
-    constexpr size_t VB = HasValue<V>::value ? sizeof(V) : 0;
-    const bool split = algo == PP_ALGO_SPLIT_RADIX;
-    const int passes = split ? (int)(8 * KB) : (int)(8 * KB / kDigitBits);
-    const int step = split ? 1 : kDigitBits;
-    const size_t tiles = (n + kTile - 1) / kTile;
+    constexpr size_t VB = (size_t)VInfo<V>::bytes;
+    constexpr bool split = ALGO == PP_ALGO_SPLIT_RADIX;
+    static_assert(split || ALGO == PP_ALGO_COUNT_SCAN_SCATTER, "not a sort algorithm of study/sort.cu");
+    constexpr int passes = split ? (int)(8 * KB) : (int)(8 * KB / kDigitBits);
+    constexpr int step = split ? 1 : kDigitBits;
+    const size_t tiles = ceil_div(n, kTile);
     if (tiles > 0x7fffffffu) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
     const size_t ncounts = (split ? tiles : (size_t)kDigits * tiles) + 1;
 
@@ -402,7 +317,7 @@ static pp_status sort_kv(pp_context *ctx, pp_algorithm algo, void *keys, void *v
     const size_t off_altv = align_up(off_altk + n * KB, 256);
     const size_t off_cnt = align_up(off_altv + n * VB, 256);
     const size_t off_work = align_up(off_cnt + ncounts * 8, 256);
-    const size_t total = align_up(off_work + scan_work(ncounts) * 8, 256);
+    const size_t total = align_up(off_work + pp_count_scan_work(ncounts) * 8, 256);
     char *base = (char *)pp_cuda_scratch(ctx, total, fn);
     if (!base) return PP_ERROR_OUT_OF_MEMORY;
     Ctrl *ctrl = (Ctrl *)base;
@@ -423,64 +338,53 @@ static pp_status sort_kv(pp_context *ctx, pp_algorithm algo, void *keys, void *v
     for (int p = 0; p < passes; p++) {
         a.pass = p;
         a.shift = p * step;
-        if (split) split_count_kernel<FLOAT, U><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
+        if constexpr (split) split_count_kernel<FLOAT, U><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
         else css_count_kernel<FLOAT, U><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
         PP_CUDA_LAUNCHED(ctx, fn);
-        pp_status st = scan_u64(ctx, counts, ncounts, work, fn);
+        pp_status st = pp_count_scan(ctx, counts, ncounts, work, fn);
         if (st != PP_SUCCESS) return st;
-        if (split) split_scatter_kernel<FLOAT, U, V><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
+        if constexpr (split) split_scatter_kernel<FLOAT, U, V><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
         else css_scatter_kernel<FLOAT, U, V><<<(unsigned)tiles, kBlock, 0, s->stream>>>(a);
         PP_CUDA_LAUNCHED(ctx, fn);
     }
     const uint32_t *flag = ctrl->src + passes;
-    copy_kernel<U><<<copy_grid(s, n), 256, 0, s->stream>>>(flag, (U *)keys, (const U *)a.alt_keys, n);
+    const unsigned copy_grid = grid_for(ceil_div(n, 256), pp_cuda_resident(s, 8));
+    copy_kernel<U><<<copy_grid, 256, 0, s->stream>>>(flag, (U *)keys, (const U *)a.alt_keys, n);
     PP_CUDA_LAUNCHED(ctx, fn);
-    if constexpr (HasValue<V>::value) {
-        copy_kernel<V><<<copy_grid(s, n), 256, 0, s->stream>>>(flag, (V *)vals, (const V *)a.alt_vals, n);
+    if constexpr (VInfo<V>::has) {
+        copy_kernel<V><<<copy_grid, 256, 0, s->stream>>>(flag, (V *)vals, (const V *)a.alt_vals, n);
         PP_CUDA_LAUNCHED(ctx, fn);
     }
     return PP_SUCCESS;
 }
 
-// xmask as in cuda_sort.cu's sort_typed: for integers the sign flip (signed
-// types) XOR the descending flip, for floats the descending flip only.
-template <int KIND, typename U>
-static pp_status sort_typed(pp_context *ctx, pp_algorithm algo, void *keys, void *vals, size_t vsize, size_t n,
-                            pp_order order, const char *fn)
+// Keys of type T (sorted by their bits U = pp_traits<T>::bits), values V;
+// the key mask as in cuda_sort.cu (pp_sort_xmask).
+template <pp_algorithm ALGO, typename T, typename V> static pp_status sort_typed(pp_context *ctx, const pp_sort_args *a)
 {
-    constexpr bool FLOAT = KIND == PP_KIND_FLOAT;
-    const unsigned long long ones = sizeof(U) == 8 ? ~0ull : (1ull << (8 * sizeof(U))) - 1;
-    const unsigned long long sign = 1ull << (8 * sizeof(U) - 1);
-    const unsigned long long xmask = (KIND == PP_KIND_SINT ? sign : 0) ^ (order == PP_DESCENDING ? ones : 0);
-    switch (vals ? vsize : 0) {
-    case 0: return sort_kv<FLOAT, U, NoValue>(ctx, algo, keys, NULL, n, xmask, fn);
-    case 1: return sort_kv<FLOAT, U, uint8_t>(ctx, algo, keys, vals, n, xmask, fn);
-    case 2: return sort_kv<FLOAT, U, uint16_t>(ctx, algo, keys, vals, n, xmask, fn);
-    case 4: return sort_kv<FLOAT, U, uint32_t>(ctx, algo, keys, vals, n, xmask, fn);
-    case 8: return sort_kv<FLOAT, U, uint64_t>(ctx, algo, keys, vals, n, xmask, fn);
-    }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: value size %zu", fn, vsize);
+    typedef typename pp_traits<T>::bits U;
+    constexpr int KIND = pp_traits<T>::kind;
+    const unsigned long long xmask = pp_sort_xmask<KIND, U>(a->order);
+    return sort_kv<ALGO, KIND == PP_KIND_FLOAT, U, V>(ctx, a->keys, VInfo<V>::has ? a->values : NULL, a->n, xmask,
+                                                      a->fn);
+}
+
+template <pp_algorithm ALGO> pp_status study_sort(pp_context *ctx, const pp_sort_args *a)
+{
+    return pp_dispatch_type(ctx, a->fn, a->type, [&](auto t) {
+        return pp_dispatch_values(ctx, a->fn, a->values, a->value_size,
+                                  [&](auto v) { return sort_typed<ALGO, decltype(t), decltype(v)>(ctx, a); });
+    });
 }
 
 } // namespace
 
-static pp_status study_sort(pp_context *ctx, pp_algorithm algo, const pp_sort_args *a)
-{
-    switch (a->type) {
-#define PP_SEED_SORT_CASE(E, T, S, K, U, W) \
-    case E: return sort_typed<PP_KIND_##K, U>(ctx, algo, a->keys, a->values, a->value_size, a->n, a->order, a->fn);
-        PP_FOR_EACH_TYPE(PP_SEED_SORT_CASE)
-#undef PP_SEED_SORT_CASE
-    }
-    return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: unknown type %d", a->fn, (int)a->type);
-}
-
 // One entry per algorithm, for the backend's table (cuda_table.c).
 pp_status pp_cuda_study_sort_split_radix(pp_context *ctx, const pp_sort_args *a)
 {
-    return study_sort(ctx, PP_ALGO_SPLIT_RADIX, a);
+    return study_sort<PP_ALGO_SPLIT_RADIX>(ctx, a);
 }
 pp_status pp_cuda_study_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
 {
-    return study_sort(ctx, PP_ALGO_COUNT_SCAN_SCATTER, a);
+    return study_sort<PP_ALGO_COUNT_SCAN_SCATTER>(ctx, a);
 }

@@ -1,0 +1,142 @@
+// Warp and block ranking of the Onesweep sort (cuda_sort.cu): 8-bit digits
+// kept four to a register, keys kept packed in registers, the stable
+// ranking of a warp's keys by digit (ballots of the digit's bits, one
+// predicated shared-memory atomic per group of peers), and the scan of the
+// warps' digit counts. Internal linkage: each including file has its own
+// copy.
+#ifndef PP_CUDA_DEVICE_SORT_RANK_CUH
+#define PP_CUDA_DEVICE_SORT_RANK_CUH
+
+#include <stdint.h>
+
+#include "sort_keys.cuh"
+
+namespace {
+
+// The digits of a thread's ITEMS keys, four to a register (indices are known
+// at compile time in the unrolled loops, so get and set are bit-field ops).
+template <int ITEMS> struct Digits {
+    uint32_t w[(ITEMS + 3) / 4];
+    __device__ __forceinline__ void set(int i, uint32_t d)
+    {
+        if (i % 4 == 0) w[i / 4] = d;
+        else w[i / 4] |= d << (8 * (i % 4));
+    }
+    __device__ __forceinline__ uint32_t get(int i) const { return (w[i / 4] >> (8 * (i % 4))) & 255u; }
+};
+
+// Lanes of the warp whose word w has the same value as this lane's at the
+// bit(s) of `bit`: a ballot of the bit, inverted in the lanes where the bit
+// is clear. All 32 lanes must call it.
+__device__ __forceinline__ unsigned same_bit(uint32_t w, uint32_t bit)
+{
+    unsigned r;
+    asm volatile("{\n\t.reg .pred q;\n\t"
+                 "and.b32 %0, %1, %2;\n\t"
+                 "setp.ne.u32 q, %0, 0;\n\t"
+                 "vote.sync.ballot.b32 %0, q, 0xffffffff;\n\t"
+                 "@!q not.b32 %0, %0;\n\t}"
+                 : "=r"(r)
+                 : "r"(w), "r"(bit));
+    return r;
+}
+
+// *p += v by the lanes where `leader` is set, returning the old value there
+// (0 elsewhere): one predicated shared-memory atomic instead of a branch.
+__device__ __forceinline__ uint32_t leader_add(uint32_t *p, uint32_t v, bool leader)
+{
+    uint32_t old;
+    asm volatile("{\n\t.reg .pred q;\n\t"
+                 "setp.ne.u32 q, %3, 0;\n\t"
+                 "mov.u32 %0, 0;\n\t"
+                 "@q atom.shared.add.u32 %0, [%1], %2;\n\t}"
+                 : "=r"(old)
+                 : "r"((uint32_t)__cvta_generic_to_shared(p)), "r"(v), "r"((uint32_t)leader)
+                 : "memory");
+    return old;
+}
+
+// A thread's ITEMS keys; keys of 1 or 2 bytes are kept packed in 32-bit
+// registers (get/set with compile-time indices become bit-field ops).
+template <typename U, int ITEMS, bool SMALL = (sizeof(U) < 4)> struct KeyRegs {
+    U r[ITEMS];
+    __device__ __forceinline__ U get(int i) const { return r[i]; }
+    __device__ __forceinline__ void set(int i, U v) { r[i] = v; }
+};
+template <typename U, int ITEMS> struct KeyRegs<U, ITEMS, true> {
+    static constexpr int PER = 4 / (int)sizeof(U);
+    uint32_t w[(ITEMS + PER - 1) / PER];
+    __device__ __forceinline__ U get(int i) const { return (U)(w[i / PER] >> (8 * (int)sizeof(U) * (i % PER))); }
+    __device__ __forceinline__ void set(int i, U v)
+    {
+        if (i % PER == 0) w[i / PER] = (uint32_t)v;
+        else w[i / PER] |= (uint32_t)v << (8 * (int)sizeof(U) * (i % PER));
+    }
+};
+
+// The warp holds 32 * ITEMS consecutive keys of the tile, item i of lane l
+// being key i * 32 + l of the warp's chunk; so "item by item, lane by lane"
+// is input order. For each item, the lanes with the same digit (peers) are
+// found with 8 ballots; the highest peer (leader) adds the number of peers to
+// the warp's running counter of that digit (an atomic that returns the old
+// value; no other lane touches that counter in this item) and later hands
+// the old value to its peers; each lane's rank is the old value plus the
+// number of lower peers. __syncwarp orders the items, so the counters and ranks follow
+// input order: the ranking is stable. On return wcnt[d] holds the warp's count
+// of digit d, rk[i] the rank of item i among the warp's keys of digit d.
+// valid: keys of the warp's chunk that exist (FULL: all of them).
+template <int ITEMS, bool FULL>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk)[ITEMS], uint32_t *wcnt, int valid)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned lower = (1u << lane) - 1u;
+    // Peers of every item first: the ballots are independent of each other.
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        if (!FULL && valid - i * 32 <= 0) { // warp-uniform
+            rk[i] = 0;
+            continue;
+        }
+        const uint32_t w = dg.w[i / 4];
+        const int b0 = 8 * (i % 4);
+        rk[i] = same_bit(w, 1u << b0) & same_bit(w, 1u << (b0 + 1)) & same_bit(w, 1u << (b0 + 2)) &
+                same_bit(w, 1u << (b0 + 3)) & same_bit(w, 1u << (b0 + 4)) & same_bit(w, 1u << (b0 + 5)) &
+                same_bit(w, 1u << (b0 + 6)) & same_bit(w, 1u << (b0 + 7));
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned peers = rk[i];
+        bool ok = true;
+        if (!FULL) {
+            const int nv = valid - i * 32;
+            if (nv <= 0) continue; // warp-uniform; rk[i] stays 0
+            const unsigned live = nv >= 32 ? ~0u : (1u << nv) - 1u;
+            peers &= live;
+            ok = (live >> lane) & 1u;
+        }
+        const int leader = ok ? 31 - __clz(peers) : lane;
+        uint32_t base = leader_add(&wcnt[dg.get(i)], (uint32_t)__popc(peers), ok && lane == leader);
+        base = __shfl_sync(~0u, base, leader);
+        rk[i] = base + (uint32_t)__popc(peers & lower);
+        __syncwarp();
+    }
+}
+
+// For digit d (thread d < 256, after a __syncthreads that follows the
+// ranking): turns the column cnt[w][d] over the warps into exclusive prefixes
+// and returns the tile's count of digit d.
+template <int WARPS> __device__ __forceinline__ uint32_t column_scan(uint32_t *cnt, int d)
+{
+    uint32_t s = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) {
+        const uint32_t c = cnt[w * kRadix + d];
+        cnt[w * kRadix + d] = s;
+        s += c;
+    }
+    return s;
+}
+
+} // namespace
+
+#endif

@@ -1,0 +1,64 @@
+// Warp level: shuffles of any 1- to 8-byte element, the inclusive scan and
+// the reduction across the 32 lanes of a full warp.
+#ifndef PP_CUDA_DEVICE_WARP_SCAN_CUH
+#define PP_CUDA_DEVICE_WARP_SCAN_CUH
+
+#include <string.h>
+
+// Shuffles any element type (1 to 8 bytes) through its bits: shfl is
+// applied to a 64-bit word for 8-byte types, else to a 32-bit word.
+template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v, F shfl)
+{
+    if constexpr (sizeof(T) == 8) {
+        unsigned long long u;
+        memcpy(&u, &v, 8);
+        u = shfl(u);
+        memcpy(&v, &u, 8);
+    } else {
+        unsigned u = 0;
+        memcpy(&u, &v, sizeof(T));
+        u = shfl(u);
+        memcpy(&v, &u, sizeof(T));
+    }
+    return v;
+}
+template <typename T> __device__ __forceinline__ T pp_shfl_up(T v, int delta)
+{
+    return pp_shfl_bits(v, [delta](auto u) { return __shfl_up_sync(0xffffffffu, u, delta); });
+}
+template <typename T> __device__ __forceinline__ T pp_shfl_down(T v, unsigned delta)
+{
+    return pp_shfl_bits(v, [delta](auto u) { return __shfl_down_sync(0xffffffffu, u, delta); });
+}
+template <typename T> __device__ __forceinline__ T pp_shfl(T v, int lane)
+{
+    return pp_shfl_bits(v, [lane](auto u) { return __shfl_sync(0xffffffffu, u, lane); });
+}
+template <typename T> __device__ __forceinline__ T pp_shfl_xor(T v, int mask)
+{
+    return pp_shfl_bits(v, [mask](auto u) { return __shfl_xor_sync(0xffffffffu, u, mask); });
+}
+
+// Inclusive scan across the 32 lanes of a full warp (Hillis-Steele with
+// shuffles, log2(32) steps).
+template <typename T, typename Op> __device__ __forceinline__ T pp_warp_inclusive(T v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        T u = pp_shfl_up(v, d);
+        if (lane >= d) v = Op::apply(u, v);
+    }
+    return v;
+}
+
+// Reduction across a full warp; every lane gets the result. The combination
+// order is fixed (a butterfly), so results are reproducible.
+template <typename T, typename Op> __device__ __forceinline__ T pp_warp_reduce(T v)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m /= 2) v = Op::apply(v, pp_shfl_xor(v, m));
+    return v;
+}
+
+#endif

@@ -1,0 +1,557 @@
+// The Onesweep kernels of cuda_sort.cu (see the top of that file): the
+// per-call control block, count_kernel (all digit counts in one read, and
+// the per-pass plan it leaves on the device), pass_kernel (one digit
+// position: stable ranking per tile, decoupled look-back per digit,
+// scatter) and copy_back_kernel. Internal linkage: included by cuda_sort.cu
+// only.
+#ifndef PP_CUDA_SORT_ONESWEEP_CUH
+#define PP_CUDA_SORT_ONESWEEP_CUH
+
+#include "../device/block_scan.cuh"
+#include "../device/memory_order.cuh"
+#include "../device/ops.cuh"
+#include "../device/sort_keys.cuh"
+#include "../device/sort_rank.cuh"
+#include "../device/util.cuh"
+#include "../device/warp_scan.cuh"
+
+namespace {
+
+// Look-back status word: state in bits 31:30, a count in bits 29:0; 0 means
+// "not published yet".
+constexpr uint32_t kAgg = 1u << 30;   // the tile's own count of the digit
+constexpr uint32_t kIncl = 2u << 30;  // count of the digit in all tiles of the portion up to this one
+constexpr uint32_t kValueMask = (1u << 30) - 1;
+// Tiles are grouped in portions of fewer than 2^30 keys, so that every
+// inclusive count within a portion fits the 30 bits. The look-back stays
+// inside a portion; across portions, per pass and digit, the last tile of
+// portion k publishes the 64-bit start of portion k + 1 (a "carry").
+constexpr uint32_t kPortionLimit = (1u << 30) - 1;
+
+constexpr int kMaxPasses = 8;
+
+// Device-side control block of one call. ticket and done must be zero when
+// the call starts (cudaMemsetAsync); the rest is written by count_kernel.
+struct SortCtrl {
+    unsigned int ticket[kMaxPasses]; // tile tickets of each pass
+    unsigned int done;               // count_kernel blocks finished
+    unsigned int active[kMaxPasses]; // 0: every key has the same digit, pass skipped
+    unsigned int src_alt[kMaxPasses];// 1: the pass reads the alternate buffers
+    unsigned int copy_back;          // 1: the result ended in the alternate buffers
+};
+
+// ---- small device helpers --------------------------------------------------------
+
+// The look-back status words carry their own payload (count and state in
+// one 32-bit word) and nothing else is published through them, so relaxed
+// accesses (pp_store_relaxed, pp_load_relaxed) suffice: a reader sees either
+// 0 or a whole word that some tile published. The 64-bit portion carries
+// hold value + 1, so 0 means "not yet".
+
+// Streaming load (each key is read once per pass).
+template <typename T> __device__ __forceinline__ T ld_stream(const T *p)
+{
+    if constexpr (sizeof(T) == 1) return (T)__ldcs((const unsigned char *)p);
+    else if constexpr (sizeof(T) == 2) return (T)__ldcs((const unsigned short *)p);
+    else if constexpr (sizeof(T) == 4) return (T)__ldcs((const unsigned int *)p);
+    else return (T)__ldcs((const unsigned long long *)p);
+}
+
+// An identity the optimizer cannot see through: keeps one base register for
+// a run of loads at constant offsets (instead of an address per load).
+template <typename T> __device__ __forceinline__ T *opaque(T *p)
+{
+    asm("mov.b64 %0, %0;" : "+l"(p));
+    return p;
+}
+
+// The same, pinned in program order (volatile): keeps an address from being
+// computed early and held in a register across a long stretch of code.
+template <typename T> __device__ __forceinline__ T *opaque_here(T *p)
+{
+    asm volatile("mov.b64 %0, %0;" : "+l"(p));
+    return p;
+}
+
+// ---- the counting step ---------------------------------------------------------------
+
+struct CountArgs {
+    const void *keys;
+    size_t n;
+    unsigned long long xmask;
+    unsigned long long *hist;  // [passes][256], zero on entry
+    unsigned long long *pbase; // [passes][256] exclusive digit offsets, written by the last block
+    SortCtrl *ctrl;
+    uint32_t *zero;            // look-back status of the first pass, cleared here
+    size_t zero_words;         // a multiple of 256 (zero is 256-byte aligned)
+};
+
+constexpr int kCountBlock = 256;
+constexpr int kCountCopies = 4; // histogram copies, so that lanes with equal digits spread
+
+// Each block counts the digits of every pass over its share of the keys in
+// shared memory (kCountCopies copies, indexed by lane, which cuts
+// same-address conflicts of equal digits; a block counts fewer than 2^31
+// keys, so 32-bit counters suffice), then adds its counts to the global
+// 64-bit histograms with atomics. The last block to finish (every thread
+// fences after its atomics, then one atomic counts the block done: the
+// classic threadfence pattern; the last block fences again and reads the
+// histograms from L2) computes for every pass the exclusive digit offsets,
+// whether the pass is constant (some digit has all n keys), and from that
+// which buffer each pass reads and whether a copy back is needed. Counts do
+// not depend on the order of the keys, so they hold for every pass.
+template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock) count_kernel(const CountArgs a)
+{
+    typedef Radix<FLOAT, U> R;
+    constexpr int NP = (int)sizeof(U);
+    constexpr int PER = 16 / (int)sizeof(U);
+    __shared__ uint32_t sh[NP * kRadix * kCountCopies];
+    __shared__ unsigned int s_last;
+    __shared__ uint64_t s_scan[kCountBlock / 32];
+    const int tid = threadIdx.x;
+    const int copy = tid & (kCountCopies - 1);
+    const U xm = (U)a.xmask;
+
+    for (int i = tid; i < NP * kRadix * kCountCopies; i += kCountBlock) sh[i] = 0;
+    // Clear the first pass's look-back status (the pass kernels run after this
+    // kernel has completed).
+    {
+        uint4 *z = (uint4 *)a.zero;
+        for (size_t i = (size_t)blockIdx.x * kCountBlock + tid; i < a.zero_words / 4; i += (size_t)gridDim.x * kCountBlock)
+            z[i] = make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();
+
+    auto count_key = [&](U bits) {
+        const U r = R::map(bits, xm);
+#pragma unroll
+        for (int p = 0; p < NP; p++) atomicAdd(&sh[(p * kRadix + R::digit(r, 8 * p)) * kCountCopies + copy], 1u);
+    };
+
+    const U *keys = (const U *)a.keys;
+    const size_t n = a.n;
+    // Elements before the first 16-byte boundary, then 16-byte vectors, then
+    // the rest (counting does not depend on order).
+    const size_t mis = (size_t)((uintptr_t)keys & 15u);
+    size_t head = mis ? (16 - mis) / sizeof(U) : 0;
+    if (head > n) head = n;
+    const size_t nvec = (n - head) / PER;
+    const uint4 *vp = (const uint4 *)(keys + head);
+    const size_t stride = (size_t)gridDim.x * kCountBlock;
+    size_t v = (size_t)blockIdx.x * kCountBlock + tid;
+    for (; v + 3 * stride < nvec; v += 4 * stride) {
+        uint4 q[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) q[u] = __ldcs(vp + v + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            U e[PER];
+            memcpy(e, &q[u], 16);
+#pragma unroll
+            for (int j = 0; j < PER; j++) count_key(e[j]);
+        }
+    }
+    for (; v < nvec; v += stride) {
+        const uint4 q = __ldcs(vp + v);
+        U e[PER];
+        memcpy(e, &q, 16);
+#pragma unroll
+        for (int j = 0; j < PER; j++) count_key(e[j]);
+    }
+    if (blockIdx.x == 0) {
+        const size_t tail = head + nvec * PER;
+        if ((size_t)tid < head) count_key(keys[tid]);
+        if (tail + tid < n) count_key(keys[tail + tid]);
+    }
+    __syncthreads();
+
+    // Merge into the global histograms.
+    for (int i = tid; i < NP * kRadix; i += kCountBlock) {
+        uint32_t c = 0;
+#pragma unroll
+        for (int k = 0; k < kCountCopies; k++) c += sh[i * kCountCopies + k];
+        if (c) atomicAdd(&a.hist[i], (unsigned long long)c);
+    }
+
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) s_last = atomicAdd(&a.ctrl->done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+
+    const int d = tid; // kCountBlock == kRadix
+    for (int p = 0; p < NP; p++) {
+        const uint64_t tot = __ldcg(&a.hist[p * kRadix + d]);
+        const int constant = __syncthreads_or(tot == (uint64_t)n);
+        uint64_t all;
+        a.pbase[p * kRadix + d] = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
+        if (tid == 0) a.ctrl->active[p] = !constant;
+    }
+    if (tid == 0) {
+        // Pass p reads the user's buffers after an even number of active
+        // passes, the alternate ones after an odd number.
+        unsigned int ran = 0;
+        for (int p = 0; p < NP; p++) {
+            a.ctrl->src_alt[p] = ran & 1u;
+            ran += a.ctrl->active[p];
+        }
+        a.ctrl->copy_back = ran & 1u;
+    }
+}
+
+// ---- one Onesweep pass -------------------------------------------------------------
+
+// Tile shape: 384 threads (12 warps); keys per thread by key size, fewer when
+// keys and values together would need more than 48 KiB of shared memory (so
+// that the whole tile, 63.5 KiB at most, fits every GPU from sm_75 on).
+template <typename U, typename V> struct PassCfg {
+    static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
+    static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
+    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB <= 4 ? 18 : 10);
+    static constexpr int FIT = (48 * 1024) / (BLOCK * (KB + VB));
+    static constexpr int ITEMS = IK < FIT ? IK : FIT;
+    static constexpr int TILE = BLOCK * ITEMS;
+    // shared memory: per-warp digit counters, per-digit destination shifts
+    // (64-bit, or 32-bit when every index fits), small scratch, keys, values
+    static constexpr size_t OFF_CNT = 0;
+    static constexpr size_t OFF_SHIFT = OFF_CNT + (size_t)WARPS * kRadix * 4;
+    static constexpr size_t OFF_MISC = OFF_SHIFT + (size_t)kRadix * 8;
+    static constexpr size_t OFF_KEYS = OFF_MISC + 64;
+    static constexpr size_t OFF_VALS = OFF_KEYS + align_up((size_t)TILE * KB, 16);
+    static constexpr size_t SMEM = OFF_VALS + (size_t)TILE * VB;
+    static_assert(ITEMS >= 1 && 32 * ITEMS <= 65535, "tile shape");
+    static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
+};
+
+struct PassArgs {
+    void *keys, *alt_keys, *vals, *alt_vals;
+    size_t n;
+    uint32_t *status;      // this pass's look-back rows, zero on entry
+    uint32_t *next_status; // the next pass's rows, cleared here (NULL on the last pass)
+    const unsigned long long *pbase; // [passes][256] exclusive digit offsets
+    unsigned long long *carry;       // this pass's [portions][256] portion starts + 1, zero on entry
+    SortCtrl *ctrl;
+    unsigned long long xmask;
+    int pass, npass;
+    unsigned int tiles_per_portion;
+    unsigned int tiles;
+    int wide; // 1: n > 2^32, destination indices need 64 bits
+};
+
+// Tiles a look-back reads per round trip (per digit): with one, a walk of L
+// tiles costs L dependent L2 round trips, and walks are long (while a tile
+// walks, many later tiles start and publish only aggregates). Measured on an
+// H200, 2^28 u32 keys: windows of 1, 4, 8, 16 tiles gave 7.25, 6.51, 6.40,
+// 6.51 ms with 18 keys per thread.
+constexpr int kLookbackWindow = 8;
+
+// Look-back for digit d of tile `tile` (not the first of its portion): walks
+// to earlier tiles, kLookbackWindow at a time (a window's words are read
+// together, then used in order up to the first one not yet published), adding
+// aggregates, until a tile's inclusive count; returns
+// the count of the digit in the portion's earlier tiles. The first tile of
+// each portion publishes an inclusive count at once, so the walk never leaves
+// the portion. Progress: tiles are numbered by a ticket taken when the block
+// starts, so every tile waited on is running (or done) and publishes without
+// waiting for later tiles.
+__device__ __forceinline__ uint32_t lookback(const uint32_t *status, uint32_t tile, int d)
+{
+    constexpr int K = kLookbackWindow;
+    uint32_t sum = 0;
+    long long t = (long long)tile - 1; // next tile to read; t >= 0
+    for (;;) {
+        uint32_t w[K];
+#pragma unroll
+        for (int j = 0; j < K; j++) w[j] = t - j >= 0 ? pp_load_relaxed(status + (size_t)(t - j) * kRadix + d) : kIncl;
+        int j = 0;
+        bool done = false;
+#pragma unroll
+        for (; j < K; j++) {
+            if (w[j] == 0) break;
+            sum += w[j] & kValueMask;
+            if (w[j] & kIncl) {
+                done = true;
+                break;
+            }
+        }
+        if (done) return sum;
+        t -= j;
+    }
+}
+
+// Destination of sorted position j of the tile: shift[digit] + j, so that
+// consecutive threads write consecutive addresses within each digit's run.
+template <typename U, typename V, bool WIDE>
+__device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d, int j)
+{
+    typedef PassCfg<U, V> C;
+    if constexpr (WIDE) return (size_t)((const unsigned long long *)(smem + C::OFF_SHIFT))[d] + (size_t)j;
+    else return (uint32_t)(((const uint32_t *)(smem + C::OFF_SHIFT))[d] + (uint32_t)j);
+}
+
+// Writes the tile's keys (sorted position j = k * BLOCK + tid); in full tiles
+// records their digits in od for the values. The last (partial) tile runs a
+// rolled loop, to keep the kernel's register count that of the full tiles.
+template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
+__device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
+                                           Digits<PassCfg<U, V>::ITEMS> &od)
+{
+    typedef PassCfg<U, V> C;
+    typedef Radix<FLOAT, U> R;
+    const U *sk = (const U *)(smem + C::OFF_KEYS);
+    if constexpr (FULL) {
+#pragma unroll
+        for (int k = 0; k < C::ITEMS; k++) {
+            const int j = k * C::BLOCK + threadIdx.x;
+            const U key = sk[j];
+            const uint32_t d = R::digit(R::map(key, xm), shift);
+            dst[dest_of<U, V, WIDE>(smem, d, j)] = key;
+            if constexpr (VInfo<V>::has) od.set(k, d);
+        }
+    } else {
+#pragma unroll 1
+        for (int j = threadIdx.x; j < count; j += C::BLOCK) {
+            const U key = sk[j];
+            dst[dest_of<U, V, WIDE>(smem, R::digit(R::map(key, xm), shift), j)] = key;
+        }
+    }
+}
+
+template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
+__device__ __forceinline__ void write_values(const unsigned char *smem, int count, U xm, int shift, V *dstv,
+                                             const Digits<PassCfg<U, V>::ITEMS> &od)
+{
+    typedef PassCfg<U, V> C;
+    typedef Radix<FLOAT, U> R;
+    const V *sv = (const V *)(smem + C::OFF_VALS);
+    if constexpr (FULL) {
+#pragma unroll
+        for (int k = 0; k < C::ITEMS; k++) {
+            const int j = k * C::BLOCK + threadIdx.x;
+            dstv[dest_of<U, V, WIDE>(smem, od.get(k), j)] = sv[j];
+        }
+    } else {
+        const U *sk = (const U *)(smem + C::OFF_KEYS);
+#pragma unroll 1
+        for (int j = threadIdx.x; j < count; j += C::BLOCK)
+            dstv[dest_of<U, V, WIDE>(smem, R::digit(R::map(sk[j], xm), shift), j)] = sv[j];
+    }
+}
+
+// Loads the thread's items (item i is key 32 i of p; it exists if 32 i < lim).
+template <typename U, int ITEMS, bool FULL>
+__device__ __forceinline__ void load_keys(KeyRegs<U, ITEMS> &k, const U *p, int lim)
+{
+    const U *ps = opaque(p);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ld_stream(ps + 32 * i) : (U)0);
+}
+
+template <bool FLOAT, typename U, typename V, bool FULL>
+__device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
+                                          U *dst, const V *srcv, V *dstv,
+                                          KeyRegs<U, PassCfg<U, V>::ITEMS> &k, bool loaded)
+{
+    typedef PassCfg<U, V> C;
+    typedef Radix<FLOAT, U> R;
+    constexpr int ITEMS = C::ITEMS;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
+    uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
+    U *sk = (U *)(smem + C::OFF_KEYS);
+    V *sv = (V *)(smem + C::OFF_VALS);
+    const U xm = (U)a.xmask;
+    const int shift = 8 * a.pass;
+    const size_t start = (size_t)tile * C::TILE;
+    const int wfirst = warp * 32 * ITEMS;
+    // Item i of this thread is key wfirst + 32 i + lane of the tile; it exists
+    // if 32 i < lim.
+    const int lim = count - wfirst - lane;
+    const size_t mine = start + (size_t)(wfirst + lane);
+
+    // 1. Load (coalesced: item i of the warp is 32 consecutive keys; unless
+    // already loaded, see pass_kernel) and rank.
+    Digits<ITEMS> dg;
+    uint32_t rk[ITEMS];
+    if (!loaded) load_keys<U, ITEMS, FULL>(k, src + mine, lim);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm), shift));
+    warp_rank<ITEMS, FULL>(dg, rk, cnt + warp * kRadix, count - wfirst);
+    __syncthreads();
+
+    // 2. Per digit: the tile's count, published at once (the first tile of a
+    // portion publishes it as its inclusive count); warp offsets; the tile's
+    // exclusive digit offsets (a scan over the 256 digits by warps 0-7).
+    const uint32_t tpp = a.tiles_per_portion;
+    const bool first = tile % tpp == 0;
+    uint32_t *row = a.status + (size_t)tile * kRadix;
+    uint32_t total = 0, excl = 0;
+    if (tid < kRadix) {
+        total = column_scan<C::WARPS>(cnt, tid);
+        pp_store_relaxed(row + tid, (first ? kIncl : kAgg) | total);
+        const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(total);
+        if (lane == 31) misc[warp] = inc;
+        excl = inc - total;
+    }
+    __syncthreads();
+    if (tid < kRadix) {
+        for (int w = 0; w < warp; w++) excl += misc[w];
+#pragma unroll
+        for (int w = 0; w < C::WARPS; w++) cnt[w * kRadix + tid] += excl;
+    }
+    __syncthreads();
+
+    // 3. Keys into shared memory in (stable) digit order. The final ranks
+    // (< 2^16) are kept two to a register for the values.
+    [[maybe_unused]] uint32_t rp[(ITEMS + 1) / 2];
+    {
+        const uint32_t *wc = cnt + warp * kRadix;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const uint32_t r = rk[i] + wc[dg.get(i)];
+            if (FULL || 32 * i < lim) sk[r] = k.get(i);
+            if constexpr (VInfo<V>::has) {
+                if (i % 2 == 0) rp[i / 2] = r & 0xffffu;
+                else rp[i / 2] |= r << 16;
+            }
+        }
+    }
+    // 4. Look-back per digit (threads 0-255), then the destination shift of
+    // each digit: global start of the digit's keys of this tile minus its
+    // start within the tile. The global start is the portion's start of the
+    // digit (the pass's digit offset for portion 0, else the carry published
+    // by the previous portion's last tile; waiting for it is safe for the
+    // same reason as the look-back) plus the look-back's count. The last tile
+    // of a portion publishes the next portion's start.
+    if (tid < kRadix) {
+        uint32_t ex = 0;
+        if (!first) {
+            ex = lookback(a.status, tile, tid);
+            pp_store_relaxed(row + tid, kIncl | (ex + total));
+        }
+        const uint32_t portion = tile / tpp;
+        unsigned long long base;
+        if (portion == 0) {
+            base = opaque_here(a.pbase)[a.pass * kRadix + tid];
+        } else {
+            const unsigned long long *c = a.carry + (size_t)portion * kRadix + tid;
+            unsigned long long w;
+            while ((w = pp_load_relaxed64(c)) == 0) {
+            }
+            base = w - 1;
+        }
+        if (tile + 1 - portion * tpp == tpp && tile + 1 < a.tiles)
+            pp_store_relaxed64(a.carry + (size_t)(portion + 1) * kRadix + tid, base + ex + total + 1);
+        const unsigned long long sh = base + ex - excl;
+        if (a.wide) ((unsigned long long *)(smem + C::OFF_SHIFT))[tid] = sh;
+        else ((uint32_t *)(smem + C::OFF_SHIFT))[tid] = (uint32_t)sh;
+    }
+    __syncthreads();
+
+    // 5. Scatter to global memory. Values: loaded now (their latency is
+    // hidden behind the keys' writes), put in digit order in shared memory by
+    // the same ranks, then written to the keys' destinations.
+    [[maybe_unused]] V v[VInfo<V>::has ? ITEMS : 1];
+    if constexpr (VInfo<V>::has) {
+        const V *pv = opaque(srcv + mine);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? ld_stream(pv + 32 * i) : (V)0;
+    }
+    Digits<ITEMS> od;
+    if (a.wide) write_keys<FLOAT, U, V, FULL, true>(smem, count, xm, shift, dst, od);
+    else write_keys<FLOAT, U, V, FULL, false>(smem, count, xm, shift, dst, od);
+    if constexpr (VInfo<V>::has) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (FULL || 32 * i < lim) sv[(rp[i / 2] >> (16 * (i % 2))) & 0xffffu] = v[i];
+        __syncthreads();
+        if (a.wide) write_values<FLOAT, U, V, FULL, true>(smem, count, xm, shift, dstv, od);
+        else write_values<FLOAT, U, V, FULL, false>(smem, count, xm, shift, dstv, od);
+    }
+}
+
+// One pass over digit a.pass. Every block first clears its row of the next
+// pass's look-back status: those rows were last used by the pass before this
+// one, which has completed (kernels on one stream run in order), and the next
+// pass starts only after this one completes; so each pass finds its rows
+// zero without a memset, and two sets of rows serve all passes. Then, if
+// count_kernel found the digit constant, the block exits (the pass is
+// skipped; the device-side src_alt already accounts for it, and no block of
+// the pass takes a ticket). Otherwise the block takes a ticket (tiles are
+// numbered in the order blocks start), ranks its tile stably, publishes per
+// digit its count and then its inclusive count within the portion
+// (decoupled look-back; the portion's start comes from the carry chain), and
+// scatters keys (and values): within the tile by stable rank, across tiles
+// by the counts of the digit in all earlier tiles, so equal digits keep
+// input order across the whole array, i.e. the pass is stable.
+// Memory ordering: a status word or carry holds its payload and its state
+// in one aligned word, written and read with strong (relaxed, gpu-scope)
+// accesses, and nothing else is communicated through it, so a reader that
+// sees a non-zero word sees the complete value; no fence is needed.
+template <bool FLOAT, typename U, typename V>
+__global__ void __launch_bounds__(384, 2) pass_kernel(const PassArgs a)
+{
+    typedef PassCfg<U, V> C;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int tid = threadIdx.x;
+    if (a.next_status != NULL && tid < kRadix) a.next_status[(size_t)blockIdx.x * kRadix + tid] = 0;
+    if (!a.ctrl->active[a.pass]) return; // same value for every thread
+    uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
+    uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
+    if (tid == 0) misc[8] = atomicAdd(&a.ctrl->ticket[a.pass], 1u);
+    for (int i = tid; i < C::WARPS * kRadix; i += C::BLOCK) cnt[i] = 0;
+    const bool from_alt = a.ctrl->src_alt[a.pass] != 0;
+    const U *src = (const U *)(from_alt ? a.alt_keys : a.keys);
+    U *dst = (U *)(from_alt ? a.keys : a.alt_keys);
+    const V *srcv = (const V *)(from_alt ? a.alt_vals : a.vals);
+    V *dstv = (V *)(from_alt ? a.vals : a.alt_vals);
+    // While the ticket is on its way, load the keys of tile blockIdx.x if it
+    // is a full one: blocks usually start in index order, so the ticket is
+    // usually that tile; if not, the keys are loaded again below.
+    const int lane_first = (threadIdx.x >> 5) * 32 * C::ITEMS + (threadIdx.x & 31);
+    const bool guess = (size_t)(blockIdx.x + 1) * C::TILE <= a.n;
+    KeyRegs<U, C::ITEMS> k;
+    if (guess) load_keys<U, C::ITEMS, true>(k, src + (size_t)blockIdx.x * C::TILE + lane_first, C::TILE);
+    __syncthreads();
+    const uint32_t tile = misc[8];
+    const size_t left = a.n - (size_t)tile * C::TILE;
+    const int count = left < (size_t)C::TILE ? (int)left : C::TILE;
+    const bool loaded = guess && tile == blockIdx.x; // same for every thread
+    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv, k, loaded);
+    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv, k, false);
+}
+
+// ---- final copy ------------------------------------------------------------------------
+
+// dst and src have the same address modulo 16 (the alternate buffers are
+// placed so), so one head, 16-byte vectors and one tail cover the range.
+__device__ __forceinline__ void copy_range(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+    if (bytes == 0) return;
+    size_t h = (16 - ((uintptr_t)dst & 15u)) & 15u;
+    if (h > bytes) h = bytes;
+    const size_t nv = (bytes - h) / 16, t0 = h + nv * 16;
+    const size_t gt = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    uint4 *dv = (uint4 *)(dst + h);
+    const uint4 *sv = (const uint4 *)(src + h);
+    for (size_t i = gt; i < nv; i += stride) dv[i] = __ldcs(sv + i);
+    if (gt < h) dst[gt] = src[gt];
+    if (t0 + gt < bytes) dst[t0 + gt] = src[t0 + gt];
+}
+
+// Copies the alternate buffers into the user's if the passes that ran left
+// the result there (an odd number of them); exits at once otherwise.
+__global__ void __launch_bounds__(256) copy_back_kernel(const SortCtrl *ctrl, unsigned char *keys,
+                                                         const unsigned char *alt_keys, size_t kbytes,
+                                                         unsigned char *vals, const unsigned char *alt_vals,
+                                                         size_t vbytes)
+{
+    if (!ctrl->copy_back) return;
+    copy_range(keys, alt_keys, kbytes);
+    if (vbytes) copy_range(vals, alt_vals, vbytes);
+}
+
+} // namespace
+
+#endif

@@ -17,6 +17,9 @@
  * gives the edges before each bucket, so a sample is compared only with the
  * edges inside its own bucket (usually none); binary search where a
  * bucket holds many, and for PP_ALGO_SEQUENTIAL.
+ *
+ * The per-type binning and counting are the template cpu_histogram.inc,
+ * instantiated for every type of the list (cpu_instances.h).
  */
 #include "cpu_tiles.h"
 
@@ -80,7 +83,7 @@ static inline uint64_t even_float_bin(const even_float *p, double x)
     return k >= p->nbins_minus_1 ? (uint64_t)p->nbins_minus_1 : k > 0 ? (uint64_t)k : 0;
 }
 
-/* Per type: bin_S(plan, x) gives the bin of x or -1. */
+/* What one call bins with; filled by the per-type kernels (cpu_histogram.inc). */
 typedef struct hist_plan hist_plan;
 /* Counts samples [b, e) into h, or with atomic into h shared by all. */
 typedef void (*hist_count_fn)(const hist_plan *p, const void *in, size_t b, size_t e, uint64_t *h, int atomic);
@@ -96,178 +99,27 @@ struct hist_plan {
     double blo, bscale;     /* bucket(x) = clamp(floor(((double)x / 2 - blo) * bscale)) */
     even_int ei;
     even_float ef;
-    uint64_t lo_bits;   /* integer lo, as the unsigned bits */
     char lo[8], hi[8];  /* even bounds, in the sample type */
 };
 
-#define DEF_BIN_SINT DEF_BIN_INT
-#define DEF_BIN_UINT DEF_BIN_INT
-#define DEF_BIN_INT(T, S, U)                                                              \
-    static inline int64_t even_bin_##S(const hist_plan *p, T lo, T hi, T x)               \
-    {                                                                                     \
-        if (x < lo || x >= hi) return -1;                                                 \
-        uint64_t d = (U)((U)x - (U)lo);                                                   \
-        return (int64_t)even_int_bin(&p->ei, d);                                          \
-    }                                                                                     \
-    static void even_setup_##S(hist_plan *p, T lo, T hi)                                  \
-    {                                                                                     \
-        p->ei = even_int_plan((U)((U)hi - (U)lo), p->nbins);                              \
-    }
-#define DEF_BIN_FLOAT(T, S, U)                                                            \
-    static inline int64_t even_bin_##S(const hist_plan *p, T lo, T hi, T x)               \
-    {                                                                                     \
-        if (!(x >= lo && x < hi)) return -1;                                              \
-        return (int64_t)even_float_bin(&p->ef, (double)x);                                \
-    }                                                                                     \
-    static void even_setup_##S(hist_plan *p, T lo, T hi)                                  \
-    {                                                                                     \
-        p->ef = even_float_plan((double)lo, (double)hi, p->nbins);                        \
-    }
+/* One more sample in bin k (none where k < 0), with an atomic increment
+ * where h is shared by the threads. */
+static PP_ALWAYS_INLINE void hist_add(uint64_t *h, int64_t k, int atomic)
+{
+    if (k < 0) return;
+    if (atomic) __atomic_fetch_add(&h[k], 1, __ATOMIC_RELAXED);
+    else h[k]++;
+}
 
-#define DEF_HIST(E, T, S, K, U, W)                                                                 \
-    DEF_BIN_##K(T, S, U)                                                                           \
-                                                                                                   \
-    /* Binary search over the edges e[a..b] (e[a] <= x < e[b]). */                               \
-    static inline int64_t range_search_##S(const T *e, size_t a, size_t b, T x)                    \
-    {                                                                                              \
-        while (b - a > 1) {                                                                        \
-            size_t m = a + (b - a) / 2;                                                            \
-            if (x >= e[m]) a = m;                                                                  \
-            else b = m;                                                                            \
-        }                                                                                          \
-        return (int64_t)a;                                                                         \
-    }                                                                                              \
-    static inline size_t bucket_##S(const hist_plan *p, T x)                                       \
-    {                                                                                              \
-        double k = ((double)x * 0.5 - p->blo) * p->bscale, top = (double)(p->nbuckets - 1);        \
-        k = k > 0 ? k : 0; /* min and max without branches; monotone, NaN to 0 */                  \
-        k = k < top ? k : top;                                                                     \
-        return (size_t)(int64_t)k; /* (one instruction, where double to size_t is several) */      \
-    }                                                                                              \
-    /* bucket() is monotone in x, so an interior edge in an earlier bucket is <= x and one in   \
-     * a later bucket is > x: only the edges in x's own bucket need comparing. */               \
-    static inline int64_t range_bin_##S(const hist_plan *p, T x)                                   \
-    {                                                                                              \
-        const T *e = (const T *)p->edges;                                                          \
-        if (!(x >= e[0] && x < e[p->nbins])) return -1;                                            \
-        if (!p->bstart) return range_search_##S(e, 0, p->nbins, x);                                \
-        size_t k = bucket_##S(p, x), a = p->bstart[k], last = p->bstart[k + 1];                    \
-        if (last - a > 4) return range_search_##S(e, a, last + 1, x);                              \
-        if (a == last) return (int64_t)a; /* no edge inside the bucket: most samples */          \
-        while (a < last && e[a + 1] <= x) a++;                                                     \
-        return (int64_t)a;                                                                         \
-    }                                                                                              \
-    static void range_setup_##S(hist_plan *p, uint32_t *bstart, size_t nbuckets)                  \
-    {                                                                                              \
-        const T *e = (const T *)p->edges;                                                          \
-        /* The span of the finite edges (an infinite outer edge would squeeze every bucket). */ \
-        double lo = (double)e[0], hi = (double)e[p->nbins];                                        \
-        if (isinf(lo) && p->nbins > 1) lo = (double)e[1];                                          \
-        if (isinf(hi) && p->nbins > 1) hi = (double)e[p->nbins - 1];                               \
-        double r = hi * 0.5 - lo * 0.5;                                                            \
-        p->blo = lo * 0.5;                                                                         \
-        p->bscale = (double)nbuckets / r;                                                          \
-        if (!(r > 0) || !isfinite(p->bscale)) return; /* a tiny range: plain search */             \
-        p->nbuckets = nbuckets;                                                                    \
-        size_t b = 1;                                                                              \
-        for (size_t k = 0; k <= nbuckets; k++) {                                                   \
-            while (b < p->nbins && bucket_##S(p, e[b]) < k) b++;                                   \
-            bstart[k] = (uint32_t)(b - 1);                                                         \
-        }                                                                                          \
-        p->bstart = bstart;                                                                        \
-    }                                                                                              \
-                                                                                                   \
-    static inline int64_t bin_of_##S(const hist_plan *p, T lo, T hi, T x)                          \
-    {                                                                                              \
-        return p->edges ? range_bin_##S(p, x)                                                      \
-                        : even_bin_##S(p, lo, hi, x);                                              \
-    }                                                                                              \
-                                                                                                   \
-    /* Counts in[b..e) into h (plain) or, with atomic, into h shared by all. */                    \
-    static void count_##S(const hist_plan *p, const T *in, size_t b, size_t e, uint64_t *h,        \
-                          int atomic)                                                              \
-    {                                                                                              \
-        T lo, hi;                                                                                  \
-        memcpy(&lo, p->lo, sizeof lo);                                                             \
-        memcpy(&hi, p->hi, sizeof hi);                                                             \
-        if (p->lut) {                                                                              \
-            const int32_t *lut = p->lut;                                                           \
-            if (atomic) {                                                                          \
-                for (size_t i = b; i < e; i++) {                                                   \
-                    int32_t k = lut[(U)in[i]];                                                     \
-                    if (k >= 0) __atomic_fetch_add(&h[k], 1, __ATOMIC_RELAXED);                    \
-                }                                                                                  \
-            } else {                                                                               \
-                for (size_t i = b; i < e; i++) {                                                   \
-                    int32_t k = lut[(U)in[i]];                                                     \
-                    if (k >= 0) h[k]++;                                                            \
-                }                                                                                  \
-            }                                                                                      \
-        } else if (p->edges) {                                                                     \
-            for (size_t i = b; i < e; i++) {                                                       \
-                int64_t k = range_bin_##S(p, in[i]);                                               \
-                if (k < 0) continue;                                                               \
-                if (atomic) __atomic_fetch_add(&h[k], 1, __ATOMIC_RELAXED);                        \
-                else h[k]++;                                                                       \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (size_t i = b; i < e; i++) {                                                       \
-                int64_t k = even_bin_##S(p, lo, hi, in[i]);                                        \
-                if (k < 0) continue;                                                               \
-                if (atomic) __atomic_fetch_add(&h[k], 1, __ATOMIC_RELAXED);                        \
-                else h[k]++;                                                                       \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-                                                                                                   \
-    static void count_any_##S(const hist_plan *p, const void *in, size_t b, size_t e, uint64_t *h, \
-                              int atomic)                                                          \
-    {                                                                                              \
-        count_##S(p, (const T *)in, b, e, h, atomic);                                              \
-    }                                                                                              \
-                                                                                                   \
-    /* Fills the plan: bounds, and the tables that pay off (see hist_run). */                      \
-    static void plan_##S(const pp_histogram_args *a, hist_plan *p)                                 \
-    {                                                                                              \
-        memset(p, 0, sizeof *p);                                                                   \
-        p->nbins = a->nbins;                                                                       \
-        p->edges = a->edges;                                                                       \
-        p->count = count_any_##S;                                                                  \
-        p->value_bytes = sizeof(T);                                                                \
-        T lo = 0, hi = 0;                                                                          \
-        if (!a->edges) {                                                                           \
-            memcpy(&lo, a->lower, sizeof lo);                                                      \
-            memcpy(&hi, a->upper, sizeof hi);                                                      \
-            even_setup_##S(p, lo, hi);                                                             \
-        }                                                                                          \
-        memcpy(p->lo, &lo, sizeof lo);                                                             \
-        memcpy(p->hi, &hi, sizeof hi);                                                             \
-    }                                                                                              \
-    static void lut_fill_##S(hist_plan *p, int32_t *lut, size_t nv)                                        \
-    {                                                                                              \
-        T lo, hi;                                                                                  \
-        memcpy(&lo, p->lo, sizeof lo);                                                             \
-        memcpy(&hi, p->hi, sizeof hi);                                                             \
-        for (size_t v = 0; v < nv; v++) {                                                          \
-            U bits = (U)v;                                                                         \
-            T x;                                                                                   \
-            memcpy(&x, &bits, sizeof x);                                                           \
-            lut[v] = (int32_t)bin_of_##S(p, lo, hi, x);                                            \
-        }                                                                                          \
-        p->lut = lut;                                                                              \
-    }                                                                                              \
-    static void range_fill_##S(hist_plan *p, uint32_t *bstart, size_t nbuckets)                    \
-    {                                                                                              \
-        range_setup_##S(p, bstart, nbuckets);                                                      \
-    }
-
-PP_FOR_EACH_TYPE(DEF_HIST)
+#define PP_CPU_TEMPLATE "cpu_histogram.inc"
+#include "cpu_each_type.inc"
 
 typedef struct hist_kernels {
     void (*plan)(const pp_histogram_args *a, hist_plan *p);
     void (*lut_fill)(hist_plan *p, int32_t *lut, size_t nvalues); /* 8/16-bit samples */
     void (*range_fill)(hist_plan *p, uint32_t *bstart, size_t nbuckets);
 } hist_kernels;
+/* The table: the X-macro of types.h over the names the template defined. */
 #define HIST_ENTRY(E, T, S, K, U, W) [E] = {plan_##S, lut_fill_##S, range_fill_##S},
 static const hist_kernels hist_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(HIST_ENTRY)};
 
@@ -285,7 +137,8 @@ typedef struct hist_job {
 static void hist_tile(const void *job_, size_t t, int thread)
 {
     const hist_job *j = (const hist_job *)job_;
-    size_t b = t * HIST_TILE, e = j->n - b < HIST_TILE ? j->n : b + HIST_TILE;
+    size_t b, e;
+    pp_cpu_tile_range(j->n, HIST_TILE, t, &b, &e);
     if (j->priv) j->p->count(j->p, j->in, b, e, j->priv + (size_t)thread * j->p->nbins, 0);
     else j->p->count(j->p, j->in, b, e, j->counts, 1);
 }
@@ -295,7 +148,9 @@ static void hist_merge(const void *job_, size_t t, int thread)
 {
     (void)thread;
     const hist_job *j = (const hist_job *)job_;
-    const size_t nb = j->p->nbins, b = t * HIST_TILE, e = nb - b < HIST_TILE ? nb : b + HIST_TILE;
+    const size_t nb = j->p->nbins;
+    size_t b, e;
+    pp_cpu_tile_range(nb, HIST_TILE, t, &b, &e);
     for (size_t k = b; k < e; k++) {
         uint64_t s = 0;
         for (int u = 0; u < j->nt; u++) s += j->priv[(size_t)u * nb + k];

@@ -1,5 +1,6 @@
 /* Shared pieces of the cpu backend: its state, scratch memory, work
- * splitting, and the per-type operators generated from the type list. */
+ * splitting, and the per-type operators instantiated from the type list
+ * (cpu_ops.inc; cpu_instances.h says how). */
 #ifndef PP_CPU_INTERNAL_H
 #define PP_CPU_INTERNAL_H
 
@@ -49,61 +50,20 @@ pp_status pp_cpu_select_sequential(pp_context *ctx, const pp_select_args *a);
 pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
 
+/* Forces inlining, so that a loop written once with a compile-time constant
+ * parameter is specialized in each function that calls it with one. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PP_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PP_ALWAYS_INLINE inline
+#endif
+
 /* ---- operators --------------------------------------------------------------------
- * pp_OP_S(a, b) and pp_id_OP_S() for every type suffix S. Integer arithmetic is
- * done in an unsigned type at least as wide as int, so it wraps without
- * undefined behaviour. On floats, MIN and MAX return NaN if either side is
- * NaN and order -0.0 below +0.0, so that they are associative and
- * commutative bit for bit; the SUM accumulator starts at -0.0, the exact
- * neutral element (-0.0 + x == x for every x, -0.0 included). What the API
- * writes as "the identity" is PP_PUBLIC_ID(id): +0.0 for a float sum.
- */
+ * pp_OP_S(a, b) and pp_id_OP_S() for every type suffix S and operator OP
+ * (cpu_ops.inc). What the API writes as "the identity" of an operator is
+ * PP_PUBLIC_ID(T, pp_id_OP_S()): +0.0 where the accumulator starts at -0.0. */
 #define PP_PUBLIC_ID(T, id) ((T)((id) + 0))
-#define PP_DEF_INT_OPS(T, S, W, MAXV, MINV)                                                      \
-    static inline T pp_sum_##S(T a, T b) { return (T)((W)a + (W)b); }                           \
-    static inline T pp_prod_##S(T a, T b) { return (T)((W)a * (W)b); }                          \
-    static inline T pp_min_##S(T a, T b) { return b < a ? b : a; }                              \
-    static inline T pp_max_##S(T a, T b) { return b > a ? b : a; }                              \
-    static inline T pp_and_##S(T a, T b) { return (T)(a & b); }                                 \
-    static inline T pp_or_##S(T a, T b) { return (T)(a | b); }                                  \
-    static inline T pp_xor_##S(T a, T b) { return (T)(a ^ b); }                                 \
-    static inline T pp_id_sum_##S(void) { return 0; }                                           \
-    static inline T pp_id_prod_##S(void) { return 1; }                                          \
-    static inline T pp_id_min_##S(void) { return MAXV; }                                        \
-    static inline T pp_id_max_##S(void) { return MINV; }                                        \
-    static inline T pp_id_and_##S(void) { return (T)~(T)0; }                                    \
-    static inline T pp_id_or_##S(void) { return 0; }                                            \
-    static inline T pp_id_xor_##S(void) { return 0; }
-
-/* AND, OR and XOR on floats are never dispatched (the core rejects them);
- * they exist so that every (type, operator) of the lists instantiates. */
-#define PP_DEF_FLOAT_OPS(T, S)                                                                   \
-    static inline T pp_sum_##S(T a, T b) { return a + b; }                                      \
-    static inline T pp_prod_##S(T a, T b) { return a * b; }                                     \
-    static inline T pp_min_##S(T a, T b)                                                        \
-    {                                                                                            \
-        return (a < b || a != a || (a == b && signbit(a))) ? a : b;                             \
-    }                                                                                            \
-    static inline T pp_max_##S(T a, T b)                                                        \
-    {                                                                                            \
-        return (a > b || a != a || (a == b && !signbit(a))) ? a : b;                            \
-    }                                                                                            \
-    static inline T pp_and_##S(T a, T b) { (void)b; return a; }                                 \
-    static inline T pp_or_##S(T a, T b) { (void)b; return a; }                                  \
-    static inline T pp_xor_##S(T a, T b) { (void)b; return a; }                                 \
-    static inline T pp_id_sum_##S(void) { return (T)-0.0; }                                     \
-    static inline T pp_id_prod_##S(void) { return 1; }                                          \
-    static inline T pp_id_min_##S(void) { return (T)INFINITY; }                                 \
-    static inline T pp_id_max_##S(void) { return (T)-INFINITY; }                                \
-    static inline T pp_id_and_##S(void) { return 0; }                                           \
-    static inline T pp_id_or_##S(void) { return 0; }                                            \
-    static inline T pp_id_xor_##S(void) { return 0; }
-
-#define PP_OPS_SINT(T, S, U, W) PP_DEF_INT_OPS(T, S, W, (T)((U) ~(U)0 >> 1), (T)(-(T)((U) ~(U)0 >> 1) - 1))
-#define PP_OPS_UINT(T, S, U, W) PP_DEF_INT_OPS(T, S, W, (T) ~(T)0, 0)
-#define PP_OPS_FLOAT(T, S, U, W) PP_DEF_FLOAT_OPS(T, S)
-#define PP_DEF_OPS(E, T, S, K, U, W) PP_OPS_##K(T, S, U, W)
-PP_FOR_EACH_TYPE(PP_DEF_OPS)
-#undef PP_DEF_OPS
+#define PP_CPU_TEMPLATE "cpu_ops.inc"
+#include "cpu_each_type.inc"
 
 #endif

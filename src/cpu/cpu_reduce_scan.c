@@ -17,8 +17,9 @@
  *
  * PP_ALGO_SEQUENTIAL: the plain one-thread loops.
  *
- * The per-type kernels (fold, tile scan, combine) are generated from the
- * type and operator lists; the orchestration is plain C over their table.
+ * The per-type kernels (fold, tile scan, combine) are the template
+ * cpu_reduce_scan.inc, instantiated for every type and operator of the
+ * lists (cpu_instances.h); the orchestration is plain C over their table.
  */
 #include "cpu_tiles.h"
 
@@ -40,89 +41,11 @@ typedef struct rs_kernels {
     void (*public_identity)(void *out);                    /* what n == 0 writes, and exclusive out[0] */
 } rs_kernels;
 
-#define DEF_RS_KERNELS(E, T, S, K, OE, O)                                                        \
-    static uint64_t bits_##S##_##O(T v)                                                          \
-    {                                                                                            \
-        uint64_t b = 0;                                                                          \
-        memcpy(&b, &v, sizeof v);                                                                \
-        return b;                                                                                \
-    }                                                                                            \
-    static T val_##S##_##O(uint64_t b)                                                           \
-    {                                                                                            \
-        T v;                                                                                     \
-        memcpy(&v, &b, sizeof v);                                                                \
-        return v;                                                                                \
-    }                                                                                            \
-    static uint64_t combine_##S##_##O(uint64_t a, uint64_t b)                                    \
-    {                                                                                            \
-        return bits_##S##_##O(pp_##O##_##S(val_##S##_##O(a), val_##S##_##O(b)));                 \
-    }                                                                                            \
-    /* x[0..n) with PP_LANES accumulators and a fixed tree. */                                   \
-    static uint64_t fold_##S##_##O(const void *x_, size_t n)                                     \
-    {                                                                                            \
-        const T *restrict x = (const T *)x_;                                                     \
-        T acc[PP_LANES];                                                                         \
-        for (int j = 0; j < PP_LANES; j++) acc[j] = pp_id_##O##_##S();                           \
-        size_t i = 0;                                                                            \
-        for (; i + PP_LANES <= n; i += PP_LANES)                                                 \
-            for (int j = 0; j < PP_LANES; j++) acc[j] = pp_##O##_##S(acc[j], x[i + j]);          \
-        for (int j = 0; i < n; i++, j++) acc[j] = pp_##O##_##S(acc[j], x[i]);                    \
-        for (int w = PP_LANES / 2; w > 0; w /= 2)                                                \
-            for (int j = 0; j < w; j++) acc[j] = pp_##O##_##S(acc[j], acc[j + w]);               \
-        return bits_##S##_##O(acc[0]);                                                           \
-    }                                                                                            \
-    /* Scans x[0..n) into y from carry c, PP_GROUP elements at a time: each group's local     \
-     * prefixes do not depend on the carry, so consecutive groups overlap in the pipeline    \
-     * and the carry chain costs one operation per group. x == y is fine. */                   \
-    static void scan_##S##_##O(const void *x_, void *y_, size_t n, uint64_t cb, int excl)        \
-    {                                                                                            \
-        const T *x = (const T *)x_;                                                              \
-        T *y = (T *)y_, c = val_##S##_##O(cb);                                                   \
-        size_t i = 0;                                                                            \
-        for (; i + PP_GROUP <= n; i += PP_GROUP) {                                               \
-            T p[PP_GROUP];                                                                       \
-            p[0] = x[i];                                                                         \
-            for (int j = 1; j < PP_GROUP; j++) p[j] = pp_##O##_##S(p[j - 1], x[i + j]);          \
-            if (excl) {                                                                          \
-                y[i] = c;                                                                        \
-                for (int j = 1; j < PP_GROUP; j++) y[i + j] = pp_##O##_##S(c, p[j - 1]);         \
-            } else {                                                                             \
-                for (int j = 0; j < PP_GROUP; j++) y[i + j] = pp_##O##_##S(c, p[j]);             \
-            }                                                                                    \
-            c = pp_##O##_##S(c, p[PP_GROUP - 1]);                                                \
-        }                                                                                        \
-        for (; i < n; i++) {                                                                     \
-            T v = x[i];                                                                          \
-            y[i] = excl ? c : pp_##O##_##S(c, v);                                                \
-            c = pp_##O##_##S(c, v);                                                              \
-        }                                                                                        \
-    }                                                                                            \
-    static void reduce_seq_##S##_##O(const void *x_, size_t n, void *out)                        \
-    {                                                                                            \
-        const T *x = (const T *)x_;                                                              \
-        T r = x[0];                                                                              \
-        for (size_t i = 1; i < n; i++) r = pp_##O##_##S(r, x[i]);                                \
-        memcpy(out, &r, sizeof r);                                                               \
-    }                                                                                            \
-    static void scan_seq_##S##_##O(const void *x_, void *y_, size_t n, int excl)                 \
-    {                                                                                            \
-        const T *x = (const T *)x_;                                                              \
-        T *y = (T *)y_, c = pp_id_##O##_##S();                                                   \
-        for (size_t i = 0; i < n; i++) {                                                         \
-            T v = x[i];                                                                          \
-            y[i] = excl ? c : pp_##O##_##S(c, v);                                                \
-            c = pp_##O##_##S(c, v);                                                              \
-        }                                                                                        \
-    }                                                                                            \
-    static uint64_t identity_##S##_##O(void) { return bits_##S##_##O(pp_id_##O##_##S()); }      \
-    static void public_id_##S##_##O(void *out)                                                   \
-    {                                                                                            \
-        T v = PP_PUBLIC_ID(T, pp_id_##O##_##S());                                                \
-        memcpy(out, &v, sizeof v);                                                               \
-    }
+#define PP_CPU_TEMPLATE "cpu_reduce_scan.inc"
+#define PP_CPU_EACH_OP
+#include "cpu_each_type.inc"
 
-PP_FOR_EACH_TYPE_OP(DEF_RS_KERNELS)
-
+/* The table: the X-macro of types.h over the names the template defined. */
 #define RS_ENTRY(E, T, S, K, OE, O)                                                                   \
     [E][OE] = {sizeof(T), identity_##S##_##O, combine_##S##_##O, fold_##S##_##O, scan_##S##_##O, reduce_seq_##S##_##O, \
                scan_seq_##S##_##O, public_id_##S##_##O},
@@ -143,8 +66,9 @@ static void reduce_block(const void *job_, size_t b, int thread)
 {
     (void)thread;
     const reduce_job *j = (const reduce_job *)job_;
-    size_t lo = b * PP_RB, len = j->n - lo < PP_RB ? j->n - lo : PP_RB;
-    j->part[b] = j->k->fold(j->in + lo * j->k->size, len);
+    size_t lo, hi;
+    pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);
+    j->part[b] = j->k->fold(j->in + lo * j->k->size, hi - lo);
 }
 
 static pp_status cpu_reduce(pp_context *ctx, const pp_reduce_args *a, int sequential)
@@ -188,8 +112,9 @@ typedef struct scan_chain_job {
 
 static size_t tile_len(size_t n, size_t t)
 {
-    size_t lo = t * PP_ST;
-    return n - lo < PP_ST ? n - lo : PP_ST;
+    size_t lo, hi;
+    pp_cpu_tile_range(n, PP_ST, t, &lo, &hi);
+    return hi - lo;
 }
 
 static const scan_chain_job *scan_chain_job_of(const void *job) { return (const scan_chain_job *)job; }

@@ -12,149 +12,39 @@
  * costs no branch mispredictions.
  * PP_ALGO_SEQUENTIAL: the same loop over the whole input on one thread.
  *
- * The predicate loops are generated per type and predicate (the predicate a
- * compile-time constant in each); the tiling is plain C over their table.
+ * The predicate loops are the template cpu_select.inc, instantiated for
+ * every type of the list (cpu_instances.h), with a loop per predicate (the
+ * predicate a compile-time constant in each); the tiling is plain C over
+ * their table.
  */
 #include "cpu_tiles.h"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PP_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define PP_ALWAYS_INLINE inline
-#endif
 
 #define SEL_BUF 256
 #define SEL_TILE ((size_t)16384)
 
 /* Predicates: the six comparisons keep their pp_cmp values. */
-enum { MC_FLAG = 6, MC_UNIQUE = 7, MC_COUNT = 8 };
+enum { MC_FLAG = 6, MC_UNIQUE = 7 };
 
-/* Counts, and writes, the selected of [b, e); unique looks at in[b - 1]. */
-typedef size_t (*count_fn)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e);
-typedef size_t (*write_fn)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e, void *sel,
-                           void *rej);
+/* Every predicate of the generic loops (unique has loops of its own). */
+#define SEL_PREDICATES(X) X(PP_LT) X(PP_LE) X(PP_GT) X(PP_GE) X(PP_EQ) X(PP_NE) X(MC_FLAG)
 
-#define SEL_PRED(T, MC, in, fl, v, i)                                                             \
-    ((MC) == PP_LT   ? in[i] < v                                                                  \
-     : (MC) == PP_LE ? in[i] <= v                                                                 \
-     : (MC) == PP_GT ? in[i] > v                                                                  \
-     : (MC) == PP_GE ? in[i] >= v                                                                 \
-     : (MC) == PP_EQ ? in[i] == v                                                                 \
-     : (MC) == PP_NE ? in[i] != v                                                                 \
-     : (MC) == MC_FLAG ? fl[i] != 0                                                               \
-                       : (i == 0 || in[i] != in[i - 1]))
+#define PP_CPU_TEMPLATE "cpu_select.inc"
+#include "cpu_each_type.inc"
 
-#define DEF_SEL_LOOPS(T, S, MC, PART)                                                              \
-    static size_t count_##S##_##MC##_##PART(const void *in_, const uint8_t *fl, const void *v_,    \
-                                            size_t b, size_t e)                                    \
-    {                                                                                              \
-        const T *in = (const T *)in_;                                                              \
-        T v;                                                                                       \
-        memcpy(&v, v_, sizeof v);                                                                  \
-        size_t c = 0;                                                                              \
-        for (size_t i = b; i < e; i++) c += (size_t)(SEL_PRED(T, MC, in, fl, v, i));               \
-        return c;                                                                                  \
-    }                                                                                              \
-    static size_t write_##S##_##MC##_##PART(const void *in_, const uint8_t *fl, const void *v_,    \
-                                            size_t b, size_t e, void *sel_, void *rej_)            \
-    {                                                                                              \
-        const T *in = (const T *)in_;                                                              \
-        T *sel = (T *)sel_, *rej = (T *)rej_, v;                                                   \
-        memcpy(&v, v_, sizeof v);                                                                  \
-        T bs[SEL_BUF + 1], br[SEL_BUF + 1];                                                        \
-        size_t ks = 0, kr = 0, total = 0;                                                          \
-        for (size_t i = b; i < e; i++) {                                                           \
-            T x = in[i];                                                                           \
-            int p = SEL_PRED(T, MC, in, fl, v, i);                                                 \
-            bs[ks] = x;                                                                            \
-            ks += (size_t)p;                                                                       \
-            if (PART) {                                                                            \
-                br[kr] = x;                                                                        \
-                kr += (size_t)!p;                                                                  \
-                if (kr == SEL_BUF) {                                                               \
-                    memcpy(rej, br, SEL_BUF * sizeof(T));                                          \
-                    rej += SEL_BUF;                                                                \
-                    kr = 0;                                                                        \
-                }                                                                                  \
-            }                                                                                      \
-            if (ks == SEL_BUF) {                                                                   \
-                memcpy(sel, bs, SEL_BUF * sizeof(T));                                              \
-                sel += SEL_BUF;                                                                    \
-                total += SEL_BUF;                                                                  \
-                ks = 0;                                                                            \
-            }                                                                                      \
-        }                                                                                          \
-        memcpy(sel, bs, ks * sizeof(T));                                                           \
-        if (PART) memcpy(rej, br, kr * sizeof(T));                                                 \
-        return total + ks;                                                                         \
-    }
-
-/* The unique predicate on a run of neighbours: compare with the element
- * before, loaded once per element (no i == 0 test inside the loop). */
-#define DEF_UNIQUE_LOOPS(T, S)                                                                     \
-    static size_t count_##S##_uq(const void *in_, const uint8_t *fl, const void *v_, size_t b,     \
-                                 size_t e)                                                         \
-    {                                                                                              \
-        (void)fl;                                                                                  \
-        (void)v_;                                                                                  \
-        const T *in = (const T *)in_;                                                              \
-        size_t c = b == 0 && e > 0;                                                                \
-        for (size_t i = b ? b : 1; i < e; i++) c += (size_t)(in[i] != in[i - 1]);                  \
-        return c;                                                                                  \
-    }                                                                                              \
-    static size_t write_##S##_uq(const void *in_, const uint8_t *fl, const void *v_, size_t b,     \
-                                 size_t e, void *sel_, void *rej_)                                 \
-    {                                                                                              \
-        (void)fl;                                                                                  \
-        (void)v_;                                                                                  \
-        (void)rej_;                                                                                \
-        const T *in = (const T *)in_;                                                              \
-        T *sel = (T *)sel_, bs[SEL_BUF + 1];                                                       \
-        size_t ks = 0, total = 0;                                                                  \
-        if (b == e) return 0;                                                                      \
-        T prev = in[b];                                                                            \
-        bs[0] = prev;                                                                              \
-        ks = b == 0 || prev != in[b - 1];                                                          \
-        for (size_t i = b + 1; i < e; i++) {                                                       \
-            T x = in[i];                                                                           \
-            bs[ks] = x;                                                                            \
-            ks += (size_t)(x != prev);                                                             \
-            prev = x;                                                                              \
-            if (ks == SEL_BUF) {                                                                   \
-                memcpy(sel, bs, SEL_BUF * sizeof(T));                                              \
-                sel += SEL_BUF;                                                                    \
-                total += SEL_BUF;                                                                  \
-                ks = 0;                                                                            \
-            }                                                                                      \
-        }                                                                                          \
-        memcpy(sel, bs, ks * sizeof(T));                                                           \
-        return total + ks;                                                                         \
-    }
-
-#define DEF_SELECT(E, T, S, K, U, W)                                                               \
-    DEF_SEL_LOOPS(T, S, 0, 0) DEF_SEL_LOOPS(T, S, 1, 0) DEF_SEL_LOOPS(T, S, 2, 0)                  \
-    DEF_SEL_LOOPS(T, S, 3, 0) DEF_SEL_LOOPS(T, S, 4, 0) DEF_SEL_LOOPS(T, S, 5, 0)                  \
-    DEF_SEL_LOOPS(T, S, 6, 0) DEF_SEL_LOOPS(T, S, 0, 1) DEF_SEL_LOOPS(T, S, 1, 1)                  \
-    DEF_SEL_LOOPS(T, S, 2, 1) DEF_SEL_LOOPS(T, S, 3, 1) DEF_SEL_LOOPS(T, S, 4, 1)                  \
-    DEF_SEL_LOOPS(T, S, 5, 1) DEF_UNIQUE_LOOPS(T, S)
-
-PP_FOR_EACH_TYPE(DEF_SELECT)
-
-/* [type][predicate][partition]: predicates 0-5 the comparisons, 6 flags, 7 unique. */
+/* Per type: counts, and writes, the elements of [b, e) that predicate mc
+ * selects (to sel; with part the others to rej); unique looks at in[b - 1]. */
 typedef struct sel_kernels {
-    count_fn count;
-    write_fn write;
+    size_t (*count)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e, int mc);
+    size_t (*write)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e, void *sel, void *rej, int mc,
+                    int part);
 } sel_kernels;
-#define SEL_K(S, MC, PART) {count_##S##_##MC##_##PART, write_##S##_##MC##_##PART}
-#define SEL_ENTRY(E, T, S, K, U, W)                                                                \
-    [E] = {{SEL_K(S, 0, 0), SEL_K(S, 0, 1)}, {SEL_K(S, 1, 0), SEL_K(S, 1, 1)},                     \
-           {SEL_K(S, 2, 0), SEL_K(S, 2, 1)}, {SEL_K(S, 3, 0), SEL_K(S, 3, 1)},                     \
-           {SEL_K(S, 4, 0), SEL_K(S, 4, 1)}, {SEL_K(S, 5, 0), SEL_K(S, 5, 1)},                     \
-           {SEL_K(S, 6, 0), {NULL, NULL}}, {{count_##S##_uq, write_##S##_uq}, {NULL, NULL}}},
-static const sel_kernels sel_table[PP_TYPE_COUNT][MC_COUNT][2] = {PP_FOR_EACH_TYPE(SEL_ENTRY)};
+/* The table: the X-macro of types.h over the names the template defined. */
+#define SEL_ENTRY(E, T, S, K, U, W) [E] = {count_##S, write_##S},
+static const sel_kernels sel_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SEL_ENTRY)};
 
 typedef struct select_job {
     const sel_kernels *k;
+    int mc, part;
     const char *in;
     const uint8_t *flags;
     const void *value;
@@ -165,18 +55,24 @@ typedef struct select_job {
     uint64_t total;       /* partition */
 } select_job;
 
-static void tile_range(const select_job *j, size_t t, size_t *b, size_t *e)
+static size_t count_range(const select_job *j, size_t b, size_t e)
 {
-    *b = t * SEL_TILE;
-    *e = j->n - *b < SEL_TILE ? j->n : *b + SEL_TILE;
+    return j->k->count(j->in, j->flags, j->value, b, e, j->mc);
+}
+
+/* Writes the selected of [b, e) at out[sel], and with part the others at out[rej]. */
+static size_t write_range(const select_job *j, size_t b, size_t e, size_t sel, size_t rej)
+{
+    return j->k->write(j->in, j->flags, j->value, b, e, j->out + sel * j->size,
+                       j->part ? j->out + rej * j->size : NULL, j->mc, j->part);
 }
 
 static uint64_t tile_count(const void *job_, size_t t)
 {
     const select_job *j = (const select_job *)job_;
     size_t b, e;
-    tile_range(j, t, &b, &e);
-    return (uint64_t)j->k->count(j->in, j->flags, j->value, b, e);
+    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
+    return (uint64_t)count_range(j, b, e);
 }
 
 static void tile_count_value(const void *job, size_t t, uint64_t *value) { *value = tile_count(job, t); }
@@ -192,8 +88,8 @@ static void select_tile(const void *job_, size_t t, const uint64_t *before, cons
     (void)mine;
     const select_job *j = (const select_job *)job_;
     size_t b, e;
-    tile_range(j, t, &b, &e);
-    j->k->write(j->in, j->flags, j->value, b, e, j->out + (size_t)*before * j->size, NULL);
+    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
+    write_range(j, b, e, (size_t)*before, 0);
 }
 
 static void partition_count(const void *job_, size_t t, int thread)
@@ -208,9 +104,9 @@ static void partition_tile(const void *job_, size_t t, int thread)
     (void)thread;
     const select_job *j = (const select_job *)job_;
     size_t b, e;
-    tile_range(j, t, &b, &e);
+    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
     size_t sel = (size_t)j->offset[t], rej = (size_t)j->total + (b - sel);
-    j->k->write(j->in, j->flags, j->value, b, e, j->out + sel * j->size, j->out + rej * j->size);
+    write_range(j, b, e, sel, rej);
 }
 
 static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequential)
@@ -222,7 +118,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     const size_t n = a->n;
     char value[8] = {0};
     if (a->value) memcpy(value, a->value, pp_type_size(a->type));
-    select_job j = {&sel_table[a->type][mc][part], (const char *)a->in, a->flags, value, (char *)a->out, n,
+    select_job j = {&sel_table[a->type], mc, part, (const char *)a->in, a->flags, value, (char *)a->out, n,
                     pp_type_size(a->type), NULL, NULL, 0};
     if (n == 0) { /* out may be NULL */
         *a->count = 0;
@@ -231,9 +127,8 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     const size_t ntiles = (n + SEL_TILE - 1) / SEL_TILE;
     const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE);
     if (nt <= 1) {
-        size_t total = part ? j.k->count(j.in, j.flags, value, 0, n) : 0;
-        total = j.k->write(j.in, j.flags, value, 0, n, j.out, part ? j.out + total * j.size : NULL);
-        *a->count = (uint64_t)total;
+        size_t total = part ? count_range(&j, 0, n) : 0;
+        *a->count = (uint64_t)write_range(&j, 0, n, 0, total);
         return PP_SUCCESS;
     }
     if (part) {

@@ -15,6 +15,10 @@
  * every pass is stable. Integer keys of 8 bits without values are counted
  * and rewritten (counting sort), with no scratch array.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
+ *
+ * The per-type kernels (radix keys, digit counts, scatters) are the
+ * template cpu_sort.inc, instantiated for every type of the list
+ * (cpu_instances.h); the passes are plain C over their table.
  */
 #include "cpu_tiles.h"
 
@@ -25,28 +29,8 @@
 
 #define RADIX 256
 
-/* Radix key per kind: order-preserving map to unsigned. */
-#define DEF_KEY_SINT(T, S, U) \
-    static inline U rkey_##S(T x) { U u; memcpy(&u, &x, sizeof u); return (U)(u ^ ((U)1 << (8 * sizeof(U) - 1))); }
-#define DEF_KEY_UINT(T, S, U) \
-    static inline U rkey_##S(T x) { return (U)x; }
-#define DEF_KEY_FLOAT(T, S, U)                                                             \
-    static inline U rkey_##S(T x)                                                          \
-    {                                                                                      \
-        const U sign = (U)1 << (8 * sizeof(U) - 1);                                        \
-        U u;                                                                               \
-        memcpy(&u, &x, sizeof u);                                                          \
-        if (x != x) return (U) ~(U)0;                                                      \
-        return (u & sign) ? (U)~u : (U)(u | sign);                                         \
-    }
-
-/* One LSD pass over the thread's part [b, e): scatter by the digit at
- * shift. Elements are gathered per digit in a buffer of one cache line
- * (wc: RADIX lines of keys, then the values' lines), indexed by destination
- * position, and written a whole line at a time: with streaming stores where
- * the destination is line-aligned (no read for ownership of lines that are
- * about to be overwritten), with memcpy for the partial lines at the edges
- * of the thread's range of each digit. */
+/* The scatter's write-combining buffers (cpu_sort_scatter.inc): a line per
+ * digit of keys, and the values of as many keys (8 bytes at most each). */
 #define WC_LINE 64
 #define WC_BYTES(ksize) ((size_t)RADIX * (WC_LINE + (WC_LINE / (ksize)) * 8))
 
@@ -75,118 +59,8 @@ static inline void pp_stream_fence(void)
 #endif
 }
 
-#define DEF_SCATTER(S, T, U, V, VN, HASV)                                                  \
-    static void scatter_##S##_##VN(const T *restrict ks, T *restrict kd, const V *restrict vs, \
-                                   V *restrict vd, size_t b, size_t e, unsigned shift,     \
-                                   U mask, const size_t *restrict off, void *wc)           \
-    {                                                                                      \
-        enum { B = WC_LINE / sizeof(T) };                                                  \
-        T(*kb)[B] = (T(*)[B])wc;                                                           \
-        V(*vb)[B] = (V(*)[B])((char *)wc + RADIX * sizeof *kb);                            \
-        const int stream = ((uintptr_t)kd % 16) == 0; /* lines: 64 bytes from kd */       \
-        size_t cur[RADIX];                                                                 \
-        memcpy(cur, off, sizeof cur);                                                      \
-        for (size_t i = b; i < e; i++) {                                                   \
-            T x = ks[i];                                                                   \
-            size_t d = (size_t)(((U)(rkey_##S(x) ^ mask) >> shift) & (RADIX - 1));        \
-            size_t c = cur[d]++;                                                           \
-            kb[d][c % B] = x;                                                              \
-            if (HASV) vb[d][c % B] = vs[i];                                                \
-            if ((c + 1) % B == 0) {                                                        \
-                size_t ls = c + 1 - B; /* start of the completed line */                   \
-                if (ls >= off[d]) {                                                        \
-                    pp_line_store(kd + ls, kb[d], stream);                                 \
-                    if (HASV) memcpy(vd + ls, vb[d], sizeof vb[d]);                        \
-                } else {                                                                   \
-                    size_t s0 = off[d] - ls;                                               \
-                    memcpy(kd + off[d], kb[d] + s0, (B - s0) * sizeof(T));                 \
-                    if (HASV) memcpy(vd + off[d], vb[d] + s0, (B - s0) * sizeof(V));       \
-                }                                                                          \
-            }                                                                              \
-        }                                                                                  \
-        for (size_t d = 0; d < RADIX; d++) {                                               \
-            size_t c = cur[d], ls = c - c % B;                                             \
-            if (c % B == 0) continue;                                                      \
-            size_t s0 = ls < off[d] ? off[d] - ls : 0;                                     \
-            memcpy(kd + ls + s0, kb[d] + s0, (c - ls - s0) * sizeof(T));                   \
-            if (HASV) memcpy(vd + ls + s0, vb[d] + s0, (c - ls - s0) * sizeof(V));         \
-        }                                                                                  \
-        pp_stream_fence();                                                                 \
-    }
-
-#define DEF_SORT(E, T, S, K, U, W)                                                                  \
-    DEF_SCATTER(S, T, U, uint8_t, v0, 0)                                                            \
-    DEF_SCATTER(S, T, U, uint8_t, v1, 1)                                                            \
-    DEF_SCATTER(S, T, U, uint16_t, v2, 1)                                                           \
-    DEF_SCATTER(S, T, U, uint32_t, v4, 1)                                                           \
-    DEF_SCATTER(S, T, U, uint64_t, v8, 1)                                                           \
-                                                                                                    \
-    static void scatter_##S(const T *ks, T *kd, const void *vs, void *vd, size_t vsize, size_t b,   \
-                            size_t e, unsigned shift, U mask, const size_t *off, void *wc)                \
-    {                                                                                               \
-        switch (vs ? vsize : 0) {                                                                   \
-        case 0: scatter_##S##_v0(ks, kd, NULL, NULL, b, e, shift, mask, off, wc); break;            \
-        case 1: scatter_##S##_v1(ks, kd, (const uint8_t *)vs, (uint8_t *)vd, b, e, shift, mask, off, wc); break; \
-        case 2: scatter_##S##_v2(ks, kd, (const uint16_t *)vs, (uint16_t *)vd, b, e, shift, mask, off, wc); break; \
-        case 4: scatter_##S##_v4(ks, kd, (const uint32_t *)vs, (uint32_t *)vd, b, e, shift, mask, off, wc); break; \
-        default: scatter_##S##_v8(ks, kd, (const uint64_t *)vs, (uint64_t *)vd, b, e, shift, mask, off, wc); break; \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    static void count_digits_##S(const T *k, size_t b, size_t e, U mask, unsigned npass,            \
-                                 size_t *h /* npass x RADIX */)                                     \
-    {                                                                                               \
-        memset(h, 0, (size_t)npass * RADIX * sizeof *h);                                            \
-        for (size_t i = b; i < e; i++) {                                                            \
-            U key = (U)(rkey_##S(k[i]) ^ mask);                                                     \
-            for (unsigned p = 0; p < npass; p++) h[p * RADIX + ((key >> (8 * p)) & (RADIX - 1))]++; \
-        }                                                                                           \
-    }                                                                                               \
-                                                                                                    \
-    /* Keys of 8 bits without values: the keys of digit d are all one value. */                 \
-    static void fill_digit_##S(void *keys_, size_t b, size_t e, size_t d, uint64_t mask_)         \
-    {                                                                                               \
-        T x = 0;                                                                                    \
-        for (unsigned v = 0; v < RADIX; v++) { /* the 8-bit key whose radix digit is d */           \
-            U ub = (U)v;                                                                            \
-            memcpy(&x, &ub, sizeof x);                                                              \
-            if ((size_t)(U)(rkey_##S(x) ^ (U)mask_) == d) break;                                    \
-        }                                                                                           \
-        T *keys = (T *)keys_;                                                                       \
-        for (size_t i = b; i < e; i++) keys[i] = x;                                                 \
-    }                                                                                               \
-    static void count_all_##S(const void *k, size_t b, size_t e, uint64_t mask, unsigned npass,     \
-                              size_t *h)                                                            \
-    {                                                                                               \
-        count_digits_##S((const T *)k, b, e, (U)mask, npass, h);                                    \
-    }                                                                                               \
-    static void count_at_##S(const void *k, size_t b, size_t e, uint64_t mask, unsigned shift,      \
-                             size_t *h)                                                             \
-    {                                                                                               \
-        count_digits_##S##_at((const T *)k, b, e, (U)mask, shift, h);                               \
-    }                                                                                               \
-    static void scatter_any_##S(const void *ks, void *kd, const void *vs, void *vd, size_t vsize,   \
-                                size_t b, size_t e, unsigned shift, uint64_t mask, const size_t *off, \
-                                void *wc)                                                           \
-    {                                                                                               \
-        scatter_##S((const T *)ks, (T *)kd, vs, vd, vsize, b, e, shift, (U)mask, off, wc);          \
-    }
-
-#define K_IS_INT_SINT 1
-#define K_IS_INT_UINT 1
-#define K_IS_INT_FLOAT 0
-
-/* Radix keys and the digit counts of one pass. */
-#define DEF_KEY_AND_COUNT(E, T, S, K, U, W)                                                         \
-    DEF_KEY_##K(T, S, U)                                                                            \
-    static void count_digits_##S##_at(const T *k, size_t b, size_t e, U mask, unsigned shift,       \
-                                      size_t *h)                                                    \
-    {                                                                                               \
-        memset(h, 0, RADIX * sizeof *h);                                                            \
-        for (size_t i = b; i < e; i++) h[((U)(rkey_##S(k[i]) ^ mask) >> shift) & (RADIX - 1)]++;    \
-    }
-PP_FOR_EACH_TYPE(DEF_KEY_AND_COUNT)
-PP_FOR_EACH_TYPE(DEF_SORT)
+#define PP_CPU_TEMPLATE "cpu_sort.inc"
+#include "cpu_each_type.inc"
 
 typedef struct sort_kernels {
     size_t size;
@@ -197,8 +71,9 @@ typedef struct sort_kernels {
                     unsigned shift, uint64_t mask, const size_t *off, void *wc);
     void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
 } sort_kernels;
+/* The table: the X-macro of types.h over the names the template defined. */
 #define SORT_ENTRY(E, T, S, K, U, W) \
-    [E] = {sizeof(T), K_IS_INT_##K, count_all_##S, count_at_##S, scatter_any_##S, fill_digit_##S},
+    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, count_all_##S, count_at_##S, scatter_##S, fill_digit_##S},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
@@ -218,17 +93,11 @@ typedef struct sort_job {
     size_t wcbytes;
 } sort_job;
 
-static void sort_tile_range(const sort_job *j, size_t t, size_t *b, size_t *e)
-{
-    *b = t * SORT_TILE;
-    *e = j->n - *b < SORT_TILE ? j->n : *b + SORT_TILE;
-}
-
 static void sweep_tile(const void *job, size_t t, int thread)
 {
     const sort_job *j = (const sort_job *)job;
     size_t b, e, h[8 * RADIX];
-    sort_tile_range(j, t, &b, &e);
+    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
     j->k->count_all(j->src, b, e, j->mask, j->npass, h);
     size_t *mine = j->priv + (size_t)thread * j->npass * RADIX;
     for (size_t i = 0; i < (size_t)j->npass * RADIX; i++) mine[i] += h[i];
@@ -238,7 +107,7 @@ static void pass_counts(const void *job, size_t t, uint64_t *value)
 {
     const sort_job *j = (const sort_job *)job;
     size_t b, e, h[RADIX];
-    sort_tile_range(j, t, &b, &e);
+    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
     j->k->count_at(j->src, b, e, j->mask, j->shift, h);
     for (size_t d = 0; d < RADIX; d++) value[d] = h[d];
 }
@@ -254,7 +123,7 @@ static void pass_scatter(const void *job, size_t t, const uint64_t *before, cons
     (void)mine;
     const sort_job *j = (const sort_job *)job;
     size_t b, e, off[RADIX];
-    sort_tile_range(j, t, &b, &e);
+    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
     for (size_t d = 0; d < RADIX; d++) off[d] = j->start[d] + (size_t)before[d];
     j->k->scatter(j->src, j->dst, j->vsrc, j->vdst, j->vsize, b, e, j->shift, j->mask, off,
                   j->wc + (size_t)omp_get_thread_num() * j->wcbytes);
@@ -274,7 +143,7 @@ static void copy_tile(const void *job, size_t t, int thread)
     (void)thread;
     const sort_job *j = (const sort_job *)job;
     size_t b, e;
-    sort_tile_range(j, t, &b, &e);
+    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
     memcpy(j->dst + b * j->k->size, j->src + b * j->k->size, (e - b) * j->k->size);
     if (j->vsrc) memcpy(j->vdst + b * j->vsize, j->vsrc + b * j->vsize, (e - b) * j->vsize);
 }

@@ -57,6 +57,14 @@ size_t pp_cpu_chain_scratch_bytes(size_t ntiles, size_t width);
  * words, or NULL) receives the fold of every tile's value. */
 void pp_cpu_chain(const pp_cpu_chain_spec *spec, int nt, void *scratch, uint64_t *total);
 
+/* [*b, *e): tile t of n items cut into tiles of `tile` items (the last
+ * one shorter). */
+static inline void pp_cpu_tile_range(size_t n, size_t tile, size_t t, size_t *b, size_t *e)
+{
+    *b = t * tile;
+    *e = n - *b < tile ? n : *b + tile;
+}
+
 /* Runs fn(job, tile, thread) for every tile in [0, ntiles) on up to nt
  * threads that claim tiles one at a time (thread: 0 .. nt-1, for private
  * state). Returns the number of threads that took part. */

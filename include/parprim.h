@@ -334,8 +334,8 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * out[0] = identity, out[i] = in[0] op ... op in[i-1].
  * in, out: n elements of context memory. in == out (in place) is allowed;
  * any other overlap is PP_ERROR_INVALID_ARGUMENT.
- * Determinism: integer results are exact. Float results on cpu depend only
- * on the input (not on the thread count). On cuda, PP_ALGO_REDUCE_THEN_SCAN
+ * Determinism: integer results are exact. Float results on cpu (every
+ * algorithm) depend only on the input (not on the thread count). On cuda, PP_ALGO_REDUCE_THEN_SCAN
  * is reproducible run to run; the default (PP_ALGO_DECOUPLED_LOOKBACK) is
  * not for floats: the order of their additions depends on timing. On
  * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
@@ -466,7 +466,7 @@ typedef enum pp_algorithm {
     PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select (the cuda default): a single
                                         pass in which tiles find their prefix by looking
                                         back at earlier tiles' published results */
-    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cuda and opencl scan (the opencl default): tile
+    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cpu, cuda and opencl scan (the opencl default): tile
                                         totals, a scan of them, then a scan of each tile
                                         from its prefix */
     PP_ALGO_ONESWEEP = 4,            /* cuda sort (the cuda default): LSD radix sort, one

@@ -43,6 +43,7 @@ pp_status pp_cpu_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_reduce_sequential(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cpu_scan_sequential(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cpu_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);

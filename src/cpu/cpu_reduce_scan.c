@@ -15,6 +15,12 @@
  * groups and the prefix chain are fixed, so float results depend only on
  * the input, not on the thread count or on which thread ran what.
  *
+ * PP_ALGO_REDUCE_THEN_SCAN: the same tiles in three phases with a join
+ * between them: every tile's fold, an exclusive scan of the folds on one
+ * thread, every tile scanned from its prefix. The input is read twice from
+ * memory and no tile reads another's state: the textbook form, for study
+ * and comparison. Deterministic too (fixed tiles, folds left to right).
+ *
  * PP_ALGO_SEQUENTIAL: the plain one-thread loops.
  *
  * The per-type kernels (fold, tile scan, combine) are the template
@@ -164,3 +170,43 @@ static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential
 
 pp_status pp_cpu_scan(pp_context *ctx, const pp_scan_args *a) { return cpu_scan(ctx, a, 0); }
 pp_status pp_cpu_scan_sequential(pp_context *ctx, const pp_scan_args *a) { return cpu_scan(ctx, a, 1); }
+
+typedef struct rts_job {
+    scan_chain_job s;
+    uint64_t *prefix; /* per tile: its fold, then the fold of the tiles before it */
+} rts_job;
+
+static void rts_fold(const void *job, size_t t, int thread)
+{
+    (void)thread;
+    const rts_job *j = (const rts_job *)job;
+    scan_tile_value(&j->s, t, &j->prefix[t]);
+}
+
+static void rts_scan(const void *job, size_t t, int thread)
+{
+    (void)thread;
+    const rts_job *j = (const rts_job *)job;
+    scan_tile_body(&j->s, t, &j->prefix[t], NULL);
+}
+
+pp_status pp_cpu_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a)
+{
+    const rs_kernels *k = kernels(a->type, a->op);
+    const size_t n = a->n, ntiles = (n + PP_ST - 1) / PP_ST;
+    uint64_t *prefix = (uint64_t *)pp_cpu_scratch(ctx, ntiles * sizeof(uint64_t), a->fn);
+    if (!prefix) return PP_ERROR_OUT_OF_MEMORY;
+    const int excl = a->kind == PP_EXCLUSIVE;
+    rts_job j = {{k, (const char *)a->in, (char *)a->out, n, excl}, prefix};
+    const int nt = pp_cpu_threads_for(ctx, n, 2 * PP_ST);
+    pp_cpu_for_tiles(nt, ntiles, rts_fold, &j);
+    uint64_t acc = k->identity();
+    for (size_t t = 0; t < ntiles; t++) {
+        const uint64_t v = prefix[t];
+        prefix[t] = acc;
+        acc = k->combine(acc, v);
+    }
+    pp_cpu_for_tiles(nt, ntiles, rts_scan, &j);
+    if (excl) k->public_identity(a->out);
+    return PP_SUCCESS;
+}

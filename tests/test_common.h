@@ -10,6 +10,9 @@
  *                              devices counted over all platforms; default 0)
  *   PARPRIM_TEST_FILTER=pat    run only the cmocka tests whose name matches
  *                              pat (* and ? wildcards), e.g. 'test_f*'
+ *
+ * The tests include this header only; test_common_internal.h lists the
+ * files of the library pp_testcommon that implement it.
  */
 #ifndef PP_TEST_COMMON_H
 #define PP_TEST_COMMON_H

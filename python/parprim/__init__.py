@@ -1,0 +1,203 @@
+"""parprim: data-parallel primitives (reduce, scan, histograms, stream
+compaction, radix sort) on the cpu (OpenMP), cuda and opencl backends of the
+C library parprim (include/parprim.h is its manual), for NumPy arrays and
+CUDA arrays of CuPy, Numba, PyTorch, JAX and others.
+
+    import numpy as np, parprim
+    a = np.random.rand(10**6).astype(np.float32)
+    parprim.reduce(a)                    # a NumPy float32 scalar
+    parprim.scan(a, "max")               # a new array
+    parprim.sort(a, out=a)               # in place
+    with parprim.Context("opencl") as ctx:
+        ctx.histogram_even(a, 10, 0.0, 1.0)
+
+The module functions run on a context of the calling thread, created on
+first use with backend "auto" (the environment variable PARPRIM_BACKEND,
+"cpu", "cuda" or "opencl", overrides the choice); ``default_context()``
+returns it. Context objects run the same functions on a backend and device
+of your choice.
+
+Arrays:
+
+- NumPy arrays on the cpu backend are used in place (zero copy) when they
+  are C-contiguous (of any shape: their elements in C order); others are
+  copied once. Results are one-dimensional NumPy arrays (or out=).
+- On a cuda context, CUDA arrays (``__cuda_array_interface__``: CuPy,
+  Numba; or ``__dlpack__``: PyTorch, JAX) are used in place, ordered on
+  their producer's stream, and results are arrays of the same library on
+  the same device (CuPy in, CuPy out; torch in, torch out; a
+  parprim.DeviceArray for JAX and others whose arrays cannot be written).
+- A NumPy array given to a GPU context (cuda or opencl) is uploaded,
+  processed on the device and the results downloaded into NumPy arrays.
+
+Element types: int8, uint8, int16, uint16, int32, uint32, int64, uint64,
+float32, float64 (others raise InvalidArgument before any work; bool arrays
+are taken as flags only). Errors raise parprim.Error subclasses carrying the
+C library's message (pp_last_error).
+"""
+
+from __future__ import annotations
+
+from . import _parprim
+from ._arrays import DeviceArray
+from ._context import ALGORITHMS, BACKENDS, CMPS, OPS, PRIMITIVES, Context, _tls
+from ._parprim import BackendError, BackendUnavailable, Error, InvalidArgument, OutOfMemory, Unsupported
+
+_v = _parprim.version()
+__version__ = f"{_v // 10000}.{_v // 100 % 100}.{_v % 100}"
+del _v
+
+__all__ = [
+    "Context", "DeviceArray", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "BackendUnavailable",
+    "BackendError", "reduce", "scan", "histogram_even", "histogram_range", "select_flagged", "select_if",
+    "unique", "partition_if", "sort", "sort_pairs", "set_algorithm", "get_algorithm", "info",
+    "default_context", "OPS", "CMPS", "PRIMITIVES", "ALGORITHMS", "__version__",
+]
+
+# --------------------------------------------------------------------------
+# The per-thread default context
+# --------------------------------------------------------------------------
+
+def default_context():
+    """The calling thread's default context (backend "auto"), created on
+    first use; the module functions run on it. Once it is closed, the
+    thread's next call makes a new one."""
+    try:
+        return _tls.ctx
+    except AttributeError:
+        ctx = _tls.ctx = Context("auto")
+        return ctx
+
+
+def reduce(a, op="sum"):
+    """a[0] op a[1] op ... op a[n-1]: see Context.reduce. Returns a NumPy
+    scalar of a's dtype."""
+    try:
+        ctx = _tls.ctx
+    except AttributeError:
+        ctx = default_context()
+    return ctx.reduce(a, op)
+
+
+def scan(a, op="sum", exclusive=False, out=None):
+    """Inclusive or exclusive prefix scan: see Context.scan."""
+    return default_context().scan(a, op, exclusive, out)
+
+
+def histogram_even(a, bins, lower, upper, out=None, right_closed=False):
+    """Histogram of equal bins over [lower, upper) (right_closed=True:
+    np.histogram's bins): see Context.histogram_even."""
+    return default_context().histogram_even(a, bins, lower, upper, out, right_closed)
+
+
+def histogram_range(a, edges, out=None):
+    """Histogram with explicit edges: see Context.histogram_range."""
+    return default_context().histogram_range(a, edges, out)
+
+
+def select_flagged(a, flags):
+    """The elements of a whose flag is nonzero: see Context.select_flagged."""
+    return default_context().select_flagged(a, flags)
+
+
+def select_if(a, cmp, value):
+    """The elements x of a with `x cmp value`: see Context.select_if."""
+    return default_context().select_if(a, cmp, value)
+
+
+def unique(a, sort=False):
+    """The first of each run of equal neighbours, or (sort=True) the values
+    of np.unique(a): see Context.unique."""
+    return default_context().unique(a, sort)
+
+
+def partition_if(a, cmp, value):
+    """(partitioned copy of a, count): see Context.partition_if."""
+    return default_context().partition_if(a, cmp, value)
+
+
+def sort(a, descending=False, out=None, nan_last=True):
+    """Stable radix sort: see Context.sort."""
+    return default_context().sort(a, descending, out, nan_last)
+
+
+def sort_pairs(keys, values, descending=False, nan_last=True):
+    """Sorts keys and moves values with them: see Context.sort_pairs."""
+    return default_context().sort_pairs(keys, values, descending, nan_last)
+
+
+def set_algorithm(primitive, algorithm):
+    """Chooses an algorithm on the calling thread's default context: see
+    Context.set_algorithm."""
+    default_context().set_algorithm(primitive, algorithm)
+
+
+def get_algorithm(primitive):
+    """The algorithm chosen on the calling thread's default context: see
+    Context.get_algorithm."""
+    return default_context().get_algorithm(primitive)
+
+
+# The module functions carry the Context methods' documentation.
+for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select_if, unique, partition_if, sort,
+           sort_pairs, set_algorithm, get_algorithm):
+    _f.__doc__ = (getattr(Context, _f.__name__).__doc__.rstrip() +
+                  "\n\n        Runs on the calling thread's default context (default_context()).\n")
+del _f
+
+# pp_status of each exception class (instances raised by the C library carry
+# theirs as .status too).
+Error.status = None
+InvalidArgument.status, Unsupported.status, OutOfMemory.status = 1, 2, 3
+BackendUnavailable.status, BackendError.status = 4, 5
+
+# --------------------------------------------------------------------------
+# info
+# --------------------------------------------------------------------------
+
+_STATUS_UNSUPPORTED = 2
+
+
+def info():
+    """What this parprim has and finds, as a dict:
+
+    {"version": "0.1.0",
+     "backends": {name: {"built": bool, "present": bool,
+                         "device": str or None, "threads": int,
+                         "memory": {"total", "available", "max_alloc"} or None,
+                         "algorithms": {primitive: [names]}}
+                  for name in ("cpu", "cuda", "opencl")},
+     "auto": the backend Context("auto") picks (None if that fails)}
+
+    "built": compiled into this parprim; "present": a context can be made
+    (pp_backend_status). For a present backend a context is created to read
+    its device, threads (0 on GPUs), memory and the algorithms
+    set_algorithm accepts per primitive; "error" holds the message where
+    that fails. Absent backends have device and memory None, threads 0 and
+    no algorithms.
+    """
+    backends = {}
+    for code, name in enumerate(BACKENDS):
+        if name == "auto":
+            continue
+        st = _parprim.backend_status(code)
+        entry = {"built": st != _STATUS_UNSUPPORTED, "present": st == 0, "device": None, "threads": 0,
+                 "memory": None, "algorithms": {}}
+        if st != 0:
+            entry["status"] = _parprim.status_string(st)
+        else:
+            try:
+                with Context(name) as ctx:
+                    entry["device"] = ctx.device_name
+                    entry["threads"] = ctx.threads
+                    entry["memory"] = ctx.memory()
+                    entry["algorithms"] = {p: ctx.algorithms(p) for p in PRIMITIVES}
+            except Error as e:
+                entry["error"] = str(e)
+        backends[name] = entry
+    try:
+        with Context("auto") as ctx:
+            auto = ctx.backend
+    except Error:
+        auto = None
+    return {"version": __version__, "backends": backends, "auto": auto}

@@ -1,0 +1,66 @@
+"""The binding's per-call overhead: python -m parprim._overhead [--n 1024]
+
+Times parprim.reduce on a small NumPy array (the module function, the
+Context method, and the raw extension call) against the same C call
+(pp_reduce) timed by a C loop inside the extension with the GIL released
+(_parprim.time_reduce), on a cpu context with all threads and with one
+thread. Overhead = Python-level time - C time. Each figure is the best of
+several repeats (the least disturbed by other processes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import timeit
+
+import numpy as np
+
+import parprim
+from parprim import _parprim
+
+
+def _best(fn, number, repeat):
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def measure(n=1024, dtype="float32", threads=0, number=20000, repeat=7):
+    """Seconds per call: {"c", "raw", "method", "module", "numpy"}."""
+    a = (np.random.default_rng(1).random(n) * 100).astype(dtype)
+    ctx = parprim.Context("cpu", threads=threads)
+    try:
+        raw = ctx._c
+        res = {}
+        res["c"] = min(_parprim.time_reduce(raw, a, "sum", number) for _ in range(repeat))
+        res["raw"] = _best(lambda: raw.reduce(a, "sum", -1, -1), number, repeat)
+        res["method"] = _best(lambda: ctx.reduce(a), number, repeat)
+        if threads == 0:
+            parprim.reduce(a)  # creates the thread's default context (cpu here unless PARPRIM_BACKEND says)
+            res["module"] = _best(lambda: parprim.reduce(a), number, repeat)
+        res["numpy"] = _best(lambda: a.sum(), number, repeat)
+        res["threads"] = ctx.threads
+    finally:
+        ctx.close()
+    return res
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=1024)
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--number", type=int, default=20000)
+    args = p.parse_args(argv)
+    print(f"parprim {parprim.__version__}: reduce of {args.n} {args.dtype} elements, best of 7 x {args.number} calls")
+    for threads in (0, 1):
+        r = measure(args.n, args.dtype, threads, args.number)
+        c = r["c"]
+        print(f"cpu context, {r['threads']} thread(s):")
+        print(f"  C call (pp_reduce, C loop, GIL released)   {c * 1e6:7.3f} us")
+        for key, label in (("raw", "_parprim.Context.reduce (extension)"), ("method", "Context.reduce"),
+                           ("module", "parprim.reduce (module function)")):
+            if key in r:
+                print(f"  {label:42s} {r[key] * 1e6:7.3f} us   overhead {(r[key] - c) * 1e6:6.3f} us")
+        print(f"  numpy a.sum() for comparison               {r['numpy'] * 1e6:7.3f} us")
+
+
+if __name__ == "__main__":
+    main()

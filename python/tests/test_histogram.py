@@ -1,0 +1,185 @@
+"""histogram_even and histogram_range: every backend, algorithm and type,
+exact counts against the header's definitions (integers binned exactly,
+floats by the documented double expression; samples outside [lower, upper)
+and NaN uncounted), and right_closed=True against np.histogram."""
+
+import math
+
+import numpy as np
+import pytest
+
+import parprim
+from conftest import (FLOAT_DTYPES, INT_DTYPES, SIZES, BACKENDS, algo_params, assert_same, combos, context,
+                      make_data, ref_histogram_even, ref_histogram_range, skip_if_fp64)
+
+BINS = (1, 7, 256, 4099)
+
+
+def _call(backend, dtype, fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except parprim.Unsupported as e:
+        skip_if_fp64(backend, dtype, e, "float histograms evaluate in double")
+
+
+def _bounds(rng, dtype, bins):
+    """(name, lower, upper) cases for dtype, as Python numbers of that type."""
+    dt = np.dtype(dtype)
+    out = []
+    if dt.kind in "iu":
+        ii = np.iinfo(dt)
+        v = sorted(int(x) for x in make_data(rng, dt, 2, "random"))
+        if v[0] == v[1]:
+            v[1] = v[0] + 1 if v[0] < ii.max else v[0] - 1
+            v.sort()
+        out.append(("random range", v[0], v[1]))
+        out.append(("whole type", int(ii.min), int(ii.max)))
+        lo = int(rng.integers(max(int(ii.min), -100), min(int(ii.max), 100) - 10))
+        out.append(("3 values a bin", lo, min(int(ii.max), lo + 3 * bins)))
+        out.append(("fewer values than bins", lo, lo + 5))
+        return out
+    a, b = sorted(float(x) for x in rng.standard_normal(2) * 100)
+    out.append(("random range", float(dt.type(a)), float(dt.type(b))))
+    out.append(("[0, 1)", 0.0, 1.0))
+    out.append(("[-0.0, 3)", -0.0, 3.0))
+    big = float(np.finfo(dt).max) * 0.9
+    out.append(("range overflowing the type", float(dt.type(-big)), float(dt.type(big))))
+    out.append(("one ulp", 1.0, float(np.nextafter(dt.type(1.0), dt.type(2.0)))))
+    return out
+
+
+def _hist_data(rng, dtype, n, lower, upper, bins):
+    """Samples around [lower, upper): some below and above, some exactly on
+    lower, upper and inner bin edges, NaN and -0.0 for floats."""
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        ii = np.iinfo(dt)
+        span = upper - lower
+        lo2 = max(int(ii.min), lower - span // 4 - 1)
+        hi2 = min(int(ii.max), upper + span // 4 + 1)
+        a = rng.integers(lo2, hi2, size=n, dtype=dt, endpoint=True)
+        specials = [lower, upper, upper - 1, lower + span // 2, lower + span // max(bins, 1)]
+        specials = [dt.type(min(max(s, int(ii.min)), int(ii.max))) for s in specials]
+    else:
+        t = rng.uniform(-0.1, 1.1, n)
+        with np.errstate(over="ignore"):
+            a = (lower * (1 - t) + upper * t).astype(dt)
+        w = (upper - lower) / bins if math.isfinite(upper - lower) else 0.5 * upper / bins - 0.5 * lower / bins
+        specials = [lower, upper, -0.0, 0.0, np.nan, np.inf, -np.inf]
+        specials += [lower + k * w for k in (1, bins // 2, bins - 1) if k > 0]
+        with np.errstate(over="ignore"):
+            specials = [dt.type(s) for s in specials]
+    if n:
+        k = max(1, n // 10)
+        a[rng.integers(0, n, k)] = np.array(specials, dtype=dt)[rng.integers(0, len(specials), k)]
+    return a
+
+
+@pytest.mark.parametrize("backend,algo,dtype", combos("histogram"))
+def test_histogram_even(backend, algo, dtype, rng):
+    ctx = context(backend, "histogram", algo)
+    for bins in BINS:
+        for name, lower, upper in _bounds(rng, dtype, bins):
+            for n in SIZES:
+                a = _hist_data(rng, dtype, n, lower, upper, bins)
+                got = _call(backend, dtype, ctx.histogram_even, a, bins, lower, upper)
+                where = f"bins={bins} {name} [{lower!r}, {upper!r}) n={n}"
+                assert isinstance(got, np.ndarray), where
+                assert_same(got, ref_histogram_even(a, bins, lower, upper), where)
+
+
+@pytest.mark.parametrize("backend,algo", algo_params("histogram"))
+def test_histogram_even_many_bins(backend, algo, rng):
+    """More bins than a work-group's local memory holds (opencl's private
+    algorithms fall back to global atomics), and bins with one sample each."""
+    ctx = context(backend, "histogram", algo)
+    for dtype in (np.dtype(np.int32), np.dtype(np.float32)):
+        for bins in (100003, 1 << 20):
+            a = _hist_data(rng, dtype, 65537, 0, 100003, bins)
+            got = _call(backend, dtype, ctx.histogram_even, a, bins, 0, 100003)
+            assert_same(got, ref_histogram_even(a, bins, 0, 100003), f"{dtype} bins={bins}")
+
+
+@pytest.mark.parametrize("backend,algo,dtype", combos("histogram", dtypes=INT_DTYPES + FLOAT_DTYPES))
+def test_histogram_even_right_closed_matches_numpy(backend, algo, dtype, rng):
+    ctx = context(backend, "histogram", algo)
+    dt = np.dtype(dtype)
+    for bins in (1, 7, 100):
+        if dt.kind in "iu":
+            lo = 0 if dt.kind == "u" else -50
+            ranges = [(lo, lo + 100), (lo + 3, lo + 10)]
+        else:
+            ranges = [(0.0, 1.0), (-2.5, 7.25), (float(dt.type(0.1)), float(dt.type(0.7)))]
+        for lower, upper in ranges:
+            for n in (0, 1, 33, 1025, 65537):
+                a = _hist_data(rng, dt, n, lower, upper, bins)
+                if dt.kind == "f":
+                    a = a[~np.isnan(a)]
+                exp = np.histogram(a, bins, range=(lower, upper))[0].astype(np.uint64)
+                got = _call(backend, dt, ctx.histogram_even, a, bins, lower, upper, right_closed=True)
+                assert_same(got, exp, f"bins={bins} range=({lower}, {upper}) n={a.size}")
+
+
+def _edges(rng, dtype, bins):
+    """bins + 1 strictly increasing edges (fewer bins where the type has
+    fewer values: 8-bit types hold 256)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "iu" and dt.itemsize <= 2:
+        info = np.iinfo(dt)
+        span = int(info.max) - int(info.min) + 1
+        k = min(bins, span - 1) + 1
+        return np.sort(rng.choice(span, size=k, replace=False) + int(info.min)).astype(dt)
+    while True:
+        if dt.kind in "iu":
+            e = np.unique(make_data(rng, dt, bins + 1, "random"))
+        else:
+            e = np.unique(make_data(rng, dt, bins + 1, "random"))
+            if bins > 2 and rng.integers(2):
+                e[0], e[-1] = -np.inf, np.inf
+        if e.size == bins + 1:
+            return e
+
+
+@pytest.mark.parametrize("backend,algo,dtype", combos("histogram"))
+def test_histogram_range(backend, algo, dtype, rng):
+    ctx = context(backend, "histogram", algo)
+    dt = np.dtype(dtype)
+    for bins in (1, 2, 7, 300):
+        e = _edges(rng, dt, bins)
+        for n in SIZES:
+            a = make_data(rng, dt, n, "special" if dt.kind == "f" else "random")
+            if n:
+                k = max(1, n // 4)
+                a[rng.integers(0, n, k)] = e[rng.integers(0, e.size, k)]  # samples on the edges
+            got = _call(backend, dt, ctx.histogram_range, a, e)
+            assert_same(got, ref_histogram_range(a, e), f"bins={bins} n={n} edges={e[:4]}...")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_range_python_sequence_edges(backend):
+    ctx = context(backend)
+    a = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], dtype=np.int32)
+    got = ctx.histogram_range(a, [0, 2, 5, 10])
+    assert_same(got, np.array([2, 3, 5], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_documented_examples(backend):
+    """Small cases written out by hand from the header."""
+    ctx = context(backend)
+    a = np.array([0.0, 0.5, 1.0, 1.5, 2.0, -0.0, np.nan, 2.5, -1e-300], dtype=np.float64)
+    try:
+        got = ctx.histogram_even(a, 2, 0.0, 2.0)
+    except parprim.Unsupported as e:
+        skip_if_fp64(backend, a.dtype, e)
+    # [0, 1): 0.0, 0.5, -0.0; [1, 2): 1.0, 1.5; 2.0 and 2.5 above, NaN and -1e-300 out
+    assert_same(got, np.array([3, 2], dtype=np.uint64))
+    assert_same(ctx.histogram_even(a, 2, 0.0, 2.0, right_closed=True), np.array([3, 3], dtype=np.uint64))
+    u = np.array([0xFFFFFFF0, 5, 0, 0xFFFFFFFF], dtype=np.uint32)
+    assert_same(ctx.histogram_even(u, 1, 0, 0xFFFFFFFF), np.array([3], dtype=np.uint64))
+    i = np.array([-16, -1, 0, 7], dtype=np.int32)
+    assert_same(ctx.histogram_even(i, 4, -16, 8), np.array([1, 0, 2, 1], dtype=np.uint64))  # width 6
+    i64 = np.array([np.iinfo(np.int64).min, -1, 0, np.iinfo(np.int64).max], dtype=np.int64)
+    got = ctx.histogram_even(i64, 3, int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max))
+    assert_same(got, ref_histogram_even(i64, 3, int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)))
+    assert got.sum() == 3

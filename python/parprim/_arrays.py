@@ -56,6 +56,24 @@ def library(obj):
     return type(obj).__module__.partition(".")[0]
 
 
+def _same(x):
+    return x
+
+
+def host_wrapper(primary):
+    """How a host call returns a new array: as a PyTorch CPU tensor sharing
+    the NumPy array's memory when the primary input is one, else as is
+    (out= arrays are returned as given)."""
+    if library(primary) != "torch":
+        return _same
+    import torch
+
+    def wrap(x):
+        return torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+
+    return wrap
+
+
 def dlpack_device(obj):
     """__dlpack_device__() as (type, id), or None."""
     f = getattr(obj, "__dlpack_device__", None)
@@ -68,12 +86,22 @@ def dlpack_device(obj):
         return None
 
 
+def _has_cai(obj):
+    """Whether obj has __cuda_array_interface__. Asked of the type for CuPy
+    and Numba arrays, which are always in device memory and build the dict
+    anew at each access (about a microsecond); asked of the object for
+    others (a PyTorch CPU tensor's property raises AttributeError)."""
+    if library(obj) in ("cupy", "numba"):
+        return hasattr(type(obj), "__cuda_array_interface__")
+    return hasattr(obj, "__cuda_array_interface__")
+
+
 def is_device_array(obj):
     """Whether obj is an array in GPU memory (CUDA Array Interface, or a
     DLPack array whose device is not the CPU)."""
     if isinstance(obj, np.ndarray):
         return False
-    if hasattr(obj, "__cuda_array_interface__"):
+    if _has_cai(obj):
         return True
     dev = dlpack_device(obj)
     return dev is not None and dev[0] != DL_CPU
@@ -165,7 +193,14 @@ def host_out(out, dtype, n, what="out"):
     """Checks a host out= array: a writable, C-contiguous, aligned NumPy
     array of dtype with n elements. Returns its 1-D view."""
     if not isinstance(out, np.ndarray):
-        raise InvalidArgument(f"parprim: {what} must be a NumPy array here, not {type(out).__name__}")
+        dev = None if is_device_array(out) else dlpack_device(out)
+        if dev is None or dev[0] != DL_CPU:
+            raise InvalidArgument(f"parprim: {what} must be a NumPy array or CPU tensor here, not "
+                                  f"{type(out).__module__}.{type(out).__name__}")
+        try:
+            out = np.from_dlpack(out)  # the same memory (e.g. a PyTorch CPU tensor)
+        except Exception as e:  # noqa: BLE001
+            raise InvalidArgument(f"parprim: {what} cannot be viewed as a NumPy array: {e}") from None
     if out.dtype != dtype:
         raise InvalidArgument(f"parprim: {what} has dtype {out.dtype}, expected {dtype}")
     if out.size != n:
@@ -240,17 +275,15 @@ def edges_in(dtype, edges, what="edges"):
     if e.dtype.kind == "f":
         if np.isnan(e).any():
             raise InvalidArgument(f"parprim: {what} holds NaN")
-        c = np.ceil(e)
-        if (c > float(info.max)).any():
-            raise InvalidArgument(f"parprim: {what} has values above the largest {dtype} ({info.max})")
-        # exact for |e| < 2^53; above, ceil(float) is an integer already
-        vals = [max(int(x), int(info.min)) if np.isfinite(x) else int(info.min) for x in c.tolist()]
+        # ceil is exact for |e| < 2^53; above, a float is an integer already.
+        # Python ints compare exactly (float(info.max) of a 64-bit type rounds up).
+        vals = [int(x) if np.isfinite(x) else (int(info.max) + 1 if x > 0 else int(info.min))
+                for x in np.ceil(e).tolist()]
     else:
         vals = [int(x) for x in e.tolist()]
-        if any(v > int(info.max) for v in vals):
-            raise InvalidArgument(f"parprim: {what} has values above the largest {dtype} ({info.max})")
-        vals = [max(v, int(info.min)) for v in vals]
-    return np.array(vals, dtype=dtype)
+    if any(v > int(info.max) for v in vals):
+        raise InvalidArgument(f"parprim: {what} has values above the largest {dtype} ({info.max})")
+    return np.array([max(v, int(info.min)) for v in vals], dtype=dtype)
 
 
 def index(x, what):
@@ -291,10 +324,11 @@ def _c_contiguous(shape, strides, itemsize):
     return True
 
 
-def cai_view(obj, what="a"):
+def cai_view(obj, what="a", cai=None):
     """A DeviceView from __cuda_array_interface__ (v2/v3: shape, typestr,
-    data, strides, stream)."""
-    cai = obj.__cuda_array_interface__
+    data, strides, stream); cai: the interface's dict, if read already."""
+    if cai is None:
+        cai = obj.__cuda_array_interface__
     try:
         dtype = np.dtype(cai["typestr"])
     except TypeError:
@@ -353,19 +387,20 @@ def device_view(obj, what="a"):
     Numba: it names the producer's stream), else DLPack (PyTorch, JAX, ...:
     parprim names the stream it will use), else CAI v2."""
     lib = library(obj)
-    cai = hasattr(obj, "__cuda_array_interface__")
-    if cai and lib not in ("torch", "jax", "jaxlib"):
+    cai = None
+    if lib not in ("torch", "jax", "jaxlib") and _has_cai(obj):
+        cai = obj.__cuda_array_interface__  # read once: see _has_cai
         try:
-            version = int(obj.__cuda_array_interface__.get("version", 0))
+            version = int(cai.get("version", 0))
         except Exception:  # noqa: BLE001
             version = 0
         if version >= 3 or not hasattr(obj, "__dlpack__"):
-            return cai_view(obj, what)
+            return cai_view(obj, what, cai)
     if hasattr(obj, "__dlpack__"):
         stream = torch_stream(obj) if lib == "torch" else 1
         return dlpack_view(obj, stream, what)
-    if cai:
-        return cai_view(obj, what)
+    if cai is not None or _has_cai(obj):
+        return cai_view(obj, what, cai)
     raise InvalidArgument(f"parprim: {what} ({type(obj).__name__}) has neither __cuda_array_interface__ nor "
                           "__dlpack__")
 

@@ -22,7 +22,7 @@ import numpy as np
 from . import _parprim as _c
 from ._arrays import (BOOL, CODE, U8, U64, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, check_no_overlap,
                       check_values_dtype, code_of, device_view, edges_in, host_flags, host_input, host_out,
-                      host_values, index, is_device_array, library, make_contiguous, same_memory, torch_dtype)
+                      host_values, host_wrapper, index, is_device_array, library, make_contiguous, same_memory, torch_dtype)
 from ._parprim import Error, InvalidArgument, _NotDirect
 
 _ndarray = np.ndarray
@@ -85,10 +85,12 @@ class _Op:
 
 
 class _HostRun:
-    """cpu context, NumPy arrays: C works on the arrays' own memory."""
+    """cpu context, NumPy arrays (or PyTorch CPU tensors, seen through
+    NumPy): C works on the arrays' own memory."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, primary):
         self.c = ctx._c
+        self.wrap = host_wrapper(primary)
 
     def __enter__(self):
         return self
@@ -152,7 +154,7 @@ class _HostRun:
         return _Op(h, None, h.dtype, CODE[h.dtype], x.n)
 
     def result(self, y, count=None):
-        return y.obj if count is None else y.obj[:count]
+        return self.wrap(y.obj if count is None else y.obj[:count])
 
 
 class _StagedOp(_Op):
@@ -166,8 +168,9 @@ class _StagedRun:
     context, outputs downloaded when the call is complete (only then, so a
     failed call leaves out= as it was); every buffer is freed at the end."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, primary):
         self.c = ctx._c
+        self.wrap = host_wrapper(primary)
         self.bufs = []
         self.downloads = []
         self.hooks = []
@@ -278,9 +281,9 @@ class _StagedRun:
 
     def result(self, y, count=None):
         if count is None:
-            return y.obj
+            return self.wrap(y.obj)
         y.count = count
-        return y.obj[:count]
+        return self.wrap(y.obj[:count])
 
 
 class _DeviceRun:
@@ -582,13 +585,13 @@ class Context:
 
     def _run(self, a):
         if self._host and not self._test_device_mode:
-            return _HostRun(self)
+            return _HostRun(self, a)
         if self._test_device_mode or is_device_array(a):
             if self._backend != "cuda" and not self._test_device_mode:
                 raise InvalidArgument(f"parprim: a is a GPU array ({type(a).__module__}.{type(a).__name__}); "
                                       f"this context is {self._backend}: GPU arrays need a cuda context")
             return _DeviceRun(self, a)
-        return _StagedRun(self)
+        return _StagedRun(self, a)
 
     # ---- algorithms ----------------------------------------------------------
     def set_algorithm(self, primitive, algorithm):
@@ -673,7 +676,8 @@ class Context:
         dtype), and its last bin includes upper. parprim counts over those
         edges (pp_histogram_range) with one more bin [upper, next value
         above upper) whose count is added to the last bin. Integer samples
-        whose edges do not fit their type are counted as float64, like NumPy.
+        whose edges do not fit their type, or reach 2^53 in magnitude, are
+        counted as float64 values, as NumPy counts them (rounded above 2^53).
         """
         bins = index(bins, "bins")
         if bins < 1:
@@ -696,9 +700,15 @@ class Context:
             except (ValueError, TypeError) as e:
                 raise InvalidArgument(f"parprim: histogram_even(right_closed=True): {e}") from None
             e = None
+            # NumPy bins integer samples as float64 (np.histogram casts them to
+            # its edges' type): exact below 2^53, rounded above, where a sample
+            # next to an edge can round onto it. Where an edge is that large,
+            # count the float64 values as NumPy does.
+            wide = dt.kind in "iu" and max(abs(float(edges[0])), abs(float(edges[-1]))) >= 2.0**53
             try:
-                e = edges_in(dt, edges)
-                if dt.kind in "iu" and int(e[-1]) == int(np.iinfo(dt).max) and e[-1].item() == edges[-1].item():
+                if not wide:
+                    e = edges_in(dt, edges)
+                if e is not None and dt.kind in "iu" and int(e[-1]) == int(np.iinfo(dt).max) and e[-1].item() == edges[-1].item():
                     e = None  # no room above upper for the extra bin
             except InvalidArgument:
                 pass

@@ -97,6 +97,23 @@ def test_bad_cmp(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_value_not_of_the_type(backend):
+    """A comparison value or a bound the element type cannot hold (C reads
+    them as values of that type) is InvalidArgument, not a silent wrap or
+    rounding."""
+    ctx = context(backend)
+    u8 = np.arange(10, dtype=np.uint8)
+    i32 = np.arange(-5, 5, dtype=np.int32)
+    for a, v in ((u8, 256), (u8, -1), (i32, 2**31), (i32, 2.5), (i32, float("nan")),
+                 (np.arange(3, dtype=np.uint64), 2**64), (np.arange(3, dtype=np.int64), -(2**63) - 1)):
+        raises(parprim.InvalidArgument, ctx.select_if, a, "<", v)
+        raises(parprim.InvalidArgument, ctx.partition_if, a, ">=", v)
+    raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0.5, 3)
+    raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0, 2**31)
+    raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2.0, 0, 3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_bad_algorithm(backend):
     ctx = parprim.Context(backend=backend)
     try:
@@ -293,3 +310,19 @@ def test_closed_context():
         assert c2.reduce(a) == 45
     with pytest.raises(parprim.Error):
         c2.scan(a)
+
+
+@pytest.mark.skipif("opencl" not in BACKENDS, reason="no OpenCL device present")
+def test_out_of_memory_beyond_max_alloc():
+    """opencl: an array above CL_DEVICE_MAX_MEM_ALLOC_SIZE is OutOfMemory (a
+    MemoryError). The array is np.empty: its pages are never touched."""
+    mem = INFO["backends"]["opencl"]["memory"]
+    try:
+        limit = int(mem["max_alloc"])
+    except (KeyError, TypeError):
+        pytest.skip(f"info() gives no max_alloc for opencl: {mem!r}")
+    a = np.empty(limit + 1, dtype=np.int8)
+    ctx = context("opencl")
+    e = raises(parprim.OutOfMemory, ctx.reduce, a)
+    assert isinstance(e, MemoryError)
+    assert ctx.reduce(np.arange(10, dtype=np.int8)) == 45, "the context is usable after OutOfMemory"

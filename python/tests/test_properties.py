@@ -32,7 +32,7 @@ def elements(dtype, finite=False, small=False):
     width = dtype.itemsize * 8
     if finite:
         return st.floats(-1e6, 1e6, width=width, allow_subnormal=False)
-    return st.floats(width=width, allow_nan=True, allow_infinity=True, allow_subnormal=False)
+    return st.floats(width=width, allow_nan=True, allow_infinity=True, allow_subnormal=True)
 
 
 def arrays(dtype, finite=False, max_n=MAX_N):

@@ -1363,14 +1363,15 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* time_reduce(context, a, op, iterations) -> seconds per pp_reduce call,
- * measured in C around a loop of calls with the GIL released (the cost of
- * the C call alone, for the binding's overhead measurement). */
+/* time_reduce(context, a, op, iterations[, type, n]) -> seconds per
+ * pp_reduce call, measured in C around a loop of calls with the GIL released
+ * (the cost of the C call alone, for the binding's overhead measurement).
+ * a: a buffer, or an address (device memory) with its pp_type and n. */
 static PyObject *py_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (nargs != 4 || !PyObject_TypeCheck(args[0], &CtxType)) {
-        PyErr_SetString(PyExc_TypeError, "time_reduce(context, a, op, iterations)");
+    if ((nargs != 4 && nargs != 6) || !PyObject_TypeCheck(args[0], &CtxType)) {
+        PyErr_SetString(PyExc_TypeError, "time_reduce(context, a, op, iterations[, type, n])");
         return NULL;
     }
     Ctx *self = (Ctx *)args[0];
@@ -1381,7 +1382,12 @@ static PyObject *py_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t n
     if (iters < 1) iters = 1;
     Arr a;
     if (arr_get(args[1], 0, 0, "a", &a)) return NULL;
-    if (a.type < 0 || a.type >= PP_TYPE_COUNT) {
+    if (nargs == 6 && !a.has_view) {
+        a.type = (int)PyLong_AsLong(args[4]);
+        a.len = (Py_ssize_t)PyLong_AsSsize_t(args[5]);
+        if (PyErr_Occurred()) return NULL;
+    }
+    if (a.type < 0 || a.type >= PP_TYPE_COUNT || a.len < 0) {
         arr_release(&a);
         return invalid("parprim: time_reduce needs an array of a parprim element type");
     }
@@ -1416,7 +1422,7 @@ static PyMethodDef module_methods[] = {
      "make_dlpack(owner, address, n, code, bits, device_type, device_id) -> capsule"},
     {"pointer_device", py_pointer_device, METH_O, "CUDA device of an address, or -1"},
     {"time_reduce", (PyCFunction)(void (*)(void))py_time_reduce, METH_FASTCALL,
-     "time_reduce(context, a, op, iterations) -> seconds per C call"},
+     "time_reduce(context, a, op, iterations[, type, n]) -> seconds per C call"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""parprim from Python against NumPy (cpu) or CuPy (cuda), same run.
+
+    python bench/py_compare.py --backend cpu  [--n 2^24] [--types u32,f32]
+    python bench/py_compare.py --backend cuda [--n 2^28]
+
+Each row times one operation on the same input array with parprim (a
+Context of the backend; NumPy arrays on cpu, CuPy arrays on cuda) and with
+the library it competes with, after checking that both give the same
+result (exactly, or for float sums within the rounding of two summation
+orders). Times are the median of --repeat runs after one warm-up; on cuda
+each run ends with a device synchronize. Throughput is input elements per
+second. --json FILE writes every row.
+
+Rows (the same meaning on both sides; NumPy's defaults noted where they
+differ):
+  sum           reduce(a)          np.sum(a, dtype=a.dtype)  (np.sum(u32)
+                                   would widen to u64: same work, other type);
+                                   parprim returns the value on the host, CuPy
+                                   a device array: on cuda a second row times
+                                   CuPy's sum with .item() (the value on the host)
+  cumsum        scan(a)            np.cumsum(a, dtype=a.dtype)
+  histogram     histogram_even(a, 1024, lo, hi)  np.histogram(a, 1024, (lo, hi))
+                (C semantics: [lo, hi); right_closed=True matches NumPy's
+                last bin, a row of its own)
+  mask select   select_flagged(a, m)  a[m]     (m: about half true)
+  sort stable   sort(a)            np.sort(a, kind="stable")
+  sort default  sort(a)            np.sort(a)  (NumPy: introsort/SIMD, unstable)
+  unique        unique(a, sort=True)  np.unique(a)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import parprim
+
+TYPES = {"u32": np.uint32, "f32": np.float32, "i32": np.int32, "u64": np.uint64, "f64": np.float64}
+
+
+def parse_n(s):
+    return 2 ** int(s[2:]) if s.startswith("2^") else int(s)
+
+
+class Side:
+    """What differs between cpu/NumPy and cuda/CuPy: the array module, the
+    transfer to the host for checks, and the wait for the device."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        if backend == "cuda":
+            import cupy
+
+            self.xp = cupy
+            self.host = cupy.asnumpy
+            self.sync = cupy.cuda.Device().synchronize
+        else:
+            self.xp = np
+            self.host = np.asarray
+            self.sync = lambda: None
+
+
+def timed(side, fn, repeat):
+    fn()  # warm-up: kernels compiled or loaded, memory pools filled
+    side.sync()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        side.sync()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def data(side, t, n, seed):
+    rng = np.random.default_rng(seed)
+    if np.dtype(t).kind == "f":
+        h = rng.random(n, dtype=np.float32).astype(t)
+        lo, hi = 0.0, 1.0
+    else:
+        h = rng.integers(0, 1 << 24, n, dtype=t)
+        lo, hi = 0, 1 << 24
+    return side.xp.asarray(h), lo, hi
+
+
+def rows(side, ctx, a, lo, hi):
+    xp = side.xp
+    m = a < (hi + lo) / 2 if a.dtype.kind == "f" else a < (hi + lo) // 2
+    out = xp.empty_like(a)
+
+    def eq(x, y):
+        return np.array_equal(side.host(x), side.host(y))
+
+    def close(x, y):
+        x, y = float(x), float(y)
+        return abs(x - y) <= 1e-4 * max(1.0, abs(y))  # two summation orders of f32
+
+    fsum = close if a.dtype.kind == "f" else (lambda x, y: int(x) == int(y))
+    return [
+        ("sum", lambda: ctx.reduce(a), lambda: xp.sum(a, dtype=a.dtype), fsum),
+        ("sum, value to host" if xp is not np else None, lambda: ctx.reduce(a),
+         lambda: xp.sum(a, dtype=a.dtype).item(), fsum),
+        ("cumsum", lambda: ctx.scan(a, out=out), lambda: xp.cumsum(a, dtype=a.dtype),
+         (lambda x, y: np.allclose(side.host(x), side.host(y), rtol=1e-3)) if a.dtype.kind == "f" else eq),
+        ("histogram 1024", lambda: ctx.histogram_even(a, 1024, lo, hi), lambda: xp.histogram(a, 1024, (lo, hi))[0],
+         eq),
+        ("histogram 1024 right_closed", lambda: ctx.histogram_even(a, 1024, lo, hi, right_closed=True),
+         lambda: xp.histogram(a, 1024, (lo, hi))[0], eq),
+        ("mask select", lambda: ctx.select_flagged(a, m), lambda: a[m], eq),
+        ("sort (stable)", lambda: ctx.sort(a), lambda: xp.sort(a, kind="stable") if xp is np else xp.sort(a), eq),
+        ("sort (NumPy default)" if xp is np else None, lambda: ctx.sort(a), lambda: xp.sort(a), eq),
+        ("unique", lambda: ctx.unique(a, sort=True), lambda: xp.unique(a), eq),
+    ]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--n", default=None, help="elements (2^k allowed); default 2^24 on cpu, 2^28 on cuda")
+    p.add_argument("--types", default="u32,f32")
+    p.add_argument("--repeat", type=int, default=None, help="default 10 on cpu, 20 on cuda")
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--json", default=None)
+    args = p.parse_args(argv)
+    n = parse_n(args.n) if args.n else (1 << 28 if args.backend == "cuda" else 1 << 24)
+    repeat = args.repeat or (20 if args.backend == "cuda" else 10)
+    side = Side(args.backend)
+    ctx = parprim.Context(args.backend, threads=args.threads) if args.backend == "cpu" else parprim.Context("cuda")
+    other = "NumPy " + np.__version__ if side.xp is np else "CuPy " + side.xp.__version__
+    print(f"parprim {parprim.__version__} on {args.backend} ({ctx.device_name}, {ctx.threads} threads) "
+          f"against {other}; n = {n}, median of {repeat}")
+    print(f"| type | operation | parprim ms | {other.split()[0]} ms | speedup | parprim Gelem/s |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    out = []
+    ok = True
+    for tn in args.types.split(","):
+        a, lo, hi = data(side, TYPES[tn], n, 7)
+        for name, ours, theirs, same in rows(side, ctx, a, lo, hi):
+            if name is None:
+                continue
+            r0, r1 = ours(), theirs()
+            if isinstance(r0, tuple):
+                r0 = r0[0]
+            good = bool(same(r0, r1))
+            ok &= good
+            del r0, r1
+            t0 = timed(side, ours, repeat)
+            t1 = timed(side, theirs, repeat)
+            row = {"type": tn, "op": name, "n": n, "parprim_s": t0, "other_s": t1, "other": other,
+                   "speedup": t1 / t0, "same_result": good}
+            out.append(row)
+            print(f"| {tn} | {name} | {t0 * 1e3:.3f} | {t1 * 1e3:.3f} | {t1 / t0:.2f} | {n / t0 / 1e9:.2f} |"
+                  + ("" if good else " RESULTS DIFFER"), flush=True)
+        del a
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"backend": args.backend, "device": ctx.device_name, "threads": ctx.threads, "n": n,
+                       "repeat": repeat, "rows": out}, f, indent=1)
+    ctx.close()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

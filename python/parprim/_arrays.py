@@ -23,7 +23,7 @@ U64 = np.dtype(np.uint64)
 BOOL = np.dtype(np.bool_)
 U8 = np.dtype(np.uint8)
 
-# One-element arrays the extension returns single results through (see make_scalar in _parprim.c).
+# One-element arrays the extension returns single results through (see ppy_make_scalar in python/src/values.c).
 _c._set_scalar_arrays([np.zeros(1, dt) for dt in DTYPES])
 
 _SUPPORTED = ", ".join(TYPE_NAMES)

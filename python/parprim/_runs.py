@@ -1,0 +1,421 @@
+"""The three ways a call of parprim.Context reaches the C library, one "run"
+class each:
+
+- host:   a cpu context and NumPy arrays: the arrays' own memory is passed to
+          the C call (zero copy for C-contiguous arrays) (_HostRun);
+- staged: a GPU context (cuda or opencl) and NumPy arrays: each input is
+          uploaded to memory of the context (pp_malloc + pp_upload), the
+          primitive runs there and the results are downloaded (_StagedRun);
+- device: a cuda context and GPU arrays (CUDA Array Interface or DLPack):
+          the arrays' device memory is passed to the C call, results are
+          allocated with the input's own library (CuPy in, CuPy out)
+          (_DeviceRun).
+
+The primitives (_context.py) are written once against a small "run" object
+of each mode (input, output, scratch, copies between them, result); a run is
+a context manager that holds the call's buffers and finishes the call
+(downloads, frees, stream release) on exit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _parprim as _c
+from ._arrays import (BOOL, CODE, U8, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, check_no_overlap, check_values_dtype,
+                      code_of, device_view, host_flags, host_input, host_out, host_values, host_wrapper,
+                      is_device_array, library, make_contiguous, same_memory, torch_dtype)
+from ._parprim import Error, InvalidArgument
+
+
+class _Op:
+    """An array as a call sees it: h (what the C call takes: a NumPy array
+    on the host, else an address or cl_mem handle), obj (what the caller
+    gets back), dtype, code (pp_type or -1), n, count (elements to
+    return)."""
+
+    __slots__ = ("h", "obj", "dtype", "code", "n", "count")
+
+    def __init__(self, h, obj, dtype, code, n):
+        self.h, self.obj, self.dtype, self.code, self.n, self.count = h, obj, dtype, code, n, None
+
+
+class _HostRun:
+    """cpu context, NumPy arrays (or PyTorch CPU tensors, seen through
+    NumPy): C works on the arrays' own memory."""
+
+    def __init__(self, ctx, primary):
+        self.c = ctx._c
+        self.wrap = host_wrapper(primary)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def input(self, a, what="a"):
+        x, code = host_input(a, what)
+        return _Op(x, x, x.dtype, code, x.size)
+
+    def flags(self, f, n, what="flags"):
+        f = host_flags(f, n, what)
+        return _Op(f, f, f.dtype, -1, n)
+
+    def values(self, v, n, what="values"):
+        v = host_values(v, n, what)
+        return _Op(v, v, v.dtype, -1, n)
+
+    def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
+        """An output of n elements: out (checked) or a new array; src: an
+        input whose data the output starts with (copied unless out is
+        src's own memory); inplace: the input out may be (exactly)."""
+        code = CODE.get(dtype, -1)
+        if out is None:
+            y = src.h.copy() if src is not None else np.empty(n, dtype)
+            return _Op(y, y, dtype, code, n)
+        y = host_out(out, dtype, n, what)
+        check_no_overlap(y, [i.h for i in inputs], what, () if inplace is None else (inplace.h,))
+        if src is not None and not same_memory(y, src.h):
+            np.copyto(y, src.h)
+        return _Op(y, out, dtype, code, n)
+
+    def scratch(self, dtype, n):
+        t = np.empty(n, dtype)
+        return _Op(t, None, dtype, CODE.get(dtype, -1), n)
+
+    def private(self, x):
+        """A copy of x that the call may change."""
+        t = x.h.copy()
+        return _Op(t, None, x.dtype, x.code, x.n)
+
+    def same(self, x, y):
+        return same_memory(x.h, y.h)
+
+    def copy(self, dst, src, n, dst_off=0, src_off=0):
+        dst.h[dst_off:dst_off + n] = src.h[src_off:src_off + n]
+
+    def to_host(self, x):
+        return x.h
+
+    def put(self, y, host):
+        np.copyto(y.h, host)
+
+    def rotate(self, y, k):
+        """y = y[k:] + y[:k]."""
+        y.h[:] = np.concatenate((y.h[k:], y.h[:k]))
+
+    def as_f64(self, x):
+        h = x.h.astype(np.float64)
+        return _Op(h, None, h.dtype, CODE[h.dtype], x.n)
+
+    def result(self, y, count=None):
+        return self.wrap(y.obj if count is None else y.obj[:count])
+
+
+def _download(run, x):
+    """A NumPy copy of x, an array in a GPU context's memory (the to_host of
+    the staged and device runs)."""
+    host = np.empty(x.n, x.dtype)
+    if x.n:
+        run.c.download(host, x.h, x.n * x.dtype.itemsize)
+    return host
+
+
+class _StagedOp(_Op):
+    """A staged output: also the flat host array it is downloaded into."""
+
+    __slots__ = ("obj_flat",)
+
+
+class _StagedRun:
+    """GPU context, NumPy arrays: inputs are uploaded to memory of the
+    context, outputs downloaded when the call is complete (only then, so a
+    failed call leaves out= as it was); every buffer is freed at the end."""
+
+    def __init__(self, ctx, primary):
+        self.c = ctx._c
+        self.wrap = host_wrapper(primary)
+        self.bufs = []
+        self.downloads = []
+        self.hooks = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, etype, exc, tb):
+        try:
+            if etype is None:
+                for y in self.downloads:
+                    count = y.n if y.count is None else y.count
+                    if count:
+                        self.c.download(y.obj_flat, y.h, count * y.dtype.itemsize)
+                for fn in self.hooks:
+                    fn()
+        finally:
+            for h in self.bufs:
+                try:
+                    self.c.free(h)
+                except Error:
+                    if etype is None:
+                        raise
+        return False
+
+    def _alloc(self, nbytes):
+        h = self.c.malloc(nbytes)
+        if h:
+            self.bufs.append(h)
+        return h
+
+    def _upload(self, x):
+        h = self._alloc(x.nbytes)
+        if x.nbytes:
+            self.c.upload(h, x, x.nbytes)
+        return h
+
+    def _host(self, a, what):
+        if is_device_array(a):
+            raise InvalidArgument(f"parprim: {what} is a GPU array, but the primary input is a host array; "
+                                  "pass arrays of one kind")
+        return a
+
+    def input(self, a, what="a"):
+        x, code = host_input(self._host(a, what), what)
+        return _Op(self._upload(x), x, x.dtype, code, x.size)
+
+    def flags(self, f, n, what="flags"):
+        f = host_flags(self._host(f, what), n, what)
+        return _Op(self._upload(f), f, f.dtype, -1, n)
+
+    def values(self, v, n, what="values"):
+        v = host_values(self._host(v, what), n, what)
+        return _Op(self._upload(v), v, v.dtype, -1, n)
+
+    def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
+        code = CODE.get(dtype, -1)
+        if out is None:
+            host = np.empty(n, dtype)
+            flat = host
+        else:
+            flat = host_out(self._host(out, what), dtype, n, what)
+            check_no_overlap(flat, [i.obj for i in inputs], what, () if inplace is None else (inplace.obj,))
+            host = out
+        if src is not None:
+            h = src.h  # the uploaded copy is private: the call may change it
+        elif inplace is not None and out is not None and same_memory(flat, inplace.obj):
+            h = inplace.h
+        else:
+            h = self._alloc(n * dtype.itemsize)
+        y = _StagedOp(h, host, dtype, code, n)
+        y.obj_flat = flat
+        self.downloads.append(y)
+        return y
+
+    def scratch(self, dtype, n):
+        return _Op(self._alloc(n * dtype.itemsize), None, dtype, CODE.get(dtype, -1), n)
+
+    def private(self, x):
+        return x  # an uploaded copy
+
+    def same(self, x, y):
+        return x.h == y.h
+
+    def copy(self, dst, src, n, dst_off=0, src_off=0):
+        if dst_off or src_off:
+            raise Error("parprim: internal: offsets in staged memory")
+        if n:
+            self.c.copy(dst.h, src.h, n * src.dtype.itemsize)
+
+    to_host = _download
+
+    def put(self, y, host):
+        np.copyto(y.obj_flat, host)
+        y.count = 0  # nothing to download
+
+    def rotate(self, y, k):
+        flat = y.obj_flat
+        self.hooks.append(lambda: flat.__setitem__(slice(None), np.concatenate((flat[k:], flat[:k]))))
+
+    def as_f64(self, x):
+        h = x.obj.astype(np.float64)
+        return _Op(self._upload(h), h, h.dtype, CODE[h.dtype], x.n)
+
+    def result(self, y, count=None):
+        if count is None:
+            return self.wrap(y.obj)
+        y.count = count
+        return self.wrap(y.obj[:count])
+
+
+class _DeviceRun:
+    """cuda context, GPU arrays: the C call takes their device addresses;
+    new outputs come from the input's library. The call is ordered on the
+    producer's stream (see Context._use_stream)."""
+
+    def __init__(self, ctx, primary):
+        self.ctx = ctx
+        self.c = ctx._c
+        self.like = primary
+        self.lib = library(primary)
+        self.keep = []
+        self.stream_set = False
+        self.sync = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, etype, exc, tb):
+        try:
+            if etype is None and self.sync:
+                self.c.synchronize()  # DeviceArray results are complete when returned
+        finally:
+            self.ctx._release_stream()
+            self.keep.clear()
+        return False
+
+    def _view(self, obj, what, writable=False):
+        test = self.ctx._test_device_mode
+        if not test and not is_device_array(obj):
+            raise InvalidArgument(f"parprim: {what} is a host array, but the primary input is a GPU array; pass "
+                                  "arrays of one kind")
+        v = device_view(obj, what)
+        dev_type, dev = v.device
+        if not test:
+            if dev_type not in (DL_CUDA, DL_CUDA_MANAGED):
+                raise InvalidArgument(f"parprim: {what} is not in CUDA memory (DLPack device type {dev_type})")
+            if dev >= 0 and dev != self.ctx._device:
+                raise InvalidArgument(f"parprim: {what} is on cuda:{dev}, the context on cuda:{self.ctx._device}")
+            if dev < 0 and v.ptr and v.n and _c.HAVE_CUDA_RUNTIME:
+                raise InvalidArgument(f"parprim: {what} is not CUDA device memory")
+        if not v.contiguous:
+            if writable:
+                raise InvalidArgument(f"parprim: {what} is not C-contiguous (out= arrays are written in place)")
+            v = device_view(make_contiguous(obj, what), what)
+        if writable and v.readonly:
+            raise InvalidArgument(f"parprim: {what} is read-only")
+        self.keep.append(v.keep)
+        if not self.stream_set and v.stream is not None:
+            self.ctx._use_stream(v.stream)
+            self.stream_set = True
+        return v
+
+    def _empty(self, n, dtype):
+        lib = self.lib
+        dev = self.ctx._device
+        if lib == "cupy":
+            import cupy
+
+            with cupy.cuda.Device(dev):
+                return cupy.empty(n, dtype)
+        if lib == "torch":
+            import torch
+
+            return torch.empty(n, dtype=torch_dtype(dtype), device=self.like.device)
+        if lib == "numba":
+            from numba import cuda
+
+            with cuda.gpus[dev]:
+                return cuda.device_array(n, dtype)
+        self.sync = True
+        return DeviceArray.empty(self.c, n, dtype, dev)
+
+    def input(self, a, what="a"):
+        v = self._view(a, what)
+        if v.dtype == BOOL:
+            raise InvalidArgument(f"parprim: {what} is a bool array; bool arrays serve as flags only")
+        return _Op(v.ptr, v.obj, v.dtype, code_of(v.dtype, what), v.n)
+
+    def flags(self, f, n, what="flags"):
+        v = self._view(f, what)
+        if v.dtype != BOOL and v.dtype != U8:
+            raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}; it must be bool or uint8")
+        if v.n != n:
+            raise InvalidArgument(f"parprim: {what} has {v.n} elements, a has {n}")
+        return _Op(v.ptr, v.obj, v.dtype, -1, n)
+
+    def values(self, val, n, what="values"):
+        v = self._view(val, what)
+        check_values_dtype(v.dtype, what)
+        if v.n != n:
+            raise InvalidArgument(f"parprim: {what} has {v.n} elements, keys have {n}")
+        return _Op(v.ptr, v.obj, v.dtype, -1, n)
+
+    def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
+        code = CODE.get(dtype, -1)
+        if out is None:
+            obj = self._empty(n, dtype)
+            self.keep.append(obj)
+            v = self._view(obj, what, writable=True)
+            y = _Op(v.ptr, obj, dtype, code, n)
+        else:
+            v = self._view(out, what, writable=True)
+            if v.dtype != dtype:
+                raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}, expected {dtype}")
+            if v.n != n:
+                raise InvalidArgument(f"parprim: {what} has {v.n} elements, expected {n}")
+            y = _Op(v.ptr, out, dtype, code, n)
+            nb = n * dtype.itemsize
+            for i in inputs:
+                ib = i.n * i.dtype.itemsize
+                if nb and ib and y.h < i.h + ib and i.h < y.h + nb:
+                    if inplace is i and y.h == i.h and nb == ib:
+                        continue
+                    raise InvalidArgument(f"parprim: argument '{what}' overlaps an input")
+        if src is not None and y.h != src.h and n:
+            self.c.copy(y.h, src.h, n * dtype.itemsize)
+        return y
+
+    def scratch(self, dtype, n):
+        obj = self._empty(n, dtype)
+        self.keep.append(obj)
+        v = self._view(obj, "scratch", writable=True)
+        return _Op(v.ptr, obj, dtype, CODE.get(dtype, -1), n)
+
+    def private(self, x):
+        t = self.scratch(x.dtype, x.n)
+        self.copy(t, x, x.n)
+        return _Op(t.h, None, x.dtype, x.code, x.n)
+
+    def same(self, x, y):
+        return x.h == y.h
+
+    def copy(self, dst, src, n, dst_off=0, src_off=0):
+        isz = src.dtype.itemsize
+        if n:
+            self.c.copy(dst.h + dst_off * isz, src.h + src_off * isz, n * isz)
+
+    to_host = _download
+
+    def put(self, y, host):
+        if y.n:
+            self.c.upload(y.h, np.ascontiguousarray(host, dtype=y.dtype), y.n * y.dtype.itemsize)
+
+    def rotate(self, y, k):
+        n = y.n
+        t = self.scratch(y.dtype, n)
+        self.copy(t, y, n - k, 0, k)
+        self.copy(t, y, k, n - k, 0)
+        self.copy(y, t, n)
+
+    def as_f64(self, x):
+        lib = library(x.obj)
+        if lib == "cupy":
+            obj = x.obj.reshape(-1).astype(np.float64)
+        elif lib == "torch":
+            import torch
+
+            obj = x.obj.reshape(-1).to(torch.float64)
+        else:
+            raise InvalidArgument("parprim: these histogram bounds need the samples as float64, which parprim "
+                                  f"makes for CuPy and PyTorch arrays only (not {lib})")
+        self.keep.append(obj)
+        v = self._view(obj, "a")
+        return _Op(v.ptr, obj, v.dtype, CODE[v.dtype], x.n)
+
+    def result(self, y, count=None):
+        obj = y.obj
+        if count is None:
+            return obj
+        if getattr(obj, "ndim", 1) != 1:
+            obj = obj.reshape(-1)
+        return obj[:count]

@@ -1,0 +1,369 @@
+/*
+ * parprim._parprim: the primitives of a Context (its methods reduce ..
+ * sort_pairs, in Ctx_methods of context.c), and time_reduce (the C cost of
+ * pp_reduce, for the overhead measurement). See binding.h.
+ */
+#include "binding.h"
+
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* Primitives                                                               */
+/* ------------------------------------------------------------------------ */
+/* Result memory for one value (reduce's out, a count): host memory on cpu,
+ * a 16-byte buffer of the context on GPU backends (allocated once). Called
+ * with the lock held. */
+static pp_status result_slot(Ctx *self, void *local, void **out)
+{
+    if (self->backend == PP_BACKEND_CPU) {
+        *out = local;
+        return PP_SUCCESS;
+    }
+    if (!self->slot) {
+        pp_status st = pp_malloc(self->ctx, &self->slot, 16);
+        if (st != PP_SUCCESS) return st;
+    }
+    *out = self->slot;
+    return PP_SUCCESS;
+}
+
+/* Brings a result from the slot to local (GPU backends; waits). */
+static pp_status result_fetch(Ctx *self, void *local, size_t bytes)
+{
+    if (self->backend == PP_BACKEND_CPU) return PP_SUCCESS;
+    return pp_download(self->ctx, local, self->slot, bytes);
+}
+
+/* reduce(a, op, type, n) -> the result as a NumPy scalar */
+PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(4, "reduce(a, op, type, n)");
+    int op = ppy_parse_op(args[1]);
+    if (op < 0) return NULL;
+    Arr a;
+    if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
+    int t;
+    size_t n;
+    if (ppy_first_array(&a, args[2], args[3], &t, &n)) {
+        ppy_arr_release(&a);
+        return NULL;
+    }
+    uint64_t local[2] = {0, 0};
+    pp_status st;
+    char msg[MSG_LEN];
+    LOCKED(self, st, msg, {
+        void *out;
+        st = result_slot(self, local, &out);
+        if (st == PP_SUCCESS) st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
+        if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)t));
+    });
+    ppy_arr_release(&a);
+    if (st != PP_SUCCESS) return ppy_raise_status(st, msg);
+    return ppy_make_scalar(t, local);
+}
+
+/* scan(a, out, op, exclusive, type, n) */
+PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(6, "scan(a, out, op, exclusive, type, n)");
+    int op = ppy_parse_op(args[2]);
+    if (op < 0) return NULL;
+    int excl = PyObject_IsTrue(args[3]);
+    if (excl < 0) return NULL;
+    Arr a, out;
+    if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
+    if (ppy_arr_get(args[1], 1, 0, "out", &out)) {
+        ppy_arr_release(&a);
+        return NULL;
+    }
+    int t;
+    size_t n;
+    PyObject *res = NULL;
+    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&out, "out", t, 0, n) == 0) {
+        pp_status st;
+        char msg[MSG_LEN];
+        LOCKED(self, st, msg, st = pp_scan(self->ctx, (pp_type)t, (pp_op)op,
+                                           excl ? PP_EXCLUSIVE : PP_INCLUSIVE, a.ptr, out.ptr, n));
+        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+        else res = Py_NewRef(Py_None);
+    }
+    ppy_arr_release(&a);
+    ppy_arr_release(&out);
+    return res;
+}
+
+/* histogram_even(a, counts, lower, upper, nbins, type, n) */
+PyObject *ppy_Ctx_histogram_even(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(7, "histogram_even(a, counts, lower, upper, nbins, type, n)");
+    Py_ssize_t nbins = PyLong_AsSsize_t(args[4]);
+    if (nbins == -1 && PyErr_Occurred()) return NULL;
+    if (nbins < 0) return ppy_invalid("parprim: bins = %zd is negative", nbins);
+    Arr a, counts;
+    if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
+    if (ppy_arr_get(args[1], 1, 0, "counts", &counts)) {
+        ppy_arr_release(&a);
+        return NULL;
+    }
+    int t;
+    size_t n;
+    uint64_t lo = 0, hi = 0;
+    PyObject *res = NULL;
+    if (ppy_first_array(&a, args[5], args[6], &t, &n) == 0 &&
+        ppy_arr_check(&counts, "counts", PP_U64, 0, (size_t)nbins) == 0 &&
+        ppy_to_value(args[2], t, "lower", &lo) == 0 && ppy_to_value(args[3], t, "upper", &hi) == 0) {
+        pp_status st;
+        char msg[MSG_LEN];
+        LOCKED(self, st, msg,
+               st = pp_histogram_even(self->ctx, (pp_type)t, a.ptr, n, &lo, &hi, (size_t)nbins,
+                                      (uint64_t *)counts.ptr));
+        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+        else res = Py_NewRef(Py_None);
+    }
+    ppy_arr_release(&a);
+    ppy_arr_release(&counts);
+    return res;
+}
+
+/* histogram_range(a, counts, edges, nbins, type, n); edges: a host buffer of
+ * nbins + 1 values of the element type */
+PyObject *ppy_Ctx_histogram_range(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(6, "histogram_range(a, counts, edges, nbins, type, n)");
+    Py_ssize_t nbins = PyLong_AsSsize_t(args[3]);
+    if (nbins == -1 && PyErr_Occurred()) return NULL;
+    if (nbins < 0) return ppy_invalid("parprim: the number of bins %zd is negative", nbins);
+    if (PyLong_Check(args[2])) return ppy_invalid("parprim: edges must be a host array");
+    Arr a, counts, edges;
+    if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
+    if (ppy_arr_get(args[1], 1, 0, "counts", &counts)) {
+        ppy_arr_release(&a);
+        return NULL;
+    }
+    if (ppy_arr_get(args[2], 0, 0, "edges", &edges)) {
+        ppy_arr_release(&a);
+        ppy_arr_release(&counts);
+        return NULL;
+    }
+    int t;
+    size_t n;
+    PyObject *res = NULL;
+    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 &&
+        ppy_arr_check(&counts, "counts", PP_U64, 0, (size_t)nbins) == 0 &&
+        ppy_arr_check(&edges, "edges", t, 0, (size_t)nbins + 1) == 0) {
+        pp_status st;
+        char msg[MSG_LEN];
+        LOCKED(self, st, msg,
+               st = pp_histogram_range(self->ctx, (pp_type)t, a.ptr, n, edges.ptr, (size_t)nbins,
+                                       (uint64_t *)counts.ptr));
+        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+        else res = Py_NewRef(Py_None);
+    }
+    ppy_arr_release(&a);
+    ppy_arr_release(&counts);
+    ppy_arr_release(&edges);
+    return res;
+}
+
+/* The four compactions share their shape: in, [flags], out, count. */
+enum { C_FLAGGED, C_IF, C_UNIQUE, C_PARTITION };
+
+static PyObject *compact(Ctx *self, int which, PyObject *a_o, PyObject *flags_o, PyObject *out_o,
+                         PyObject *cmp_o, PyObject *value_o, PyObject *type_o, PyObject *n_o)
+{
+    int cmp = 0;
+    if (cmp_o && (cmp = ppy_parse_cmp(cmp_o)) < 0) return NULL;
+    Arr a, flags, out;
+    memset(&flags, 0, sizeof flags);
+    if (ppy_arr_get(a_o, 0, 0, "a", &a)) return NULL;
+    if (flags_o && ppy_arr_get(flags_o, 0, 1, "flags", &flags)) {
+        ppy_arr_release(&a);
+        return NULL;
+    }
+    if (ppy_arr_get(out_o, 1, 0, "out", &out)) {
+        ppy_arr_release(&a);
+        ppy_arr_release(&flags);
+        return NULL;
+    }
+    int t;
+    size_t n;
+    uint64_t value = 0;
+    PyObject *res = NULL;
+    if (ppy_first_array(&a, type_o, n_o, &t, &n) == 0 &&
+        (!flags_o || ppy_arr_check(&flags, "flags", T_BOOL, 1, n) == 0) &&
+        ppy_arr_check(&out, "out", t, 0, which == C_PARTITION ? n : 0) == 0 &&
+        (!value_o || ppy_to_value(value_o, t, "value", &value) == 0)) {
+        if (out.has_view && which != C_PARTITION && (size_t)out.len < n) {
+            /* The count is known only afterwards: out must hold n. */
+            ppy_invalid("parprim: argument 'out' holds %zd elements, needs %zu", out.len, n);
+        } else {
+            pp_status st;
+            char msg[MSG_LEN];
+            uint64_t local[2] = {0, 0};
+            LOCKED(self, st, msg, {
+                void *cnt;
+                st = result_slot(self, local, &cnt);
+                if (st == PP_SUCCESS) switch (which) {
+                    case C_FLAGGED:
+                        st = pp_select_flagged(self->ctx, (pp_type)t, a.ptr, (const uint8_t *)flags.ptr, n,
+                                               out.ptr, (uint64_t *)cnt);
+                        break;
+                    case C_IF:
+                        st = pp_select_if(self->ctx, (pp_type)t, a.ptr, n, (pp_cmp)cmp, &value, out.ptr,
+                                          (uint64_t *)cnt);
+                        break;
+                    case C_UNIQUE:
+                        st = pp_unique(self->ctx, (pp_type)t, a.ptr, n, out.ptr, (uint64_t *)cnt);
+                        break;
+                    default:
+                        st = pp_partition_if(self->ctx, (pp_type)t, a.ptr, n, (pp_cmp)cmp, &value, out.ptr,
+                                             (uint64_t *)cnt);
+                        break;
+                    }
+                if (st == PP_SUCCESS) st = result_fetch(self, local, sizeof(uint64_t));
+            });
+            if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+            else res = PyLong_FromUnsignedLongLong(local[0]);
+        }
+    }
+    ppy_arr_release(&a);
+    ppy_arr_release(&flags);
+    ppy_arr_release(&out);
+    return res;
+}
+
+/* select_flagged(a, flags, out, type, n) -> count */
+PyObject *ppy_Ctx_select_flagged(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(5, "select_flagged(a, flags, out, type, n)");
+    return compact(self, C_FLAGGED, args[0], args[1], args[2], NULL, NULL, args[3], args[4]);
+}
+/* select_if(a, out, cmp, value, type, n) -> count */
+PyObject *ppy_Ctx_select_if(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(6, "select_if(a, out, cmp, value, type, n)");
+    return compact(self, C_IF, args[0], NULL, args[1], args[2], args[3], args[4], args[5]);
+}
+/* unique(a, out, type, n) -> count */
+PyObject *ppy_Ctx_unique(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(4, "unique(a, out, type, n)");
+    return compact(self, C_UNIQUE, args[0], NULL, args[1], NULL, NULL, args[2], args[3]);
+}
+/* partition_if(a, out, cmp, value, type, n) -> count */
+PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(6, "partition_if(a, out, cmp, value, type, n)");
+    return compact(self, C_PARTITION, args[0], NULL, args[1], args[2], args[3], args[4], args[5]);
+}
+
+/* sort(keys, descending, type, n): in place */
+PyObject *ppy_Ctx_sort(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(4, "sort(keys, descending, type, n)");
+    int desc = PyObject_IsTrue(args[1]);
+    if (desc < 0) return NULL;
+    Arr k;
+    if (ppy_arr_get(args[0], 1, 0, "keys", &k)) return NULL;
+    int t;
+    size_t n;
+    PyObject *res = NULL;
+    if (ppy_first_array(&k, args[2], args[3], &t, &n) == 0) {
+        pp_status st;
+        char msg[MSG_LEN];
+        LOCKED(self, st, msg, st = pp_sort(self->ctx, (pp_type)t, k.ptr, n, desc ? PP_DESCENDING : PP_ASCENDING));
+        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+        else res = Py_NewRef(Py_None);
+    }
+    ppy_arr_release(&k);
+    return res;
+}
+
+/* sort_pairs(keys, values, value_size, descending, type, n): in place */
+PyObject *ppy_Ctx_sort_pairs(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(6, "sort_pairs(keys, values, value_size, descending, type, n)");
+    Py_ssize_t vsize = PyLong_AsSsize_t(args[2]);
+    if (vsize == -1 && PyErr_Occurred()) return NULL;
+    int desc = PyObject_IsTrue(args[3]);
+    if (desc < 0) return NULL;
+    Arr k, v;
+    if (ppy_arr_get(args[0], 1, 0, "keys", &k)) return NULL;
+    if (ppy_arr_get(args[1], 1, 1, "values", &v)) {
+        ppy_arr_release(&k);
+        return NULL;
+    }
+    int t;
+    size_t n;
+    PyObject *res = NULL;
+    if (v.has_view && vsize <= 0) vsize = v.itemsize;
+    if (ppy_first_array(&k, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&v, "values", T_OTHER, (size_t)vsize, n) == 0) {
+        pp_status st;
+        char msg[MSG_LEN];
+        LOCKED(self, st, msg,
+               st = pp_sort_pairs(self->ctx, (pp_type)t, k.ptr, v.ptr, (size_t)vsize, n,
+                                  desc ? PP_DESCENDING : PP_ASCENDING));
+        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
+        else res = Py_NewRef(Py_None);
+    }
+    ppy_arr_release(&k);
+    ppy_arr_release(&v);
+    return res;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing                                                                   */
+/* ------------------------------------------------------------------------ */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* time_reduce(context, a, op, iterations[, type, n]) -> seconds per
+ * pp_reduce call, measured in C around a loop of calls with the GIL released
+ * (the cost of the C call alone, for the binding's overhead measurement).
+ * a: a buffer, or an address (device memory) with its pp_type and n. */
+PyObject *ppy_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if ((nargs != 4 && nargs != 6) || !PyObject_TypeCheck(args[0], &ppy_CtxType)) {
+        PyErr_SetString(PyExc_TypeError, "time_reduce(context, a, op, iterations[, type, n])");
+        return NULL;
+    }
+    Ctx *self = (Ctx *)args[0];
+    int op = ppy_parse_op(args[2]);
+    if (op < 0) return NULL;
+    long iters = PyLong_AsLong(args[3]);
+    if (iters == -1 && PyErr_Occurred()) return NULL;
+    if (iters < 1) iters = 1;
+    Arr a;
+    if (ppy_arr_get(args[1], 0, 0, "a", &a)) return NULL;
+    if (nargs == 6 && !a.has_view) {
+        a.type = (int)PyLong_AsLong(args[4]);
+        a.len = (Py_ssize_t)PyLong_AsSsize_t(args[5]);
+        if (PyErr_Occurred()) return NULL;
+    }
+    if (a.type < 0 || a.type >= PP_TYPE_COUNT || a.len < 0) {
+        ppy_arr_release(&a);
+        return ppy_invalid("parprim: time_reduce needs an array of a parprim element type");
+    }
+    uint64_t local[2];
+    double t0 = 0, t1 = 0;
+    pp_status st;
+    char msg[MSG_LEN];
+    LOCKED(self, st, msg, {
+        void *out;
+        st = result_slot(self, local, &out);
+        t0 = now_s();
+        for (long i = 0; st == PP_SUCCESS && i < iters; i++) {
+            st = pp_reduce(self->ctx, (pp_type)a.type, (pp_op)op, a.ptr, (size_t)a.len, out);
+            if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)a.type));
+        }
+        t1 = now_s();
+    });
+    ppy_arr_release(&a);
+    if (st != PP_SUCCESS) return ppy_raise_status(st, msg);
+    return PyFloat_FromDouble((t1 - t0) / (double)iters);
+}

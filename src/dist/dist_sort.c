@@ -1,0 +1,258 @@
+/* pp_dist_sort and pp_dist_sort_pairs: a perfectly balanced, stable sort of
+ * the concatenation of the ranks' parts.
+ *
+ *  1. agreement on (type, order, value_size) carrying every n_local;
+ *  2. local pp_sort (pp_sort_pairs) of the part;
+ *  3. agreement carrying each part's smallest and largest key;
+ *  4. exact splitters: rank j's output starts at global position B_j (the
+ *     n_local of the ranks below it). The key v_j of that position is found
+ *     by bisection over the 64-bit order key (dist_sort_key), all p - 1
+ *     boundaries at once: each round every rank counts its keys <= mid in
+ *     its sorted part (binary search on the host) and one all-reduce sums
+ *     the counts (at most 64 rounds; 8 for 8-bit keys, fewer for narrow
+ *     ranges). Then ties: with L_j keys below v_j over all ranks, rank s
+ *     sends its keys below v_j and the first B_j - L_j - (keys equal to v_j
+ *     on ranks below s) of its keys equal to v_j to ranks < j: ties split by
+ *     global input position;
+ *  5. one all-to-all exchange of the counts, one of the keys (and one of
+ *     the values): each rank receives exactly n_local keys, as runs in
+ *     source-rank order;
+ *  6. a local stable pp_sort of the received runs (parprim has no merge):
+ *     equal keys keep (source rank, position) order, their input order.
+ * Where the context's memory is not host memory the sorted part is
+ * downloaded for step 4 (and staged for 5 where the engine cannot take
+ * context memory). docs/distributed.md has the volumes and the model. */
+#include "dist_internal.h"
+
+#include <string.h>
+
+typedef struct sort_args {
+    pp_type type;
+    void *keys, *values;
+    size_t vs, n;
+    pp_order order;
+} sort_args;
+
+/* Host slots: 0 sorted keys (view), 1 received keys, 2 values sent, 3 values
+ * received, 4 the count arrays. Context slots: 0 keys received, 2 values
+ * received. */
+enum { H_KEYS, H_RKEYS, H_VALS, H_RVALS, H_COUNTS };
+/* The count arrays: boundaries (p + 1), cuts (p + 1), received counts (p)
+ * and the work of splitters (8 (p - 1)) or of an exchange (5 p). */
+#define COUNT_WORDS(p) ((size_t)(p) * 12 + 8)
+
+static pp_status check(pp_dist *d, const char *fn, const sort_args *a, int pairs)
+{
+    size_t ks = pp_type_size(a->type), kb = 0, vb = 0;
+    pp_status st = dist_check_type(d, fn, a->type);
+    if (st == PP_SUCCESS && (unsigned)a->order > PP_DESCENDING)
+        st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'order' (%d) is not a pp_order", fn, (int)a->order);
+    if (st == PP_SUCCESS && pairs && a->vs != 1 && a->vs != 2 && a->vs != 4 && a->vs != 8)
+        st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_size' (%zu) is not 1, 2, 4 or 8", fn, a->vs);
+    if (st == PP_SUCCESS) st = dist_check_bytes(d, fn, a->n, ks, &kb);
+    if (st == PP_SUCCESS && pairs) st = dist_check_bytes(d, fn, a->n, a->vs, &vb);
+    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "keys", a->keys, a->n, ks);
+    if (st == PP_SUCCESS && pairs) st = dist_check_array(d, fn, "values", a->values, a->n, a->vs);
+    if (st == PP_SUCCESS && pairs) st = dist_check_overlap(d, fn, "values", a->values, vb, "keys", a->keys, kb, 0);
+    return st;
+}
+
+/* The buffers of steps 4-5, taken before the first agreement so that a
+ * rank out of memory fails the call everywhere before anything is sorted. */
+static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pairs)
+{
+    size_t kb = a->n * pp_type_size(a->type), vb = pairs ? a->n * a->vs : 0;
+    void *p;
+    pp_status st = PP_SUCCESS;
+    if (!d->host_direct && !dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
+    if (!dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
+    if (d->device_to_engine) {
+        st = dist_dev(d, fn, 0, kb, &p);
+        if (st == PP_SUCCESS && pairs) st = dist_dev(d, fn, 2, vb, &p);
+        return st;
+    }
+    if (!dist_host(d, fn, H_RKEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
+    if (pairs && (!dist_host(d, fn, H_VALS, vb) || !dist_host(d, fn, H_RVALS, vb))) return PP_ERROR_OUT_OF_MEMORY;
+    return PP_SUCCESS;
+}
+
+static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, void *keys, void *values, int pairs)
+{
+    if (pairs) return dist_pp(d, fn, pp_sort_pairs(d->ctx, a->type, keys, values, a->vs, a->n, a->order));
+    return dist_pp(d, fn, pp_sort(d->ctx, a->type, keys, a->n, a->order));
+}
+
+/* Step 4: cut[j] for j = 0 .. p: this rank's keys [cut[j], cut[j+1]) go to
+ * rank j. b: the p + 1 boundaries B_j; hk: the sorted part (host). */
+static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, const void *hk, const uint64_t *b,
+                           uint64_t kmin, uint64_t kmax, uint64_t *cut, uint64_t *work)
+{
+    int p = d->size;
+    size_t m = (size_t)p - 1;
+    uint64_t N = b[p], *lo = work, *hi = work + m, *cnt = work + 2 * m, *before = work + 4 * m, *tot = work + 6 * m;
+    for (size_t j = 0; j < m; j++) {
+        lo[j] = kmin;
+        hi[j] = kmax;
+    }
+    for (;;) { /* every rank holds the same lo and hi: the same rounds everywhere */
+        int active = 0;
+        for (size_t j = 0; j < m; j++) {
+            cnt[j] = 0;
+            if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
+            active = 1;
+            cnt[j] = dist_count_upto(a->type, a->order, hk, a->n, lo[j] + (hi[j] - lo[j]) / 2);
+        }
+        if (!active) break;
+        pp_status st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
+        if (st != PP_SUCCESS) return st;
+        for (size_t j = 0; j < m; j++) {
+            if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
+            uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
+            if (cnt[j] >= b[j + 1] + 1) hi[j] = mid;
+            else lo[j] = mid + 1;
+        }
+    }
+    /* cnt = [keys below v_j | keys equal to v_j] of this rank */
+    uint64_t *lt = cnt, *eq = cnt + m;
+    for (size_t j = 0; j < m; j++) {
+        lt[j] = dist_count_below(a->type, a->order, hk, a->n, lo[j]);
+        eq[j] = dist_count_upto(a->type, a->order, hk, a->n, lo[j]) - lt[j];
+    }
+    pp_status st = d->eng->prefix_sum(d, fn, cnt, 2 * m, before, tot);
+    if (st != PP_SUCCESS) return st;
+    cut[0] = 0;
+    cut[p] = a->n;
+    for (size_t j = 0; j < m; j++) {
+        uint64_t B = b[j + 1];
+        if (B == 0) cut[j + 1] = 0;
+        else if (B >= N) cut[j + 1] = a->n;
+        else {
+            uint64_t L = tot[j], eb = before[m + j], need = B - L; /* ties left of the boundary, over all ranks */
+            uint64_t mine = need > eb ? need - eb : 0;
+            cut[j + 1] = lt[j] + (mine < eq[j] ? mine : eq[j]);
+        }
+    }
+    return PP_SUCCESS;
+}
+
+/* Step 5 for one array of elem bytes per element. */
+static pp_status exchange(pp_dist *d, const char *fn, const void *send, void *recv, const uint64_t *cut,
+                          const uint64_t *rcount_el, size_t elem, uint64_t *work)
+{
+    int p = d->size;
+    uint64_t *sc = work, *so = work + p, *rc = work + 2 * p, *ro = work + 3 * p, off = 0;
+    for (int r = 0; r < p; r++) {
+        sc[r] = (cut[r + 1] - cut[r]) * elem;
+        so[r] = cut[r] * elem;
+        rc[r] = rcount_el[r] * elem;
+        ro[r] = off;
+        off += rc[r];
+    }
+    return d->eng->alltoallv(d, fn, send, sc, so, recv, rc, ro, d->device_to_engine);
+}
+
+static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
+{
+    if (!d) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    int p = d->size;
+    size_t ks = pp_type_size(a->type), kb = 0, vb = 0;
+    pp_status st = check(d, fn, a, pairs);
+    if (st == PP_SUCCESS) {
+        kb = a->n * ks;
+        vb = pairs ? a->n * a->vs : 0;
+        if (p > 1) st = reserve(d, fn, a, pairs);
+    }
+    uint64_t hash = dist_hash_start(fn);
+    hash = dist_hash(hash, &a->type, sizeof a->type);
+    hash = dist_hash(hash, &a->order, sizeof a->order);
+    hash = dist_hash(hash, &a->vs, sizeof a->vs);
+    dist_rec rec;
+    const dist_rec *all;
+    memset(&rec, 0, sizeof rec);
+    rec.v[0] = a->n;
+    st = dist_agree(d, fn, st, hash, &rec, &all);
+    if (st != PP_SUCCESS) return st;
+    uint64_t *b = dist_host(d, fn, H_COUNTS, COUNT_WORDS(p) * sizeof(uint64_t)); /* reserved: cannot fail */
+    uint64_t *cut = b + p + 1, *rcount = cut + p + 1, *work = rcount + p;
+    b[0] = 0;
+    for (int r = 0; r < p; r++) b[r + 1] = b[r] + all[r].v[0];
+    if (p == 1 || b[p] == 0) /* nothing crosses ranks */
+        return dist_agree_status(d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS);
+
+    /* 2-3: local sort, host view of the keys (and values to stage) */
+    void *hk = NULL, *hv = a->values;
+    st = a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS;
+    if (st == PP_SUCCESS) st = dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
+    if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = dist_view(d, fn, H_VALS, a->values, vb, &hv);
+    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = dist_pp(d, fn, pp_synchronize(d->ctx));
+    memset(&rec, 0, sizeof rec);
+    rec.v[0] = a->n ? dist_sort_key(a->type, a->order, hk, 0) : UINT64_MAX;
+    rec.v[1] = a->n ? dist_sort_key(a->type, a->order, hk, a->n - 1) : 0;
+    if (st != PP_SUCCESS) rec.v[0] = rec.v[1] = 0;
+    st = dist_agree(d, fn, st, 0, &rec, &all);
+    if (st != PP_SUCCESS) return st;
+    uint64_t kmin = UINT64_MAX, kmax = 0;
+    for (int r = 0; r < p; r++) {
+        if (b[r + 1] == b[r]) continue; /* empty */
+        if (all[r].v[0] < kmin) kmin = all[r].v[0];
+        if (all[r].v[1] > kmax) kmax = all[r].v[1];
+    }
+
+    /* 4-5: splitters, counts, exchange */
+    st = splitters(d, fn, a, hk, b, kmin, kmax, cut, work);
+    if (st != PP_SUCCESS) return st;
+    uint64_t *sendc = work, *one = work + p; /* element counts to each rank; 1 each */
+    uint64_t *offs = work + 2 * p, *rbytes = work + 3 * p, *roffs = work + 4 * p;
+    for (int r = 0; r < p; r++) {
+        sendc[r] = cut[r + 1] - cut[r];
+        one[r] = sizeof(uint64_t);
+        offs[r] = (uint64_t)r * sizeof(uint64_t);
+        rbytes[r] = sizeof(uint64_t);
+        roffs[r] = offs[r];
+    }
+    st = d->eng->alltoallv(d, fn, sendc, one, offs, rcount, rbytes, roffs, 0);
+    if (st != PP_SUCCESS) return st;
+    uint64_t got = 0;
+    for (int r = 0; r < p; r++) got += rcount[r];
+    st = got == a->n ? PP_SUCCESS
+                     : dist_fail(d, PP_ERROR_INTERNAL, "%s: rank %d would receive %llu keys for %zu (a bug in "
+                                 "parprim_mpi: please report it)", fn, d->rank, (unsigned long long)got, a->n);
+    st = dist_agree_status(d, fn, st);
+    if (st != PP_SUCCESS) return st;
+    void *rk, *rv = NULL;
+    if (d->device_to_engine) {
+        dist_dev(d, fn, 0, kb, &rk); /* reserved: cannot fail */
+        if (pairs) dist_dev(d, fn, 2, vb, &rv);
+    } else {
+        rk = dist_host(d, fn, H_RKEYS, kb);
+        if (pairs) rv = dist_host(d, fn, H_RVALS, vb);
+    }
+    st = exchange(d, fn, d->device_to_engine ? a->keys : hk, rk, cut, rcount, ks, work);
+    if (st == PP_SUCCESS && pairs) st = exchange(d, fn, hv, rv, cut, rcount, a->vs, work);
+    if (st != PP_SUCCESS) return st;
+
+    /* 6: the received runs, sorted again, into keys (and values) */
+    if (d->device_to_engine) {
+        st = local_sort(d, fn, a, rk, rv, pairs);
+        if (st == PP_SUCCESS && kb) st = dist_pp(d, fn, pp_copy(d->ctx, a->keys, rk, kb));
+        if (st == PP_SUCCESS && vb) st = dist_pp(d, fn, pp_copy(d->ctx, a->values, rv, vb));
+    } else {
+        st = dist_store(d, fn, a->keys, rk, kb);
+        if (st == PP_SUCCESS && pairs) st = dist_store(d, fn, a->values, rv, vb);
+        if (st == PP_SUCCESS && a->n) st = local_sort(d, fn, a, a->keys, a->values, pairs);
+    }
+    return dist_agree_status(d, fn, st);
+}
+
+pp_status pp_dist_sort(pp_dist *d, pp_type type, void *keys, size_t n_local, pp_order order)
+{
+    sort_args a = {type, keys, NULL, 0, n_local, order};
+    return run(d, "pp_dist_sort", &a, 0);
+}
+
+pp_status pp_dist_sort_pairs(pp_dist *d, pp_type type, void *keys, void *values, size_t value_size, size_t n_local,
+                             pp_order order)
+{
+    sort_args a = {type, keys, values, value_size, n_local, order};
+    return run(d, "pp_dist_sort_pairs", &a, 1);
+}

@@ -1,0 +1,11 @@
+/* The parts of the distributed suite (test_dist.c: reduce, scan,
+ * histograms and main; test_dist_select_sort.c: compaction and sort). */
+#ifndef PP_TEST_DIST_H
+#define PP_TEST_DIST_H
+
+#include "dist_common.h"
+
+void compaction(dt_env *e);
+void sorting(dt_env *e);
+
+#endif

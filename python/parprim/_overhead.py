@@ -70,13 +70,39 @@ def measure_cuda(n=1024, dtype="float32", number=5000, repeat=7):
     return res
 
 
+def _profile(backend, n, dtype, calls=20000):
+    import cProfile
+    import pstats
+
+    a = (np.random.default_rng(1).random(n) * 100).astype(dtype)
+    if backend == "cuda":
+        import cupy as cp
+
+        a = cp.asarray(a)
+    ctx = parprim.Context(backend)
+    try:
+        ctx.reduce(a)
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(calls):
+            ctx.reduce(a)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    finally:
+        ctx.close()
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1024)
     p.add_argument("--dtype", default="float32")
     p.add_argument("--number", type=int, default=20000)
     p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--profile", action="store_true", help="cProfile of Context.reduce calls: where the overhead goes")
     args = p.parse_args(argv)
+    if args.profile:
+        _profile(args.backend, args.n, args.dtype)
+        return
     if args.backend == "cuda":
         r = measure_cuda(args.n, args.dtype, min(args.number, 5000))
         c = r["c"]

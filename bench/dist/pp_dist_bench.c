@@ -32,6 +32,18 @@ static int cmp_d(const void *a, const void *b)
 
 /* The median over the repeats of the slowest rank's time of fn (after
  * prep, untimed, if any), in seconds; a failed call ends the program. */
+typedef struct bench {
+    pp_context *ctx;
+    pp_dist *d;
+    size_t n;
+    uint32_t *src, *keys, *vals, *vsrc, *out;
+    uint64_t *counts, *cell;
+    void *a2a_send, *a2a_recv;
+    size_t a2a_bytes; /* per peer */
+    pp_dist_counts sel;
+} bench;
+static bench B;
+
 static double timed(call_fn fn, call_fn prep, void *arg, const char *what)
 {
     double t[MAX_REPEAT];
@@ -40,6 +52,7 @@ static double timed(call_fn fn, call_fn prep, void *arg, const char *what)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         pp_status st = fn(arg);
+        if (st == PP_SUCCESS) st = pp_synchronize(B.ctx); /* a call may return before its device work ends */
         double dt = MPI_Wtime() - t0, worst = 0;
         MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (st != PP_SUCCESS) {
@@ -52,17 +65,6 @@ static double timed(call_fn fn, call_fn prep, void *arg, const char *what)
     return t[g_repeat / 2];
 }
 
-typedef struct bench {
-    pp_context *ctx;
-    pp_dist *d;
-    size_t n;
-    uint32_t *src, *keys, *vals, *vsrc, *out;
-    uint64_t *counts, *cell;
-    void *a2a_send, *a2a_recv;
-    size_t a2a_bytes; /* per peer */
-    pp_dist_counts sel;
-} bench;
-static bench B;
 
 static pp_status restore(void *a)
 {

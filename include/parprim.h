@@ -323,6 +323,28 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * cuda and opencl they may differ from one device model to another, but
  * not from run to run on one device. The rounding differs from a
  * left-to-right sum; the error bound is that of sequential summation.
+ * Exact sums (pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT); cpu now,
+ * cuda and opencl to follow; a backend without it refuses the choice with
+ * PP_ERROR_UNSUPPORTED): a PP_SUM of f32 or f64 writes the exact sum of the
+ * n inputs rounded once to the type, to nearest with ties to even (an f32
+ * sum is rounded from the exact value, never through a double). The bits
+ * are identical on every backend, device, thread count and run. Special
+ * values: any NaN input, or both +inf and -inf, gives NaN (always the quiet
+ * NaN 0x7FC00000 / 0x7FF8000000000000, whatever the inputs' payloads); else
+ * an infinite input gives that infinity; else an exact sum whose rounding
+ * overflows gives the infinity of its sign, and one that does not is
+ * finite even where partial sums would overflow. An exact sum of zero is
+ * -0.0 if every input is -0.0, else +0.0 (n == 0: +0.0), as under Arithmetic
+ * above. For every other operator and for integer types, PP_ALGO_EXACT runs
+ * the default algorithm (those results are exact, or independent of the
+ * order, already). Cost on cpu: each block of 1024 elements is split
+ * exactly into two doubles (f32: one) that are added into a 2176-bit
+ * integer (f32: 320 bits), so the input is read once and the work is a few
+ * vectorized additions per element (more levels where a block's values
+ * span more than about 2^80, f32 2^19); blocks with NaN or infinities, or
+ * (f64) a largest magnitude beyond 2^1011 or below 2^-1001, go element by
+ * element, several times slower. Measured in docs/exact.md; working
+ * memory: a 576-byte (f32: 128) accumulator per thread.
  */
 PP_API pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -340,6 +362,20 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * not for floats: the order of their additions depends on timing. On
  * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
  * PP_ALGO_BLELLOCH_PADDED) are reproducible run to run on one device.
+ * Exact scans (PP_ALGO_EXACT for PP_PRIM_SCAN, where pp_set_algorithm
+ * accepts it: cpu now): with PP_SUM on f32 or f64, out[i] is the exact sum
+ * of in[0..i] (exclusive: of in[0..i-1]; out[0] = +0.0) rounded once, to
+ * nearest with ties to even, with the special values and signs of zero of
+ * an exact pp_reduce of that prefix (so every output from a NaN on is NaN;
+ * an inclusive out[i] is bit for bit the exact pp_reduce of in[0..i]). The
+ * bits are identical on every backend, device, thread count and run. Other
+ * operators and integer types: the default algorithm. Cost on cpu: one
+ * read of the input for tile values and one for the tile scan, as the
+ * default; each output comes from a running double-double (f32: double)
+ * sum with an error bound, and only where the bound cannot decide the
+ * rounding (ties, near-ties, zero, subnormal, overflow, NaN or infinity)
+ * from the exact accumulator, at about a microsecond each; in place, each
+ * tile is copied first. Measured in docs/exact.md.
  */
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
@@ -514,10 +550,14 @@ typedef enum pp_algorithm {
     PP_ALGO_BALLOT = 21,             /* cuda select: warp ballot and popcount */
     PP_ALGO_SPLIT_RADIX = 22,        /* cuda sort: split radix sort, one bit per pass, on a
                                         scan */
-    PP_ALGO_COUNT_SCAN_SCATTER = 23  /* cuda sort: LSD radix sort with multi-bit digits,
+    PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda sort: LSD radix sort with multi-bit digits,
                                         each pass a count, a scan and a scatter */
+    PP_ALGO_EXACT = 24               /* cpu reduce and scan: f32 and f64 sums correctly
+                                        rounded, the same bits on every backend, device,
+                                        thread count and run (see pp_reduce); for every
+                                        other type and operator, the default algorithm */
 } pp_algorithm;
-#define PP_ALGO_COUNT 24
+#define PP_ALGO_COUNT 25
 
 PP_API const char *pp_primitive_name(pp_primitive prim);
 PP_API const char *pp_algorithm_name(pp_algorithm algo);

@@ -105,15 +105,16 @@ static void errors_misc(fixture *f)
     EXPECT(NULL, pp_set_algorithm(NULL, PP_PRIM_SCAN, PP_ALGO_AUTO),
            PP_ERROR_INVALID_ARGUMENT, "pp_set_algorithm", "ctx");
     if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
-        /* cpu has AUTO and SEQUENTIAL for every primitive, and
-         * REDUCE_THEN_SCAN for scan (parprim.h); the others are documented
-         * for the GPU backends only */
+        /* cpu has AUTO and SEQUENTIAL for every primitive, REDUCE_THEN_SCAN
+         * for scan and EXACT for reduce and scan (parprim.h); the others are
+         * documented for the GPU backends only */
         for (int prim = 0; prim < PP_PRIM_COUNT; prim++) {
             TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_SEQUENTIAL));
             for (int a = PP_ALGO_SEQUENTIAL + 1; a < PP_ALGO_COUNT; a++) {
-                if (prim == PP_PRIM_SCAN && a == PP_ALGO_REDUCE_THEN_SCAN) {
-                    TC_OK(pp_set_algorithm(ctx, PP_PRIM_SCAN, PP_ALGO_REDUCE_THEN_SCAN));
-                    TC_OK(pp_set_algorithm(ctx, PP_PRIM_SCAN, PP_ALGO_SEQUENTIAL));
+                if ((prim == PP_PRIM_SCAN && a == PP_ALGO_REDUCE_THEN_SCAN) ||
+                    ((prim == PP_PRIM_REDUCE || prim == PP_PRIM_SCAN) && a == PP_ALGO_EXACT)) {
+                    TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, (pp_algorithm)a));
+                    TC_OK(pp_set_algorithm(ctx, (pp_primitive)prim, PP_ALGO_SEQUENTIAL));
                     continue;
                 }
                 EXPECT(ctx, pp_set_algorithm(ctx, (pp_primitive)prim, (pp_algorithm)a), PP_ERROR_UNSUPPORTED,

@@ -42,7 +42,8 @@ def test_info_structure():
 def test_cpu_algorithms():
     algos = {p: set(v) for p, v in INFO["backends"]["cpu"]["algorithms"].items()}
     for prim in PRIMITIVES:
-        expected = {"auto", "sequential"} | ({"reduce-then-scan"} if prim == "scan" else set())
+        expected = ({"auto", "sequential"} | ({"reduce-then-scan"} if prim == "scan" else set())
+                    | ({"exact"} if prim in ("reduce", "scan") else set()))
         assert algos[prim] == expected, f"cpu {prim}: {algos[prim]}"
 
 

@@ -108,6 +108,7 @@ const char *pp_algorithm_name(pp_algorithm algo)
     case PP_ALGO_BALLOT: return "ballot";
     case PP_ALGO_SPLIT_RADIX: return "split-radix";
     case PP_ALGO_COUNT_SCAN_SCATTER: return "count-scan-scatter";
+    case PP_ALGO_EXACT: return "exact";
     }
     return "?";
 }

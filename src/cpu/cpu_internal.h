@@ -18,6 +18,12 @@ typedef struct pp_cpu_state {
  * by later calls), or NULL with an out-of-memory message set on ctx. */
 void *pp_cpu_scratch(pp_context *ctx, size_t bytes, const char *fn);
 
+/* Reduce blocks and scan tiles (elements), shared by the plain and the
+ * exact reduce and scan (cpu_reduce_scan.c, cpu_exact.c): the scan tile is
+ * the unit of the prefix chain. */
+#define PP_RB 8192
+#define PP_ST 8192
+
 /* Threads worth using for work on n elements, at least grain per thread. */
 static inline int pp_cpu_threads_for(const pp_context *ctx, size_t n, size_t grain)
 {
@@ -44,6 +50,9 @@ pp_status pp_cpu_reduce_sequential(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cpu_scan_sequential(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cpu_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
+/* PP_ALGO_EXACT: f32 and f64 sums correctly rounded; the rest as AUTO. */
+pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);

@@ -32,8 +32,6 @@
 #include <omp.h>
 
 #define PP_LANES 16
-#define PP_RB 8192   /* reduce block, elements */
-#define PP_ST 8192   /* scan tile, elements: the unit of the prefix chain */
 #define PP_GROUP 8   /* scan group within a tile */
 
 typedef struct rs_kernels {
@@ -116,19 +114,13 @@ typedef struct scan_chain_job {
     int exclusive;
 } scan_chain_job;
 
-static size_t tile_len(size_t n, size_t t)
-{
-    size_t lo, hi;
-    pp_cpu_tile_range(n, PP_ST, t, &lo, &hi);
-    return hi - lo;
-}
 
 static const scan_chain_job *scan_chain_job_of(const void *job) { return (const scan_chain_job *)job; }
 
 static void scan_tile_value(const void *job, size_t t, uint64_t *value)
 {
     const scan_chain_job *j = scan_chain_job_of(job);
-    *value = j->k->fold(j->in + t * PP_ST * j->k->size, tile_len(j->n, t));
+    *value = j->k->fold(j->in + t * PP_ST * j->k->size, pp_cpu_tile_len(j->n, PP_ST, t));
 }
 
 static void scan_combine(const void *job, uint64_t *acc, const uint64_t *b)
@@ -141,7 +133,7 @@ static void scan_tile_body(const void *job, size_t t, const uint64_t *prefix, co
     (void)value;
     const scan_chain_job *j = scan_chain_job_of(job);
     size_t off = t * PP_ST * j->k->size;
-    j->k->scan(j->in + off, j->out + off, tile_len(j->n, t), *prefix, j->exclusive);
+    j->k->scan(j->in + off, j->out + off, pp_cpu_tile_len(j->n, PP_ST, t), *prefix, j->exclusive);
 }
 
 static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential)

@@ -65,6 +65,14 @@ static inline void pp_cpu_tile_range(size_t n, size_t tile, size_t t, size_t *b,
     *e = n - *b < tile ? n : *b + tile;
 }
 
+/* The length of tile t (pp_cpu_tile_range). */
+static inline size_t pp_cpu_tile_len(size_t n, size_t tile, size_t t)
+{
+    size_t b, e;
+    pp_cpu_tile_range(n, tile, t, &b, &e);
+    return e - b;
+}
+
 /* Runs fn(job, tile, thread) for every tile in [0, ntiles) on up to nt
  * threads that claim tiles one at a time (thread: 0 .. nt-1, for private
  * state). Returns the number of threads that took part. */

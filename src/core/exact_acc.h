@@ -1,0 +1,368 @@
+/* The exact accumulator of PP_ALGO_EXACT: a float sum held as one integer,
+ * rounded once. Backend-neutral plain C99 (no OpenMP, no allocation), so
+ * that every backend keeps the same layout and the same rounding: the cuda
+ * and opencl kernels follow this file (docs/exact.md is the specification).
+ *
+ * The value. Every f64 is an integer multiple of 2^-1074 (the smallest
+ * subnormal), every f32 one of 2^-149. A sum of them is such a multiple as
+ * well: M * 2^-1074 (f64) or M * 2^-149 (f32), M an integer. M is held in
+ * "chunks": chunk i weighs 2^(32 i), and holds an int64_t, so
+ *
+ *     M = sum over i of w[i] * 2^(32 i).
+ *
+ * A chunk may hold more than 32 bits, and a negative value: deposits are
+ * added to chunks without carrying (each deposit adds less than 2^52 to a
+ * chunk, so PP_XACC_DEPOSITS = 1024 of them fit an int64_t beside a
+ * normalized value). Normalizing carries every chunk's bits above 32 into
+ * the next one: then chunks 0 .. n-2 are in [0, 2^32) and chunk n-1 has
+ * the sign (two's complement over the chunks): one representation per M.
+ *
+ * Sizes: |x| < 2^1024 is below 2^2098 units; a sum of up to 2^64 of them
+ * below 2^2162, so chunk n-1 = 67 (bits 2144 and up) never overflows:
+ * PP_XACC_F64_CHUNKS = 68. f32: |x| < 2^128 = 2^277 units, a sum below
+ * 2^341, chunk 9 from bit 288: PP_XACC_F32_CHUNKS = 10 (a separate,
+ * smaller accumulator: no f32 value is ever widened to the f64 one).
+ *
+ * The words. An accumulator is n + 2 int64_t words: the n chunks, then
+ * w[n] = flags (PP_XACC_NAN, _PINF, _NINF: what was seen of NaN and
+ * infinities, kept apart from the finite part so that overflow on the way
+ * never matters; PP_XACC_NOT_NEG0: an element other than -0.0 was added,
+ * for the sign of a zero sum), then w[n+1] = deposits since the last
+ * normalization. All zero is the empty sum.
+ *
+ * Merging two accumulators is integer addition (plus OR of the flags): it
+ * is exact, associative and commutative, so no order of merging (threads,
+ * blocks, tiles, ranks) can change the result. Rounding (pp_xacc_bits_f64,
+ * pp_xacc_bits_f32) happens once, from the integer, to nearest with ties to
+ * even: an f32 sum is never rounded through a double.
+ */
+#ifndef PP_EXACT_ACC_H
+#define PP_EXACT_ACC_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifndef PP_XACC_FN
+#define PP_XACC_FN static inline
+#endif
+
+#define PP_XACC_F64_CHUNKS 68
+#define PP_XACC_F32_CHUNKS 10
+#define PP_XACC_MAX_CHUNKS PP_XACC_F64_CHUNKS
+#define PP_XACC_F64_WORDS (PP_XACC_F64_CHUNKS + 2)
+#define PP_XACC_F32_WORDS (PP_XACC_F32_CHUNKS + 2)
+#define PP_XACC_F64_UNIT (-1074) /* the exponent of the unit of M */
+#define PP_XACC_F32_UNIT (-149)
+#define PP_XACC_DEPOSITS 1024
+
+#define PP_XACC_NAN 1
+#define PP_XACC_PINF 2
+#define PP_XACC_NINF 4
+#define PP_XACC_NOT_NEG0 8
+#define PP_XACC_SPECIAL (PP_XACC_NAN | PP_XACC_PINF | PP_XACC_NINF)
+
+#define PP_XACC_LOW32 ((uint64_t)0xffffffffu)
+
+/* The canonical quiet NaN every backend writes for a NaN sum. */
+#define PP_XACC_F64_NAN ((uint64_t)0x7ff8000000000000u)
+#define PP_XACC_F32_NAN ((uint32_t)0x7fc00000u)
+
+PP_XACC_FN uint64_t pp_xacc_f64_bits(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+PP_XACC_FN double pp_xacc_f64_of(uint64_t b)
+{
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+PP_XACC_FN uint32_t pp_xacc_f32_bits(float v)
+{
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+PP_XACC_FN float pp_xacc_f32_of(uint32_t b)
+{
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* Bits needed for v (0 for 0). */
+PP_XACC_FN int pp_xacc_bitlen(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return v ? 64 - __builtin_clzll(v) : 0;
+#else
+    int b = 0;
+    while (v) b++, v >>= 1;
+    return b;
+#endif
+}
+
+PP_XACC_FN void pp_xacc_clear(int64_t *w, int n) { memset(w, 0, (size_t)(n + 2) * sizeof *w); }
+
+/* Carries every chunk's bits above 32 into the next chunk: chunks 0..n-2
+ * in [0, 2^32), chunk n-1 signed. The value is unchanged. */
+PP_XACC_FN void pp_xacc_normalize(int64_t *w, int n)
+{
+    int64_t carry = 0;
+    for (int i = 0; i < n - 1; i++) {
+        int64_t v = w[i] + carry;
+        int64_t low = (int64_t)((uint64_t)v & PP_XACC_LOW32);
+        carry = (v - low) / ((int64_t)1 << 32); /* exact: v - low is a multiple of 2^32 */
+        w[i] = low;
+    }
+    w[n - 1] += carry;
+    w[n + 1] = 0;
+}
+
+/* Adds (neg ? -1 : 1) * mag * 2^pos units; mag < 2^53, pos >= 0, and
+ * pos / 32 + 1 < n. Two chunks: the low 32 bits of mag << (pos % 32), and
+ * the rest (< 2^52). */
+PP_XACC_FN void pp_xacc_deposit(int64_t *w, int n, uint64_t mag, int pos, int neg)
+{
+    const int i = pos >> 5, s = pos & 31;
+    const int64_t lo = (int64_t)((mag << s) & PP_XACC_LOW32);
+    const int64_t hi = (int64_t)(s ? mag >> (32 - s) : mag >> 32);
+    if (neg) {
+        w[i] -= lo;
+        w[i + 1] -= hi;
+    } else {
+        w[i] += lo;
+        w[i + 1] += hi;
+    }
+    if (++w[n + 1] >= PP_XACC_DEPOSITS) pp_xacc_normalize(w, n);
+}
+
+/* Adds one f64 element (its bits) to an f64 accumulator: NaN and
+ * infinities go to the flags, a finite value to the chunks. */
+PP_XACC_FN void pp_xacc_add_f64(int64_t *w, uint64_t bits)
+{
+    const int n = PP_XACC_F64_CHUNKS;
+    const int ef = (int)((bits >> 52) & 0x7ff), neg = (int)(bits >> 63);
+    const uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
+    if (ef == 0x7ff) {
+        w[n] |= frac ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+        return;
+    }
+    if (bits != (uint64_t)1 << 63) w[n] |= PP_XACC_NOT_NEG0;
+    if (ef) pp_xacc_deposit(w, n, frac | (uint64_t)1 << 52, ef - 1, neg);
+    else if (frac) pp_xacc_deposit(w, n, frac, 0, neg);
+}
+
+/* Adds one f32 element (its bits) to an f32 accumulator. */
+PP_XACC_FN void pp_xacc_add_f32(int64_t *w, uint32_t bits)
+{
+    const int n = PP_XACC_F32_CHUNKS;
+    const int ef = (int)((bits >> 23) & 0xff), neg = (int)(bits >> 31);
+    const uint64_t frac = bits & ((1u << 23) - 1);
+    if (ef == 0xff) {
+        w[n] |= frac ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+        return;
+    }
+    if (bits != 0x80000000u) w[n] |= PP_XACC_NOT_NEG0;
+    if (ef) pp_xacc_deposit(w, n, frac | (uint64_t)1 << 23, ef - 1, neg);
+    else if (frac) pp_xacc_deposit(w, n, frac, 0, neg);
+}
+
+/* Adds a finite double that is a multiple of 2^unit (a partial sum of
+ * elements: unit = PP_XACC_F64_UNIT or PP_XACC_F32_UNIT) to the chunks.
+ * The flags are the caller's business. */
+PP_XACC_FN void pp_xacc_add_exact_double(int64_t *w, int n, int unit, double v)
+{
+    const uint64_t bits = pp_xacc_f64_bits(v);
+    const int ef = (int)((bits >> 52) & 0x7ff);
+    uint64_t mag = (bits & (((uint64_t)1 << 52) - 1)) | (ef ? (uint64_t)1 << 52 : 0);
+    if (!mag) return;
+    int pos = (ef ? ef - 1075 : -1074) - unit;
+    if (pos < 0) { /* the low bits are zero: v is a multiple of 2^unit */
+        mag >>= -pos;
+        pos = 0;
+    }
+    pp_xacc_deposit(w, n, mag, pos, (int)(bits >> 63));
+}
+
+/* w += src (src normalized), flags OR'ed; w ends normalized. */
+PP_XACC_FN void pp_xacc_merge(int64_t *w, const int64_t *src, int n)
+{
+    pp_xacc_normalize(w, n);
+    for (int i = 0; i < n; i++) w[i] += src[i];
+    w[n] |= src[n];
+    pp_xacc_normalize(w, n);
+}
+
+/* ---- rounding --------------------------------------------------------------------------
+ * pp_xacc_round: |M| rounded to prec significant bits, to nearest, ties to
+ * even: |M| ~ mant * 2^e with e >= 0 and mant < 2^prec, or mant == 2^prec
+ * after a carry (the packers turn that into the next binade by themselves).
+ * Where |M| < 2^prec it is exact: e = 0, mant = |M|. Returns the sign
+ * (1: negative). w is read only. */
+PP_XACC_FN int pp_xacc_round(const int64_t *w, int n, int prec, uint64_t *mant, int *e)
+{
+    int64_t tmp[PP_XACC_MAX_CHUNKS + 2];
+    memcpy(tmp, w, (size_t)n * sizeof *tmp);
+    pp_xacc_normalize(tmp, n);
+    const int neg = tmp[n - 1] < 0;
+    if (neg) { /* |M| = -M: negate every chunk and carry again */
+        for (int i = 0; i < n; i++) tmp[i] = -tmp[i];
+        pp_xacc_normalize(tmp, n);
+    }
+    int t = n - 1;
+    while (t > 0 && tmp[t] == 0) t--;
+    /* |M| < 2^b; chunk n-1 of a magnitude never needs more than 63 bits */
+    const int b = 32 * t + pp_xacc_bitlen((uint64_t)tmp[t]);
+    if (b <= prec) { /* exact: at most two chunks (prec <= 53) */
+        *mant = (uint64_t)tmp[0] | (n > 1 ? (uint64_t)tmp[1] << 32 : 0);
+        *e = 0;
+        return neg;
+    }
+    /* the 64 bits [b-64, b) and a sticky bit for everything below */
+    uint64_t top;
+    int sticky = 0;
+    const int s = b - 64;
+    if (s <= 0) {
+        top = ((uint64_t)tmp[0] | (uint64_t)tmp[1] << 32) << -s;
+    } else {
+        const int i = s >> 5, o = s & 31;
+        const uint64_t lo = (uint64_t)tmp[i] | (uint64_t)tmp[i + 1] << 32;
+        const uint64_t hi = i + 2 < n ? (uint64_t)tmp[i + 2] : 0;
+        top = o ? lo >> o | hi << (64 - o) : lo;
+        sticky = o && (lo & (((uint64_t)1 << o) - 1));
+        for (int j = 0; j < i && !sticky; j++) sticky = tmp[j] != 0;
+    }
+    const int drop = 64 - prec;
+    const uint64_t half = (uint64_t)1 << (drop - 1), rest = top & ((half << 1) - 1);
+    uint64_t m = top >> drop;
+    if (rest > half || (rest == half && (sticky || (m & 1)))) m++;
+    *mant = m;
+    *e = b - prec;
+    return neg;
+}
+
+/* Sign, rounded mantissa and exponent (pp_xacc_round) as the bits of a
+ * binary format with prec significant bits whose smallest subnormal is the
+ * unit of M (f64: prec 53, f32: prec 24): mant * 2^e units is
+ * ((e << (prec - 1)) + mant) as bits, the carry of mant == 2^prec moving
+ * into the exponent field; inf_bits and above overflow to infinity. */
+PP_XACC_FN uint64_t pp_xacc_pack(int neg, uint64_t mant, int e, int prec, uint64_t inf_bits, int sign_shift)
+{
+    uint64_t bits;
+    if ((uint64_t)e >= inf_bits >> (prec - 1)) bits = inf_bits;
+    else bits = ((uint64_t)e << (prec - 1)) + mant;
+    if (bits > inf_bits) bits = inf_bits;
+    return bits | (uint64_t)neg << sign_shift;
+}
+
+/* The result of the sum in w: NaN if a NaN, or both infinities, were
+ * added; else the infinity that was added; else the correctly rounded
+ * finite part (an infinity where it rounds beyond the largest finite);
+ * an exact zero is -0.0 if only -0.0 (or nothing) was added, else +0.0. */
+PP_XACC_FN int pp_xacc_special(int64_t flags, int *nan, int *neg)
+{
+    *nan = (flags & PP_XACC_NAN) || ((flags & PP_XACC_PINF) && (flags & PP_XACC_NINF));
+    *neg = (flags & PP_XACC_NINF) != 0;
+    return (flags & PP_XACC_SPECIAL) != 0;
+}
+
+PP_XACC_FN uint64_t pp_xacc_bits_f64(const int64_t *w)
+{
+    const int n = PP_XACC_F64_CHUNKS;
+    const uint64_t inf = (uint64_t)0x7ff << 52;
+    int nan, neg;
+    if (pp_xacc_special(w[n], &nan, &neg)) return nan ? PP_XACC_F64_NAN : inf | (uint64_t)neg << 63;
+    uint64_t mant;
+    int e;
+    neg = pp_xacc_round(w, n, 53, &mant, &e);
+    if (mant == 0) return (w[n] & PP_XACC_NOT_NEG0) ? 0 : (uint64_t)1 << 63;
+    return pp_xacc_pack(neg, mant, e, 53, inf, 63);
+}
+
+PP_XACC_FN uint32_t pp_xacc_bits_f32(const int64_t *w)
+{
+    const int n = PP_XACC_F32_CHUNKS;
+    const uint64_t inf = 0x7f800000u;
+    int nan, neg;
+    if (pp_xacc_special(w[n], &nan, &neg)) return nan ? PP_XACC_F32_NAN : (uint32_t)(inf | (uint64_t)neg << 31);
+    uint64_t mant;
+    int e;
+    neg = pp_xacc_round(w, n, 24, &mant, &e);
+    if (mant == 0) return (w[n] & PP_XACC_NOT_NEG0) ? 0u : 0x80000000u;
+    return (uint32_t)pp_xacc_pack(neg, mant, e, 24, inf, 31);
+}
+
+/* The finite part of an f32 accumulator rounded to a double (53 bits):
+ * the start of a scan's fast running sum. 0 if zero. */
+PP_XACC_FN double pp_xacc_f32_to_double(const int64_t *w)
+{
+    uint64_t mant;
+    int e;
+    const int neg = pp_xacc_round(w, PP_XACC_F32_CHUNKS, 53, &mant, &e);
+    if (!mant) return 0.0;
+    /* mant * 2^(e - 149), mant <= 2^53, well inside the double range */
+    const int p = e + PP_XACC_F32_UNIT;
+    const double scale = pp_xacc_f64_of((uint64_t)(p + 1023) << 52);
+    const double v = (double)mant * scale;
+    return neg ? -v : v;
+}
+
+/* ---- splitting (error-free extraction) -----------------------------------------------
+ * A block of at most 2^(K-1) values |x| < 2^E is split exactly by
+ * C = 1.5 * 2^(E+K): h = (x + C) - C is x rounded to a multiple of
+ * u = ulp(C) >= 2^(E+K-52), and r = x - h (|r| <= u/2) is exact. The h of
+ * the block add up in any order without rounding error (multiples of u,
+ * below 2^53 u in magnitude), so each level of the split is one exact
+ * double; the r's go to the next level, each level 52 - K bits lower,
+ * until every r is zero (at the latest when u reaches 2^-1074). */
+
+/* E with 0 < m < 2^E (m finite, positive). */
+PP_XACC_FN int pp_xacc_exp_above(double m)
+{
+    const uint64_t bits = pp_xacc_f64_bits(m);
+    const int ef = (int)(bits >> 52);
+    return ef ? ef - 1022 : pp_xacc_bitlen(bits) - 1074;
+}
+
+/* 1.5 * 2^j, for -1073 <= j <= 1022. */
+PP_XACC_FN double pp_xacc_split_const(int j)
+{
+    if (j >= -1022) return pp_xacc_f64_of((uint64_t)(j + 1023) << 52 | (uint64_t)1 << 51);
+    return pp_xacc_f64_of((uint64_t)3 << (j - 1 + 1074));
+}
+
+/* ---- scans: certifying a fast running sum ------------------------------------------------
+ * A scan keeps a fast approximation of its running sum and an upper bound
+ * err on its distance to the exact sum. Where the approximation's nearest
+ * value t of the output format is at distance d from it with
+ * d + err < the half gap around t, t is the correctly rounded sum; else
+ * the scan asks the exact accumulator. The half gap used is the smaller one
+ * of the two sides of t: ulp(t)/2, or ulp(t)/4 where t is a power of two.
+ * These return it, or 0 where t is too close to zero or to overflow for
+ * the fast path (zero, subnormal, near the largest finite, non-finite). */
+PP_XACC_FN double pp_xacc_half_gap_f64(double t)
+{
+    const uint64_t bits = pp_xacc_f64_bits(t) & ~((uint64_t)1 << 63);
+    const int ef = (int)(bits >> 52);
+    if (ef < 60 || ef > 2045) return 0.0;
+    const int pow2 = (bits & (((uint64_t)1 << 52) - 1)) == 0;
+    return pp_xacc_f64_of((uint64_t)(ef - 53 - pow2) << 52); /* 2^(ef-1075) / (pow2 ? 4 : 2) */
+}
+
+PP_XACC_FN double pp_xacc_half_gap_f32(float t)
+{
+    const uint32_t bits = pp_xacc_f32_bits(t) & 0x7fffffffu;
+    const int ef = (int)(bits >> 23);
+    if (ef < 2 || ef > 253) return 0.0;
+    const int pow2 = (bits & ((1u << 23) - 1)) == 0;
+    /* ulp = 2^(ef - 150); as a double's exponent field: ef - 150 + 1023 */
+    return pp_xacc_f64_of((uint64_t)(ef - 150 + 1023 - 1 - pow2) << 52);
+}
+
+#endif

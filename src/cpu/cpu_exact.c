@@ -1,0 +1,136 @@
+/* cpu PP_ALGO_EXACT: f32 and f64 sums correctly rounded (docs/exact.md); every other type and
+ * operator is the default's. Reduce: threads claim blocks of PP_RB and fold
+ * them into an exact accumulator each (src/core/exact_acc.h); the
+ * accumulators are added (exact integer addition, in thread order, though
+ * any order gives the same integer) and rounded once. Scan: the tiles of
+ * the default scan, whose values are exact accumulators of PP_XACC_*_WORDS
+ * words passed along the same look-back chain; each tile is scanned from
+ * its exact prefix (cpu_exact.inc). In place, a tile is first copied to
+ * the thread's working memory: an uncertain output refolds the input
+ * since the last exact point. */
+
+#include "cpu_internal.h"
+#include "cpu_tiles.h"
+
+#include <omp.h>
+#include <string.h>
+
+#include "exact_acc.h"
+#include "cpu_exact.inc"
+
+typedef struct xformat {
+    size_t size;  /* element bytes */
+    size_t words; /* accumulator words */
+    void (*fold)(int64_t *w, const void *x, size_t n);
+    void (*scan)(const int64_t *prefix, const void *x, void *y, size_t n, int excl);
+    void (*result)(const int64_t *w, void *out);
+} xformat;
+
+static const xformat xformats[2] = {
+    {sizeof(float), PP_XACC_F32_WORDS, xfold_f32, xscan_f32, xresult_f32},
+    {sizeof(double), PP_XACC_F64_WORDS, xfold_f64, xscan_f64, xresult_f64},
+};
+
+/* The format of an exact sum, or NULL where EXACT is the default algorithm. */
+static const xformat *xformat_of(pp_type type, pp_op op)
+{
+    if (op != PP_SUM) return NULL;
+    return type == PP_F32 ? &xformats[0] : type == PP_F64 ? &xformats[1] : NULL;
+}
+
+/* Accumulator stride in words: a whole number of 64-byte lines (no false
+ * sharing between the threads' accumulators). */
+static size_t xstride(const xformat *f) { return (f->words + 7) / 8 * 8; }
+
+typedef struct xreduce_job {
+    const xformat *f;
+    const char *in;
+    size_t n;
+    int64_t *acc; /* one per thread, xstride words apart */
+} xreduce_job;
+
+static void xreduce_block(const void *job_, size_t b, int thread)
+{
+    const xreduce_job *j = (const xreduce_job *)job_;
+    size_t lo, hi;
+    pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);
+    j->f->fold(j->acc + (size_t)thread * xstride(j->f), j->in + lo * j->f->size, hi - lo);
+}
+
+pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
+{
+    const xformat *f = xformat_of(a->type, a->op);
+    if (!f || a->n == 0) return pp_cpu_reduce(ctx, a);
+    const size_t n = a->n, nb = (n + PP_RB - 1) / PP_RB, stride = xstride(f);
+    const int nt = pp_cpu_threads_for(ctx, n, (size_t)1 << 15);
+    int64_t *acc = (int64_t *)pp_cpu_scratch(ctx, (size_t)nt * stride * sizeof(int64_t), a->fn);
+    if (!acc) return PP_ERROR_OUT_OF_MEMORY;
+    const int nc = (int)f->words - 2;
+    for (int t = 0; t < nt; t++) pp_xacc_clear(acc + (size_t)t * stride, nc);
+    xreduce_job j = {f, (const char *)a->in, n, acc};
+    const int used = pp_cpu_for_tiles(nt, nb, xreduce_block, &j);
+    for (int t = 1; t < used; t++) {
+        pp_xacc_normalize(acc + (size_t)t * stride, nc);
+        pp_xacc_merge(acc, acc + (size_t)t * stride, nc);
+    }
+    f->result(acc, a->out);
+    return PP_SUCCESS;
+}
+
+typedef struct xscan_job {
+    const xformat *f;
+    const char *in;
+    char *out;
+    size_t n;
+    int exclusive;
+    char *copies; /* in place: PP_ST elements per thread */
+} xscan_job;
+
+static void xscan_value(const void *job, size_t t, uint64_t *value)
+{
+    const xscan_job *j = (const xscan_job *)job;
+    int64_t *w = (int64_t *)value;
+    const int nc = (int)j->f->words - 2;
+    pp_xacc_clear(w, nc);
+    j->f->fold(w, j->in + t * PP_ST * j->f->size, pp_cpu_tile_len(j->n, PP_ST, t));
+    pp_xacc_normalize(w, nc);
+}
+
+static void xscan_combine(const void *job, uint64_t *acc, const uint64_t *b)
+{
+    const xscan_job *j = (const xscan_job *)job;
+    pp_xacc_merge((int64_t *)acc, (const int64_t *)b, (int)j->f->words - 2);
+}
+
+static void xscan_body(const void *job, size_t t, const uint64_t *prefix, const uint64_t *value)
+{
+    (void)value;
+    const xscan_job *j = (const xscan_job *)job;
+    const size_t sz = j->f->size, off = t * PP_ST * sz, len = pp_cpu_tile_len(j->n, PP_ST, t);
+    const char *x = j->in + off;
+    if (j->copies) {
+        char *copy = j->copies + (size_t)omp_get_thread_num() * PP_ST * sz;
+        memcpy(copy, x, len * sz);
+        x = copy;
+    }
+    j->f->scan((const int64_t *)prefix, x, j->out + off, len, j->exclusive);
+}
+
+pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a)
+{
+    const xformat *f = xformat_of(a->type, a->op);
+    if (!f) return pp_cpu_scan(ctx, a);
+    const size_t n = a->n, ntiles = (n + PP_ST - 1) / PP_ST;
+    const int nt = pp_cpu_threads_for(ctx, n, 2 * PP_ST);
+    const int inplace = a->in == a->out;
+    const size_t chain = (pp_cpu_chain_scratch_bytes(ntiles, f->words) + 63) / 64 * 64;
+    const size_t copies = inplace ? (size_t)nt * PP_ST * f->size : 0;
+    char *scratch = (char *)pp_cpu_scratch(ctx, chain + copies, a->fn);
+    if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+    xscan_job j = {f, (const char *)a->in, (char *)a->out, n, a->kind == PP_EXCLUSIVE, inplace ? scratch + chain : NULL};
+    uint64_t id[PP_XACC_F64_WORDS] = {0};
+    pp_cpu_chain_spec spec = {ntiles, f->words, id, xscan_value, xscan_combine, xscan_body, &j};
+    pp_cpu_chain(&spec, nt, scratch, NULL);
+    if (j.exclusive) memset(a->out, 0, f->size); /* +0.0 */
+    return PP_SUCCESS;
+}

@@ -69,19 +69,20 @@ def default_context():
         return ctx
 
 
-def reduce(a, op="sum"):
+def reduce(a, op="sum", exact=False):
     """a[0] op a[1] op ... op a[n-1]: see Context.reduce. Returns a NumPy
-    scalar of a's dtype."""
+    scalar of a's dtype. exact=True: float sums correctly rounded."""
     try:
         ctx = _tls.ctx
     except AttributeError:
         ctx = default_context()
-    return ctx.reduce(a, op)
+    return ctx.reduce(a, op, exact)
 
 
-def scan(a, op="sum", exclusive=False, out=None):
-    """Inclusive or exclusive prefix scan: see Context.scan."""
-    return default_context().scan(a, op, exclusive, out)
+def scan(a, op="sum", exclusive=False, out=None, exact=False):
+    """Inclusive or exclusive prefix scan: see Context.scan. exact=True:
+    float sums correctly rounded."""
+    return default_context().scan(a, op, exclusive, out, exact)
 
 
 def histogram_even(a, bins, lower, upper, out=None, right_closed=False):

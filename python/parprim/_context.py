@@ -210,7 +210,7 @@ class Context:
         return [ALGORITHMS[i] for i in self._c.algorithms(_code(primitive, _PRIM_CODE, "primitive"))]
 
     # ---- primitives ----------------------------------------------------------
-    def reduce(self, a, op="sum"):
+    def reduce(self, a, op="sum", exact=False):
         """a[0] op a[1] op ... op a[n-1] (pp_reduce); the identity for an
         empty array.
 
@@ -220,7 +220,18 @@ class Context:
         Returns a NumPy scalar of a's dtype. Integers wrap; min and max
         propagate NaN and order -0.0 below +0.0; float sums are reproducible,
         within the error bound of sequential summation (include/parprim.h).
+
+        exact=True: this call runs PP_ALGO_EXACT: a float32 or float64 sum
+        is the correctly rounded value of the exact sum (round to nearest,
+        ties to even), bitwise the same on every backend, device and thread
+        count (docs/exact.md); other types and operators are exact already.
+        Unsupported where the backend has no exact algorithm.
         """
+        if exact:
+            _name(op, OPS, "op")
+            with self._run(a) as r:
+                x = r.input(a)
+                return self._c.reduce(x.h, op, x.code, x.n, True)
         if self._host and type(a) is _ndarray:
             try:
                 return self._c.reduce(a, op, -1, -1)
@@ -234,7 +245,7 @@ class Context:
             x = r.input(a)
             return self._c.reduce(x.h, op, x.code, x.n)
 
-    def scan(self, a, op="sum", exclusive=False, out=None):
+    def scan(self, a, op="sum", exclusive=False, out=None, exact=False):
         """Prefix scan (pp_scan): inclusive out[i] = a[0] op ... op a[i];
         exclusive out[0] = identity, out[i] = a[0] op ... op a[i-1].
 
@@ -242,12 +253,16 @@ class Context:
         writable) to write into, or a itself (in place); by default a new
         array. Returns the result (out when given), one-dimensional when
         parprim allocates it.
+
+        exact=True: PP_ALGO_EXACT for this call: every output of a float32
+        or float64 sum is the correctly rounded exact prefix sum (exclusive:
+        out[0] = +0.0), bitwise the same on every backend (see reduce).
         """
         _name(op, OPS, "op")
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
-            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n)
+            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n, bool(exact))
             return r.result(y)
 
     def histogram_even(self, a, bins, lower, upper, out=None, right_closed=False):

@@ -195,7 +195,7 @@ ALGO_PRIMITIVE = {
 def _cmd_reduce(ctx, args, progress):
     a = load_array(args.input, flat=True)
     progress.step(f"reduce/{args.op} of {_describe(a)} on {ctx.backend}")
-    r = ctx.reduce(a, op=args.op)
+    r = ctx.reduce(a, op=args.op, exact=args.exact)
     _show(r, a.dtype)
     if args.output:
         progress.step(f"writing {args.output}")
@@ -206,7 +206,7 @@ def _cmd_scan(ctx, args, progress):
     a = load_array(args.input)
     kind = "exclusive" if args.exclusive else "inclusive"
     progress.step(f"{kind} scan/{args.op} of {_describe(a)} on {ctx.backend}")
-    r = ctx.scan(a, op=args.op, exclusive=args.exclusive)
+    r = ctx.scan(a, op=args.op, exclusive=args.exclusive, exact=args.exact)
     _finish(r, args, progress)
 
 
@@ -471,11 +471,13 @@ def build_parser():
 
     s = add("reduce", "reduce an array to one value (printed)")
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")
+    s.add_argument("--exact", action="store_true", help="float sums correctly rounded (the exact algorithm)")
     s.add_argument("-o", "--output", metavar="OUT.npy", help="also write the value as a 0-d .npy")
 
     s = add("scan", "inclusive (default) or exclusive prefix scan")
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")
     s.add_argument("--exclusive", action="store_true", help="exclusive scan (out[0] = identity)")
+    s.add_argument("--exact", action="store_true", help="float sums correctly rounded (the exact algorithm)")
     s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
 
     s = add("histogram-even", "histogram of equal bins over [LOWER, UPPER) (uint64 counts)")

@@ -35,11 +35,38 @@ static pp_status result_fetch(Ctx *self, void *local, size_t bytes)
 }
 
 /* reduce(a, op, type, n) -> the result as a NumPy scalar */
+/* exact=True on reduce and scan: PP_ALGO_EXACT for this one call, the
+ * context's own choice restored after it (all under the context's lock, so
+ * other threads' calls keep their algorithm). */
+static pp_status exact_begin(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm *saved)
+{
+    if (!exact) return PP_SUCCESS;
+    *saved = pp_get_algorithm(ctx, prim);
+    return pp_set_algorithm(ctx, prim, PP_ALGO_EXACT);
+}
+
+static void exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm saved)
+{
+    if (exact) (void)pp_set_algorithm(ctx, prim, saved);
+}
+
+/* The optional last argument `exact` of reduce and scan: 0, 1, or -1 with
+ * an exception set. */
+static int exact_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at)
+{
+    return nargs > at ? PyObject_IsTrue(args[at]) : 0;
+}
+
 PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    NARGS(4, "reduce(a, op, type, n)");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_parprim.Context.reduce(a, op, type, n[, exact]) takes 4 or 5 arguments");
+        return NULL;
+    }
     int op = ppy_parse_op(args[1]);
     if (op < 0) return NULL;
+    int exact = exact_arg(args, nargs, 4);
+    if (exact < 0) return NULL;
     Arr a;
     if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
     int t;
@@ -53,9 +80,14 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     char msg[MSG_LEN];
     LOCKED(self, st, msg, {
         void *out;
+        pp_algorithm saved = PP_ALGO_AUTO;
         st = result_slot(self, local, &out);
-        if (st == PP_SUCCESS) st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
-        if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)t));
+        if (st == PP_SUCCESS) st = exact_begin(self->ctx, PP_PRIM_REDUCE, exact, &saved);
+        if (st == PP_SUCCESS) {
+            st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
+            if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)t));
+            exact_end(self->ctx, PP_PRIM_REDUCE, exact, saved);
+        }
     });
     ppy_arr_release(&a);
     if (st != PP_SUCCESS) return ppy_raise_status(st, msg);
@@ -65,11 +97,17 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 /* scan(a, out, op, exclusive, type, n) */
 PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    NARGS(6, "scan(a, out, op, exclusive, type, n)");
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_parprim.Context.scan(a, out, op, exclusive, type, n[, exact]) takes 6 or 7 arguments");
+        return NULL;
+    }
     int op = ppy_parse_op(args[2]);
     if (op < 0) return NULL;
     int excl = PyObject_IsTrue(args[3]);
     if (excl < 0) return NULL;
+    int exact = exact_arg(args, nargs, 6);
+    if (exact < 0) return NULL;
     Arr a, out;
     if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
     if (ppy_arr_get(args[1], 1, 0, "out", &out)) {
@@ -82,8 +120,14 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&out, "out", t, 0, n) == 0) {
         pp_status st;
         char msg[MSG_LEN];
-        LOCKED(self, st, msg, st = pp_scan(self->ctx, (pp_type)t, (pp_op)op,
-                                           excl ? PP_EXCLUSIVE : PP_INCLUSIVE, a.ptr, out.ptr, n));
+        LOCKED(self, st, msg, {
+            pp_algorithm saved = PP_ALGO_AUTO;
+            st = exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
+            if (st == PP_SUCCESS) {
+                st = pp_scan(self->ctx, (pp_type)t, (pp_op)op, excl ? PP_EXCLUSIVE : PP_INCLUSIVE, a.ptr, out.ptr, n);
+                exact_end(self->ctx, PP_PRIM_SCAN, exact, saved);
+            }
+        });
         if (st != PP_SUCCESS) ppy_raise_status(st, msg);
         else res = Py_NewRef(Py_None);
     }

@@ -50,9 +50,10 @@ def test_cpu_algorithms():
 @pytest.mark.skipif("opencl" not in BACKENDS, reason="no OpenCL device present")
 def test_opencl_algorithms():
     algos = {p: set(v) for p, v in INFO["backends"]["opencl"]["algorithms"].items()}
-    assert algos["scan"] == {"auto", "reduce-then-scan", "blelloch-padded"}
+    assert algos["scan"] == {"auto", "reduce-then-scan", "blelloch-padded", "exact"}
     assert algos["histogram"] == {"auto", "global-atomic", "private-atomic", "private-reduce"}
-    for prim in ("reduce", "select", "sort"):
+    assert algos["reduce"] == {"auto", "exact"}
+    for prim in ("select", "sort"):
         assert algos[prim] == {"auto"}, f"opencl {prim}: {algos[prim]}"
 
 

@@ -39,8 +39,31 @@
 #ifndef PP_EXACT_ACC_H
 #define PP_EXACT_ACC_H
 
+/* Portability: the same text is compiled as C99 (cpu), as CUDA device code
+ * (the includer defines PP_XACC_FN as __device__ static inline) and as
+ * OpenCL C 1.2 (src/opencl/exact.cl is this file followed by the kernels;
+ * there int64_t and friends are OpenCL's long, ulong, uint, the bit casts
+ * as_ulong / as_double, and the functions that take or return a double
+ * exist only where the device has cl_khr_fp64: PP_XACC_DOUBLE). Pointers
+ * are to the __private address space in OpenCL 1.2: accumulators passed
+ * to these functions are private arrays. */
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define PP_XACC_OPENCL 1
+#endif
+#ifdef PP_XACC_OPENCL
+typedef long int64_t;
+typedef ulong uint64_t;
+typedef uint uint32_t;
+#ifdef cl_khr_fp64
+#define PP_XACC_DOUBLE 1
+#else
+#define PP_XACC_DOUBLE 0
+#endif
+#else
 #include <stdint.h>
 #include <string.h>
+#define PP_XACC_DOUBLE 1
+#endif
 
 #ifndef PP_XACC_FN
 #define PP_XACC_FN static inline
@@ -67,6 +90,14 @@
 #define PP_XACC_F64_NAN ((uint64_t)0x7ff8000000000000u)
 #define PP_XACC_F32_NAN ((uint32_t)0x7fc00000u)
 
+#ifdef PP_XACC_OPENCL
+#if PP_XACC_DOUBLE
+PP_XACC_FN uint64_t pp_xacc_f64_bits(double v) { return as_ulong(v); }
+PP_XACC_FN double pp_xacc_f64_of(uint64_t b) { return as_double(b); }
+#endif
+PP_XACC_FN uint32_t pp_xacc_f32_bits(float v) { return as_uint(v); }
+PP_XACC_FN float pp_xacc_f32_of(uint32_t b) { return as_float(b); }
+#else
 PP_XACC_FN uint64_t pp_xacc_f64_bits(double v)
 {
     uint64_t b;
@@ -94,11 +125,14 @@ PP_XACC_FN float pp_xacc_f32_of(uint32_t b)
     memcpy(&v, &b, sizeof v);
     return v;
 }
+#endif
 
 /* Bits needed for v (0 for 0). */
 PP_XACC_FN int pp_xacc_bitlen(uint64_t v)
 {
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(PP_XACC_OPENCL)
+    return v ? 64 - (int)clz(v) : 0;
+#elif defined(__GNUC__) || defined(__clang__)
     return v ? 64 - __builtin_clzll(v) : 0;
 #else
     int b = 0;
@@ -107,7 +141,10 @@ PP_XACC_FN int pp_xacc_bitlen(uint64_t v)
 #endif
 }
 
-PP_XACC_FN void pp_xacc_clear(int64_t *w, int n) { memset(w, 0, (size_t)(n + 2) * sizeof *w); }
+PP_XACC_FN void pp_xacc_clear(int64_t *w, int n)
+{
+    for (int i = 0; i < n + 2; i++) w[i] = 0;
+}
 
 /* Carries every chunk's bits above 32 into the next chunk: chunks 0..n-2
  * in [0, 2^32), chunk n-1 signed. The value is unchanged. */
@@ -173,6 +210,7 @@ PP_XACC_FN void pp_xacc_add_f32(int64_t *w, uint32_t bits)
     else if (frac) pp_xacc_deposit(w, n, frac, 0, neg);
 }
 
+#if PP_XACC_DOUBLE
 /* Adds a finite double that is a multiple of 2^unit (a partial sum of
  * elements: unit = PP_XACC_F64_UNIT or PP_XACC_F32_UNIT) to the chunks.
  * The flags are the caller's business. */
@@ -189,6 +227,8 @@ PP_XACC_FN void pp_xacc_add_exact_double(int64_t *w, int n, int unit, double v)
     }
     pp_xacc_deposit(w, n, mag, pos, (int)(bits >> 63));
 }
+
+#endif
 
 /* w += src (src normalized), flags OR'ed; w ends normalized. */
 PP_XACC_FN void pp_xacc_merge(int64_t *w, const int64_t *src, int n)
@@ -208,7 +248,7 @@ PP_XACC_FN void pp_xacc_merge(int64_t *w, const int64_t *src, int n)
 PP_XACC_FN int pp_xacc_round(const int64_t *w, int n, int prec, uint64_t *mant, int *e)
 {
     int64_t tmp[PP_XACC_MAX_CHUNKS + 2];
-    memcpy(tmp, w, (size_t)n * sizeof *tmp);
+    for (int i = 0; i < n; i++) tmp[i] = w[i];
     pp_xacc_normalize(tmp, n);
     const int neg = tmp[n - 1] < 0;
     if (neg) { /* |M| = -M: negate every chunk and carry again */
@@ -239,9 +279,9 @@ PP_XACC_FN int pp_xacc_round(const int64_t *w, int n, int prec, uint64_t *mant, 
         for (int j = 0; j < i && !sticky; j++) sticky = tmp[j] != 0;
     }
     const int drop = 64 - prec;
-    const uint64_t half = (uint64_t)1 << (drop - 1), rest = top & ((half << 1) - 1);
+    const uint64_t halfway = (uint64_t)1 << (drop - 1), rest = top & ((halfway << 1) - 1);
     uint64_t m = top >> drop;
-    if (rest > half || (rest == half && (sticky || (m & 1)))) m++;
+    if (rest > halfway || (rest == halfway && (sticky || (m & 1)))) m++;
     *mant = m;
     *e = b - prec;
     return neg;
@@ -298,6 +338,7 @@ PP_XACC_FN uint32_t pp_xacc_bits_f32(const int64_t *w)
     return (uint32_t)pp_xacc_pack(neg, mant, e, 24, inf, 31);
 }
 
+#if PP_XACC_DOUBLE /* the rest takes or returns doubles */
 /* The finite part of an f32 accumulator rounded to a double (53 bits):
  * the start of a scan's fast running sum. 0 if zero. */
 PP_XACC_FN double pp_xacc_f32_to_double(const int64_t *w)
@@ -364,5 +405,7 @@ PP_XACC_FN double pp_xacc_half_gap_f32(float t)
     /* ulp = 2^(ef - 150); as a double's exponent field: ef - 150 + 1023 */
     return pp_xacc_f64_of((uint64_t)(ef - 150 + 1023 - 1 - pow2) << 52);
 }
+
+#endif /* PP_XACC_DOUBLE */
 
 #endif

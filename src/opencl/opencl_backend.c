@@ -3,8 +3,8 @@
  * memory (buffers, copies, size checks, fills, the context's scratch).
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
- * opencl_reduce_scan.c, opencl_histogram.c, opencl_select.c and
- * opencl_sort.c, their kernels in the .cl files next to them, embedded at
+ * opencl_reduce_scan.c, opencl_exact.c, opencl_histogram.c, opencl_select.c
+ * and opencl_sort.c, their kernels in the .cl files next to them, embedded at
  * build time (src/opencl/CMakeLists.txt). */
 #include "opencl_internal.h"
 
@@ -286,10 +286,11 @@ const pp_backend_ops pp_opencl_ops = {
     .download = ocl_download,
     .copy = ocl_copy,
     .memory_info = ocl_memory_info,
-    .reduce = {[PP_ALGO_AUTO] = pp_ocl_reduce},
+    .reduce = {[PP_ALGO_AUTO] = pp_ocl_reduce, [PP_ALGO_EXACT] = pp_ocl_reduce_exact},
     .scan = {[PP_ALGO_AUTO] = pp_ocl_scan,
              [PP_ALGO_REDUCE_THEN_SCAN] = pp_ocl_scan,
-             [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded},
+             [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded,
+             [PP_ALGO_EXACT] = pp_ocl_scan_exact},
     .histogram = {[PP_ALGO_AUTO] = pp_ocl_histogram,
                   [PP_ALGO_PRIVATE_ATOMIC] = pp_ocl_histogram,
                   [PP_ALGO_GLOBAL_ATOMIC] = pp_ocl_histogram_global_atomic,

@@ -125,6 +125,10 @@ pp_status pp_ocl_histogram_global_atomic(pp_context *ctx, const pp_histogram_arg
 pp_status pp_ocl_histogram_private_reduce(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a);
 pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);
+/* PP_ALGO_EXACT (opencl_exact.c, kernels exact.cl): f32 and f64 PP_SUM
+ * correctly rounded; every other type and operator the default's. */
+pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working

@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from . import _parprim as _c
+from ._arrays import CODE as _CODE
 from ._arrays import U64, edges_in, host_input, index, is_device_array
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._runs import _DeviceRun, _HostRun, _StagedRun
@@ -232,6 +233,10 @@ class Context:
             with self._run(a) as r:
                 x = r.input(a)
                 return self._c.reduce(x.h, op, x.code, x.n, True)
+        if not self._host and type(a).__module__ == "cupy" and not self._test_device_mode:
+            r = self._cupy_reduce(a, op)
+            if r is not None:
+                return r
         if self._host and type(a) is _ndarray:
             try:
                 return self._c.reduce(a, op, -1, -1)
@@ -244,6 +249,28 @@ class Context:
         with self._run(a) as r:
             x = r.input(a)
             return self._c.reduce(x.h, op, x.code, x.n)
+
+    def _cupy_reduce(self, a, op):
+        """reduce's fast path for a CuPy array on a cuda context: what the
+        general path reads through __cuda_array_interface__ (a dict CuPy
+        builds anew at each access), taken from the attributes CuPy keeps:
+        the address, dtype, size, contiguity, device and the current stream
+        (the stream the interface would name). None where the general path
+        must decide (a strided array, another device, a foreign dtype,
+        another backend)."""
+        if self._backend != "cuda" or not a.flags.c_contiguous:
+            return None
+        mem = a.data
+        code = _CODE.get(a.dtype)
+        if code is None or mem.device_id != self._device:
+            return None
+        import cupy  # imported already: a is a CuPy array
+
+        self._use_stream(cupy.cuda.get_current_stream().ptr)
+        try:
+            return self._c.reduce(mem.ptr, op, code, a.size)
+        finally:
+            self._release_stream()
 
     def scan(self, a, op="sum", exclusive=False, out=None, exact=False):
         """Prefix scan (pp_scan): inclusive out[i] = a[0] op ... op a[i];

@@ -5,7 +5,14 @@
 // measured in the same run. Results of both libraries are compared before
 // anything is timed.
 //
-//   bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE] [--only reduce,scan,...]
+//   bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE] [--only reduce,scan,...,exact]
+//
+// The exact rows (PP_ALGO_EXACT, f32 and f64 sums) compare with CUB's plain
+// DeviceReduce::Sum / DeviceScan::InclusiveSum on the same data (CUB's sums
+// are rounded differently, so their results are not compared); they are
+// checked against the cpu backend's exact sums instead (bit for bit: the
+// correctly rounded value is unique): the whole reduce, and the first 2^20
+// outputs of the scan plus its last one (the exact reduce of everything).
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 
@@ -41,7 +48,8 @@ static cudaStream_t g_stream;
 static pp_context *g_ctx;
 static int g_repeat = 10;
 static int g_failures = 0;
-static char g_only[128] = "reduce,scan,histogram,select,sort";
+static char g_only[128] = "reduce,scan,histogram,select,sort,exact";
+static pp_context *g_cpu; // the cpu backend: the exact reference of the exact rows
 static bool want(const char *what) { return strstr(g_only, what) != NULL; }
 
 // Times fn (a callable that queues work on g_stream) with CUDA events;
@@ -154,6 +162,136 @@ static int equal_dev(const void *a, const void *b, size_t bytes)
 }
 
 __global__ void empty_kernel() {}
+
+// ---- exact rows: data ----
+__device__ __forceinline__ uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 33;
+    return x;
+}
+// kind 0: uniform [0, 1); 1: mixed signs over 81 binades (2^-40 .. 2^40);
+// 2: adversarial cancellation: +B, r, -B, r' (B = (1+u) 2^(90..110), the
+// residues r small), so every partial sum is far above the total.
+template <typename T> __global__ void fill_exact(T *p, size_t n, int kind, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint64_t h = mix64((i + 1) * 0x9E3779B97F4A7C15ull ^ seed);
+        const double u = (double)(h >> 11) * 0x1p-53, sg = (h >> 10) & 1 ? -1.0 : 1.0;
+        double v;
+        if (kind == 0) v = u;
+        else if (kind == 1) v = sg * ldexp(1.0 + u, (int)(h % 81) - 40);
+        else {
+            const uint64_t hb = mix64((i / 4 + 1) * 0xD1B54A32D192ED03ull ^ seed);
+            const double b = ldexp(1.0 + (double)(hb >> 11) * 0x1p-53, 90 + (int)(hb % 21));
+            const int k = (int)(i & 3);
+            v = k == 0 ? b : k == 2 ? -b : sg * ldexp(1.0 + u, -(int)(h % 40));
+        }
+        p[i] = (T)v;
+    }
+}
+
+static const char *const exact_kinds[3] = {"uniform", "81 binades", "cancellation"};
+
+template <typename T> static void run_exact(size_t n, int lg, double copy)
+{
+    const bool f64 = sizeof(T) == 8;
+    const pp_type ty = f64 ? PP_F64 : PP_F32;
+    const char *tn = f64 ? "f64" : "f32";
+    T *x, *y, *o1, *o2;
+    CK(cudaMalloc(&x, n * sizeof(T)));
+    CK(cudaMalloc(&y, n * sizeof(T)));
+    CK(cudaMalloc(&o1, 64));
+    CK(cudaMalloc(&o2, 64));
+    size_t tb = 0, t = 0;
+    cub::DeviceReduce::Sum(nullptr, t, x, o2, (int64_t)n);
+    tb = std::max(tb, t);
+    cub::DeviceScan::InclusiveSum(nullptr, t, x, y, (int64_t)n);
+    tb = std::max(tb, t);
+    void *temp;
+    CK(cudaMalloc(&temp, tb));
+    // the cpu reference buffers
+    const size_t sample = n < ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+    T *hx = (T *)malloc(n * sizeof(T)), *hy = (T *)malloc(sample * sizeof(T));
+    void *cx = NULL, *cy = NULL, *co = NULL;
+    if (g_cpu) {
+        PK(g_cpu, pp_malloc(g_cpu, &cx, n * sizeof(T)));
+        PK(g_cpu, pp_malloc(g_cpu, &cy, sample * sizeof(T)));
+        PK(g_cpu, pp_malloc(g_cpu, &co, 64));
+    }
+    for (int kind = 0; kind < 3; kind++) {
+        fill_exact<T><<<1024, 256, 0, g_stream>>>(x, n, kind, 4242u + lg);
+        CK(cudaStreamSynchronize(g_stream));
+        PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT));
+        double ours = time_median([&] { PK(g_ctx, pp_reduce(g_ctx, ty, PP_SUM, x, n, o1)); });
+        PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+        double cub = time_median([&] { cub::DeviceReduce::Sum(temp, tb, x, o2, (int64_t)n, g_stream); });
+        CK(cudaStreamSynchronize(g_stream));
+        // the reference: the cpu backend's exact reduce of the same data
+        T got, want = 0;
+        CK(cudaMemcpy(&got, o1, sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hx, x, n * sizeof(T), cudaMemcpyDeviceToHost));
+        int ok = 0;
+        if (g_cpu) {
+            PK(g_cpu, pp_upload(g_cpu, cx, hx, n * sizeof(T)));
+            PK(g_cpu, pp_reduce(g_cpu, ty, PP_SUM, cx, n, co));
+            PK(g_cpu, pp_download(g_cpu, &want, co, sizeof(T)));
+            ok = memcmp(&got, &want, sizeof(T)) == 0;
+            if (!ok) printf("  exact reduce %s %s: got %.17g, cpu exact %.17g\n", tn, exact_kinds[kind], (double)got, (double)want);
+        }
+        char name[48];
+        const double target = kind == 0 ? 0.95 : kind == 1 ? (f64 ? 0.90 : 0.80) : 0.50;
+        snprintf(name, sizeof name, "exact reduce %s", exact_kinds[kind]);
+        add_row(name, tn, n, ours, cub, (double)sizeof(T) * n, copy, lg <= 16 ? 0.0 : target, ok);
+
+        if (kind != 0) continue;
+        // exact inclusive scan vs CUB's plain InclusiveSum (uniform data)
+        PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_EXACT));
+        ours = time_median([&] { PK(g_ctx, pp_scan(g_ctx, ty, PP_SUM, PP_INCLUSIVE, x, y, n)); });
+        PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+        CK(cudaStreamSynchronize(g_stream));
+        T last;
+        CK(cudaMemcpy(hy, y, sample * sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&last, y + n - 1, sizeof(T), cudaMemcpyDeviceToHost));
+        cub = time_median([&] { cub::DeviceScan::InclusiveSum(temp, tb, x, y, (int64_t)n, g_stream); });
+        CK(cudaStreamSynchronize(g_stream));
+        ok = 0;
+        if (g_cpu) {
+            PK(g_cpu, pp_set_algorithm(g_cpu, PP_PRIM_SCAN, PP_ALGO_EXACT));
+            PK(g_cpu, pp_scan(g_cpu, ty, PP_SUM, PP_INCLUSIVE, cx, cy, sample));
+            T *ref = (T *)malloc(sample * sizeof(T));
+            PK(g_cpu, pp_download(g_cpu, ref, cy, sample * sizeof(T)));
+            ok = memcmp(ref, hy, sample * sizeof(T)) == 0 && memcmp(&last, &want, sizeof(T)) == 0;
+            if (!ok) printf("  exact scan %s: differs from the cpu's exact scan\n", tn);
+            free(ref);
+        }
+        add_row("exact incl. scan", tn, n, ours, cub, 2.0 * sizeof(T) * n, copy, lg <= 16 ? 0.0 : 0.5, ok);
+    }
+    // CUB's gpu_to_gpu deterministic reduce (cuda::execution::determinism)
+    // came after CCCL 3.0: where the toolkit's CCCL lacks it, no row.
+#if defined(CCCL_VERSION) && CCCL_VERSION >= 3001000
+    printf("  (CCCL %d has gpu_to_gpu determinism: row not written yet)\n", CCCL_VERSION);
+#else
+    static bool said = false;
+    if (!said) printf("  no gpu_to_gpu row: this CCCL has no gpu_to_gpu determinism for DeviceReduce\n");
+    said = true;
+#endif
+    if (g_cpu) {
+        pp_free(g_cpu, cx);
+        pp_free(g_cpu, cy);
+        pp_free(g_cpu, co);
+    }
+    free(hx);
+    free(hy);
+    CK(cudaFree(temp));
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+    CK(cudaFree(o1));
+    CK(cudaFree(o2));
+}
 
 struct Less {
     uint32_t v;
@@ -336,7 +474,13 @@ static void run_size(int lg)
         CK(cudaFree(pv));
         }
     }
-    CK(cudaFree(temp));
+    if (want("exact")) {
+        CK(cudaFree(temp));
+        temp = NULL;
+        run_exact<float>(n, lg, copy);
+        run_exact<double>(n, lg, copy);
+    }
+    if (temp) CK(cudaFree(temp));
     CK(cudaFree(a));
     CK(cudaFree(b));
     CK(cudaFree(x));
@@ -359,7 +503,7 @@ int main(int argc, char **argv)
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ",")) sizes[nsizes++] = atoi(s);
         } else {
             fprintf(stderr, "usage: bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE]\n"
-                            "                 [--only reduce,scan,histogram,select,sort]\n");
+                            "                 [--only reduce,scan,histogram,select,sort,exact]\n");
             return 2;
         }
     }
@@ -368,6 +512,15 @@ int main(int argc, char **argv)
     if (pp_create(&g_ctx, &o) != PP_SUCCESS) {
         fprintf(stderr, "bench_cub: %s\n", pp_last_error(NULL));
         return 3;
+    }
+    {
+        pp_options oc = PP_OPTIONS_INIT;
+        oc.backend = PP_BACKEND_CPU;
+        if (pp_create(&g_cpu, &oc) != PP_SUCCESS) g_cpu = NULL; // exact rows then unchecked
+        else if (pp_set_algorithm(g_cpu, PP_PRIM_REDUCE, PP_ALGO_EXACT) != PP_SUCCESS) {
+            pp_destroy(g_cpu);
+            g_cpu = NULL;
+        }
     }
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     PK(g_ctx, pp_set_stream(g_ctx, g_stream));
@@ -413,5 +566,6 @@ int main(int argc, char **argv)
         }
     }
     pp_destroy(g_ctx);
+    if (g_cpu) pp_destroy(g_cpu);
     return g_failures ? 1 : 0;
 }

@@ -35,6 +35,11 @@ pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */
 pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep */
 
+/* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
+ * other type and operator goes to the default */
+pp_status pp_cuda_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cuda_scan_exact(pp_context *ctx, const pp_scan_args *a);
+
 /* the course notes' algorithms, for study (study/) */
 pp_status pp_cuda_study_reduce_interleaved_divergent(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_study_reduce_interleaved_strided(pp_context *ctx, const pp_reduce_args *a);

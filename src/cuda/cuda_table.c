@@ -30,6 +30,7 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_LAUNCH_PER_STEP] = pp_cuda_study_reduce_launch_per_step,
             [PP_ALGO_WINDOWED] = pp_cuda_study_reduce_windowed,
             [PP_ALGO_WARP_SHUFFLE] = pp_cuda_study_reduce_warp_shuffle,
+            [PP_ALGO_EXACT] = pp_cuda_reduce_exact,
         },
     .scan =
         {
@@ -41,6 +42,7 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_BLELLOCH] = pp_cuda_study_scan_blelloch,
             [PP_ALGO_BLELLOCH_PADDED] = pp_cuda_study_scan_blelloch_padded,
             [PP_ALGO_WARP_SHUFFLE] = pp_cuda_study_scan_warp_shuffle,
+            [PP_ALGO_EXACT] = pp_cuda_scan_exact,
         },
     .histogram =
         {

@@ -1,0 +1,340 @@
+// Device-side building blocks of PP_ALGO_EXACT (cuda_exact.cu): the exact
+// accumulator of src/core/exact_acc.h compiled as __device__ code, and the
+// warp-level exact partial sums that keep deposits rare.
+//
+// The accumulator's layout, deposits, normalization and the one rounding
+// are exact_acc.h's (docs/exact.md is the specification); it compiles for
+// the device as it is, with PP_XACC_FN = __device__ static inline. This
+// file must be the first to include exact_acc.h in a translation unit.
+//
+// Warp batches. A warp loads a batch of 32 * V elements (f64: 256, f32:
+// 512) into registers, finds the batch's exponent range with two warp
+// reductions, and forms the batch's exact sum in one or two doubles:
+//  * f64, fast: with e = the exponent above max |x| and L the exponent of
+//    the least nonzero |x| (subnormals count as the smallest normal
+//    binade: they are multiples of 2^-1074 too), e - L <= 32 and
+//    -1000 <= e <= 1011: one error-free split by C = 1.5 * 2^(e + K),
+//    K = 11: the h = (x + C) - C and the x - h of a batch (at most 2^(K-1)
+//    elements) each add up exactly, in any order (the proof in
+//    docs/exact.md, "Keeping deposits rare", for blocks of 1024).
+//  * f32, fast: e - L <= 53 - 24 - 9 = 20 binades: the plain double sum
+//    of the batch's 2^9 elements is exact.
+//  * otherwise, if the batch has no NaN or infinity and max |x| < 2^1011:
+//    level by level (each level takes 41 bits off every remainder, one
+//    deposit per level), as cpu_exact.inc's xlevels, with the level sums
+//    reduced over the warp (exact: multiples of ulp(C) far below 2^53 of
+//    them);
+//  * else (NaN, infinities, all zeros, f64 beyond 2^1011) element by
+//    element.
+// Every path adds the batch's exact value to the warp's accumulator, so
+// the integer does not depend on which path a batch took.
+//
+// Headroom. Each warp owns an accumulator in shared memory (deposits with
+// shared 64-bit atomics: lanes of one warp may deposit together in the
+// element-by-element path). A deposit adds less than 2^52 to a chunk; the
+// warp counts (an upper bound of) its deposits since the last
+// normalization and renormalizes (pp_xwarp_renorm) before a batch could
+// take it beyond PP_XACC_DEPOSITS, so a chunk stays below
+// 2^33 + 1024 * 2^52 < 2^63.
+#ifndef PP_CUDA_DEVICE_EXACT_CUH
+#define PP_CUDA_DEVICE_EXACT_CUH
+
+#ifdef PP_EXACT_ACC_H
+#error "device/exact.cuh must be the first to include exact_acc.h (PP_XACC_FN)"
+#endif
+#define PP_XACC_FN __device__ static inline
+#include "exact_acc.h"
+
+#include <stdint.h>
+
+constexpr int PP_XK_DEV = 11;       // headroom bits of a split (batches of at most 2^(K-1) elements)
+constexpr int PP_XE_MIN_DEV = -1000; // f64 one-split path: e >= this
+
+// Per format: element type, bits, words, chunks, unit, batch shape.
+template <typename T> struct pp_xfmt;
+template <> struct pp_xfmt<double> {
+    typedef unsigned long long bits_t;
+    static constexpr int CHUNKS = PP_XACC_F64_CHUNKS;
+    static constexpr int WORDS = PP_XACC_F64_WORDS;
+    static constexpr int UNIT = PP_XACC_F64_UNIT;
+    static constexpr int V = 8;                // elements per lane per batch
+    static constexpr int VEC = 2;              // elements per 16-byte vector
+    static constexpr int BATCH = 32 * V;       // 256
+};
+template <> struct pp_xfmt<float> {
+    typedef unsigned int bits_t;
+    static constexpr int CHUNKS = PP_XACC_F32_CHUNKS;
+    static constexpr int WORDS = PP_XACC_F32_WORDS;
+    static constexpr int UNIT = PP_XACC_F32_UNIT;
+    static constexpr int V = 16;
+    static constexpr int VEC = 4;
+    static constexpr int BATCH = 32 * V;       // 512
+};
+
+// ---- warp reductions -----------------------------------------------------------------
+
+__device__ __forceinline__ unsigned pp_xwarp_max_u32(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, v);
+#else
+    for (int d = 16; d > 0; d >>= 1) {
+        unsigned o = __shfl_xor_sync(0xffffffffu, v, d);
+        v = o > v ? o : v;
+    }
+    return v;
+#endif
+}
+__device__ __forceinline__ unsigned pp_xwarp_min_u32(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(0xffffffffu, v);
+#else
+    for (int d = 16; d > 0; d >>= 1) {
+        unsigned o = __shfl_xor_sync(0xffffffffu, v, d);
+        v = o < v ? o : v;
+    }
+    return v;
+#endif
+}
+__device__ __forceinline__ unsigned pp_xwarp_or_u32(unsigned v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_or_sync(0xffffffffu, v);
+#else
+    for (int d = 16; d > 0; d >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+#endif
+}
+// A sum the caller knows to be exact in any order (the result is the same
+// in every lane).
+__device__ __forceinline__ double pp_xwarp_sum_exact(double v)
+{
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+}
+__device__ __forceinline__ double pp_xwarp_max_f64(double v)
+{
+    for (int d = 16; d > 0; d >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, d));
+    return v;
+}
+
+// ---- accumulators in shared memory ---------------------------------------------------
+
+// Deposit of (neg ? -1 : 1) * mag * 2^pos units into the chunks at w (the
+// chunk arithmetic of pp_xacc_deposit, without its count: the caller
+// keeps the count), with shared or global 64-bit atomics.
+__device__ __forceinline__ void pp_xdeposit_atomic(int64_t *w, uint64_t mag, int pos, int neg)
+{
+    const int i = pos >> 5, s = pos & 31;
+    int64_t lo = (int64_t)((mag << s) & PP_XACC_LOW32);
+    int64_t hi = (int64_t)(s ? mag >> (32 - s) : mag >> 32);
+    if (neg) lo = -lo, hi = -hi;
+    if (lo) atomicAdd((unsigned long long *)&w[i], (unsigned long long)lo);
+    if (hi) atomicAdd((unsigned long long *)&w[i + 1], (unsigned long long)hi);
+}
+
+// pp_xacc_add_exact_double with an atomic deposit (v finite, a multiple of
+// 2^unit).
+__device__ __forceinline__ void pp_xadd_double_atomic(int64_t *w, int unit, double v)
+{
+    const uint64_t bits = (uint64_t)__double_as_longlong(v);
+    const int ef = (int)((bits >> 52) & 0x7ff);
+    uint64_t mag = (bits & (((uint64_t)1 << 52) - 1)) | (ef ? (uint64_t)1 << 52 : 0);
+    if (!mag) return;
+    int pos = (ef ? ef - 1075 : -1074) - unit;
+    if (pos < 0) {
+        mag >>= -pos;
+        pos = 0;
+    }
+    pp_xdeposit_atomic(w, mag, pos, (int)(bits >> 63));
+}
+
+// One element (its bits) into the chunks at w (atomically) and the flags
+// register fl, as pp_xacc_add_f64 / _f32.
+__device__ __forceinline__ void pp_xadd_elem_atomic(int64_t *w, unsigned &fl, double x)
+{
+    const uint64_t bits = (uint64_t)__double_as_longlong(x);
+    const int ef = (int)((bits >> 52) & 0x7ff), neg = (int)(bits >> 63);
+    const uint64_t frac = bits & (((uint64_t)1 << 52) - 1);
+    if (ef == 0x7ff) {
+        fl |= frac ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+        return;
+    }
+    if (bits != (uint64_t)1 << 63) fl |= PP_XACC_NOT_NEG0;
+    if (ef) pp_xdeposit_atomic(w, frac | (uint64_t)1 << 52, ef - 1, neg);
+    else if (frac) pp_xdeposit_atomic(w, frac, 0, neg);
+}
+__device__ __forceinline__ void pp_xadd_elem_atomic(int64_t *w, unsigned &fl, float x)
+{
+    const uint32_t bits = (uint32_t)__float_as_uint(x);
+    const int ef = (int)((bits >> 23) & 0xff), neg = (int)(bits >> 31);
+    const uint64_t frac = bits & ((1u << 23) - 1);
+    if (ef == 0xff) {
+        fl |= frac ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+        return;
+    }
+    if (bits != 0x80000000u) fl |= PP_XACC_NOT_NEG0;
+    if (ef) pp_xdeposit_atomic(w, frac | (uint64_t)1 << 23, ef - 1, neg);
+    else if (frac) pp_xdeposit_atomic(w, frac, 0, neg);
+}
+
+// Called by a whole warp on the chunks (n of them) at w, which only this
+// warp touches: carries every chunk's bits above 32 one chunk up. The
+// value is unchanged; afterwards chunks 0..n-2 are in [-2^31, 2^32 + 2^31)
+// (not the unique normal form, which only the rounding needs: it
+// normalizes by itself). Ends with the warp synchronized.
+__device__ __forceinline__ void pp_xwarp_renorm(int64_t *w, int n)
+{
+    const int lane = threadIdx.x & 31;
+    __syncwarp(); // every lane's deposits so far are visible
+    int64_t v[3];
+#pragma unroll
+    for (int k = 0; k < 3; k++) v[k] = lane + 32 * k < n ? w[lane + 32 * k] : 0;
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int c = lane + 32 * k;
+        if (c < n - 1) w[c] = (int64_t)((uint64_t)v[k] & PP_XACC_LOW32);
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int c = lane + 32 * k;
+        // arithmetic shift: floor division by 2^32, what normalize carries
+        if (c < n - 1 && (v[k] >> 32)) atomicAdd((unsigned long long *)&w[c + 1], (unsigned long long)(v[k] >> 32));
+    }
+    __syncwarp();
+}
+
+// ---- a warp's batch --------------------------------------------------------------------
+
+// Exponent key of an element for the batch's range: the biased exponent
+// field (f64: of the high word) in the high bits. kmax: |x| as ordered
+// bits (f64: the high word); kmin: the same with subnormals raised to the
+// smallest normal binade and zeros (and absent elements) at the top.
+__device__ __forceinline__ void pp_xkeys(double x, unsigned &kmax, unsigned &kmin)
+{
+    const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+    const unsigned hw = (unsigned)(b >> 32) & 0x7fffffffu;
+    kmax = hw;
+    const bool nz = (b << 1) != 0;
+    kmin = nz ? (hw < 0x00100000u ? 0x00100000u : hw) : 0xffffffffu;
+}
+__device__ __forceinline__ void pp_xkeys(float x, unsigned &kmax, unsigned &kmin)
+{
+    const unsigned a = __float_as_uint(x) & 0x7fffffffu;
+    kmax = a;
+    kmin = a ? (a < 0x00800000u ? 0x00800000u : a) : 0xffffffffu;
+}
+
+// Level by level (cpu_exact.inc xlevels): r holds this lane's V
+// remainders (as doubles, no NaN or infinity), mx the warp's max |r| > 0,
+// below 2^1011. Lane 0 deposits each level's exact sum. Returns the
+// number of deposits (the same in every lane).
+template <int V>
+__device__ __forceinline__ int pp_xwarp_levels(int64_t *w, int unit, double (&r)[V], double mx)
+{
+    int levels = 0;
+    const int lane = threadIdx.x & 31;
+    while (mx > 0.0) {
+        const double c = pp_xacc_split_const(pp_xacc_exp_above(mx) + PP_XK_DEV);
+        double s = 0.0, m = 0.0;
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            const double h = (r[j] + c) - c, q = r[j] - h;
+            r[j] = q;
+            s += h;
+            m = fmax(m, fabs(q));
+        }
+        s = pp_xwarp_sum_exact(s); // multiples of ulp(c), far below 2^53 ulp(c)
+        mx = pp_xwarp_max_f64(m);
+        if (lane == 0) pp_xadd_double_atomic(w, unit, s);
+        levels++;
+    }
+    return levels;
+}
+
+// Adds a warp's batch (this lane's V elements x, valid: the bits of the
+// present ones; absent elements are +0.0 in x) to the warp's accumulator
+// w (chunks) and this lane's flags fl. Returns an upper bound of the
+// deposits made into any chunk (the same in every lane).
+template <typename T, int V>
+__device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T (&x)[V], unsigned valid)
+{
+    typedef pp_xfmt<T> F;
+    const int lane = threadIdx.x & 31;
+    unsigned kmax = 0, kmin = 0xffffffffu;
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        unsigned a, b;
+        pp_xkeys(x[j], a, b);
+        kmax = a > kmax ? a : kmax;
+        kmin = b < kmin ? b : kmin;
+    }
+    kmax = pp_xwarp_max_u32(kmax);
+    kmin = pp_xwarp_min_u32(kmin);
+    constexpr int SH = sizeof(T) == 8 ? 20 : 23;
+    constexpr unsigned EMAX = sizeof(T) == 8 ? 0x7ffu : 0xffu;
+    const int efmax = (int)(kmax >> SH), efmin = (int)(kmin >> SH); // efmin > EMAX: all zero
+    if (efmax != (int)EMAX && kmax != 0) { // no NaN or infinity, some nonzero element
+        if constexpr (sizeof(T) == 8) {
+            const int e = efmax - 1022; // max |x| < 2^e; every nonzero |x| >= 2^(efmin - 1023)
+            if (efmax - efmin + 1 <= 32 && e >= PP_XE_MIN_DEV && e + PP_XK_DEV <= 1022) {
+                const double c = pp_xacc_split_const(e + PP_XK_DEV);
+                double s1 = 0.0, s2 = 0.0;
+#pragma unroll
+                for (int j = 0; j < V; j++) {
+                    const double h = ((double)x[j] + c) - c;
+                    s1 += h;
+                    s2 += (double)x[j] - h;
+                }
+                s1 = pp_xwarp_sum_exact(s1);
+                s2 = pp_xwarp_sum_exact(s2);
+                if (lane == 0) {
+                    pp_xadd_double_atomic(w, F::UNIT, s1);
+                    pp_xadd_double_atomic(w, F::UNIT, s2);
+                    fl |= PP_XACC_NOT_NEG0;
+                }
+                return 2;
+            }
+        } else {
+            if (efmax - efmin + 1 <= 53 - 24 - 9) { // 2^9 elements: the double sum is exact
+                double s = 0.0;
+#pragma unroll
+                for (int j = 0; j < V; j++) s += (double)x[j];
+                s = pp_xwarp_sum_exact(s);
+                if (lane == 0) {
+                    pp_xadd_double_atomic(w, F::UNIT, s);
+                    fl |= PP_XACC_NOT_NEG0;
+                }
+                return 1;
+            }
+        }
+        // max |x| < 2^(efmax - bias + 1); levels need it below 2^1011
+        if (sizeof(T) == 4 || efmax <= 2033) {
+            double r[V], m = 0.0;
+#pragma unroll
+            for (int j = 0; j < V; j++) {
+                r[j] = (double)x[j];
+                m = fmax(m, fabs(r[j]));
+            }
+            const double mx = pp_xwarp_max_f64(m);
+            if (lane == 0) fl |= PP_XACC_NOT_NEG0;
+            return pp_xwarp_levels<V>(w, F::UNIT, r, mx);
+        }
+    }
+    // element by element (NaN, infinities, all zeros, huge values)
+#pragma unroll
+    for (int j = 0; j < V; j++)
+        if (valid >> j & 1) pp_xadd_elem_atomic(w, fl, x[j]);
+    return 32 * V;
+}
+
+// Rounds the (any-form, not overflowing) accumulator w (chunks, then the
+// flags word) to the bits of the format: out of line, as it needs a
+// 70-word copy and many registers.
+__device__ __noinline__ unsigned long long pp_xround_f64(const int64_t *w) { return pp_xacc_bits_f64(w); }
+__device__ __noinline__ unsigned pp_xround_f32(const int64_t *w) { return pp_xacc_bits_f32(w); }
+
+#endif

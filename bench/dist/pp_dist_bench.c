@@ -6,13 +6,26 @@
  * MPI_Allgather and of an 8 (p - 1)-byte MPI_Allreduce, and an
  * MPI_Alltoall of the bytes a sort exchanges.
  *
- *   mpirun -np 4 pp_dist_bench [--n 4194304] [--repeat 5] [--backend cpu]
+ *   mpirun -np 4 pp_dist_bench [--n 4194304] [--repeat 5] [--backend cpu|cuda|opencl]
+ *                              [--engine mpi|nccl] [--gpu-per-rank]
+ *
+ * --gpu-per-rank: each rank's cuda context on GPU (rank on its node); with
+ * --engine nccl (where parprim_mpi has the NCCL engine) the data moves
+ * through NCCL, and the link is measured as grouped ncclSend/ncclRecv of
+ * the bytes a sort exchanges, between device buffers; with MPI, as an
+ * MPI_Alltoall of those bytes between host buffers. Sizes may pass 2^31
+ * bytes (the all-to-all counts in 4 KiB blocks).
  *
  * Each time is the median over the repeats of the slowest rank's time
  * (MPI_Barrier, then the call, then MPI_Allreduce(MAX)). "sent/rank" is
  * what one rank sends to the others (its part of the exchange, the
  * agreements' records); the model's terms are printed per row. */
 #include "parprim_mpi.h"
+#ifdef PP_BENCH_NCCL
+#include "parprim_nccl.h"
+
+#include <cuda_runtime.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +52,11 @@ typedef struct bench {
     uint32_t *src, *keys, *vals, *vsrc, *out;
     uint64_t *counts, *cell;
     void *a2a_send, *a2a_recv;
-    size_t a2a_bytes; /* per peer */
+    size_t a2a_bytes; /* per peer, a multiple of A2A_BLOCK */
+    int nccl;         /* the NCCL engine: the link measured between device buffers */
+#ifdef PP_BENCH_NCCL
+    ncclComm_t comm;
+#endif
     pp_dist_counts sel;
 } bench;
 static bench B;
@@ -99,11 +116,31 @@ static pp_status m_allreduce(void *a)
     return MPI_Allreduce(MPI_IN_PLACE, v, cnt, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS ? PP_SUCCESS
                                                                                               : PP_ERROR_BACKEND;
 }
+#define A2A_BLOCK 4096 /* bytes: MPI counts are int, so the all-to-all counts blocks */
 static pp_status m_alltoall(void *a)
 {
     (void)a;
-    return MPI_Alltoall(B.a2a_send, (int)B.a2a_bytes, MPI_BYTE, B.a2a_recv, (int)B.a2a_bytes, MPI_BYTE,
-                        MPI_COMM_WORLD) == MPI_SUCCESS ? PP_SUCCESS : PP_ERROR_BACKEND;
+#ifdef PP_BENCH_NCCL
+    if (B.nccl) { /* what the NCCL engine's exchange does: grouped sends and receives */
+        const char *snd = (const char *)B.a2a_send;
+        char *rcv = (char *)B.a2a_recv;
+        ncclGroupStart();
+        for (int r = 0; r < g_size; r++) {
+            if (r == g_rank) continue;
+            ncclSend(snd + (size_t)r * B.a2a_bytes, B.a2a_bytes, ncclUint8, r, B.comm, 0);
+            ncclRecv(rcv + (size_t)r * B.a2a_bytes, B.a2a_bytes, ncclUint8, r, B.comm, 0);
+        }
+        if (ncclGroupEnd() != ncclSuccess) return PP_ERROR_BACKEND;
+        return cudaStreamSynchronize(0) == cudaSuccess ? PP_SUCCESS : PP_ERROR_BACKEND;
+    }
+#endif
+    MPI_Datatype blk;
+    MPI_Type_contiguous(A2A_BLOCK, MPI_BYTE, &blk);
+    MPI_Type_commit(&blk);
+    int cnt = (int)(B.a2a_bytes / A2A_BLOCK);
+    int rc = MPI_Alltoall(B.a2a_send, cnt, blk, B.a2a_recv, cnt, blk, MPI_COMM_WORLD);
+    MPI_Type_free(&blk);
+    return rc == MPI_SUCCESS ? PP_SUCCESS : PP_ERROR_BACKEND;
 }
 /* distributed */
 static pp_status d_reduce(void *a) { (void)a; return pp_dist_reduce(B.d, PP_U32, PP_SUM, B.src, B.n, B.cell); }
@@ -134,10 +171,35 @@ int main(int argc, char **argv)
             o.backend = !strcmp(argv[i + 1], "opencl") ? PP_BACKEND_OPENCL
                         : !strcmp(argv[i + 1], "cuda") ? PP_BACKEND_CUDA : PP_BACKEND_CPU;
         else if (!strcmp(argv[i], "--threads")) o.threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--engine")) B.nccl = !strcmp(argv[i + 1], "nccl");
     }
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--gpu-per-rank")) { /* the rank on its node picks the GPU */
+            MPI_Comm node;
+            MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+            MPI_Comm_rank(node, &o.device);
+            MPI_Comm_free(&node);
+        }
     if (g_repeat < 1) g_repeat = 1;
     if (g_repeat > MAX_REPEAT) g_repeat = MAX_REPEAT;
-    if (pp_create(&B.ctx, &o) != PP_SUCCESS || pp_dist_create(&B.d, B.ctx, MPI_COMM_WORLD) != PP_SUCCESS) {
+    pp_status made = pp_create(&B.ctx, &o);
+    if (B.nccl) {
+#ifdef PP_BENCH_NCCL
+        ncclUniqueId id;
+        if (g_rank == 0) ncclGetUniqueId(&id);
+        MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+        cudaSetDevice(o.device);
+        if (ncclCommInitRank(&B.comm, g_size, id, g_rank) != ncclSuccess) made = PP_ERROR_BACKEND;
+        if (made == PP_SUCCESS) made = pp_dist_create_nccl(&B.d, B.ctx, B.comm);
+#else
+        if (g_rank == 0) fprintf(stderr, "pp_dist_bench: built without the NCCL engine\n");
+        MPI_Finalize();
+        return 2;
+#endif
+    } else if (made == PP_SUCCESS) {
+        made = pp_dist_create(&B.d, B.ctx, MPI_COMM_WORLD);
+    }
+    if (made != PP_SUCCESS) {
         fprintf(stderr, "rank %d: setup failed: %s %s\n", g_rank, pp_last_error(NULL), pp_dist_last_error(NULL));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -158,10 +220,15 @@ int main(int argc, char **argv)
     free(h);
     int p = g_size;
     double share = (double)(p - 1) / p; /* of a rank's keys, what leaves it (uniform keys) */
-    B.a2a_bytes = (size_t)((double)n * 4 / p);
-    B.a2a_send = malloc(B.a2a_bytes * p + 1);
-    B.a2a_recv = malloc(B.a2a_bytes * p + 1);
-    memset(B.a2a_send, 1, B.a2a_bytes * p + 1);
+    B.a2a_bytes = n * 4 / (size_t)p / A2A_BLOCK * A2A_BLOCK;
+    if (B.nccl) { /* device buffers: the keys' (restored before every sort) and the output's */
+        B.a2a_send = B.out;
+        B.a2a_recv = B.keys;
+    } else {
+        B.a2a_send = malloc(B.a2a_bytes * p + 1);
+        B.a2a_recv = malloc(B.a2a_bytes * p + 1);
+        memset(B.a2a_send, 1, B.a2a_bytes * p + 1);
+    }
     if (g_rank == 0)
         printf("pp_dist_bench: %d ranks, n = %zu u32 per rank, %s, engine %s, median of %d\n", p, n,
                pp_context_device_name(B.ctx), pp_dist_engine_name(B.d), g_repeat);
@@ -173,12 +240,14 @@ int main(int argc, char **argv)
     double t_copy = timed(l_copy, NULL, NULL, "pp_copy");
     double t_ag = timed(m_allgather, NULL, NULL, "MPI_Allgather"), t_ar = timed(m_allreduce, NULL, NULL, "MPI_Allreduce");
     double t_a2a = p > 1 ? timed(m_alltoall, NULL, NULL, "MPI_Alltoall") : 0;
-    double bw = p > 1 ? share * (double)n * 4 / t_a2a : 0; /* bytes a rank sends per second */
+    double bw = p > 1 ? (double)B.a2a_bytes * (p - 1) / t_a2a : 0; /* bytes a rank sends per second */
     if (g_rank == 0) {
         printf("local (ms): reduce %.3f scan %.3f histogram %.3f select %.3f sort %.3f sort_pairs %.3f copy %.3f\n",
                t_red * 1e3, t_scan * 1e3, t_hist * 1e3, t_sel * 1e3, t_sort * 1e3, t_pairs * 1e3, t_copy * 1e3);
-        printf("links: allgather(64 B) %.1f us, allreduce(8(p-1) B) %.1f us, alltoall of %.1f MB per rank %.3f ms "
-               "= %.2f GB/s sent per rank\n", t_ag * 1e6, t_ar * 1e6, share * n * 4 / 1e6, t_a2a * 1e3, bw / 1e9);
+        printf("links: allgather(64 B) %.1f us, allreduce(8(p-1) B) %.1f us, %s of %.1f MB per rank %.3f ms "
+               "= %.2f GB/s sent per rank\n", t_ag * 1e6, t_ar * 1e6,
+               B.nccl ? "ncclSend/ncclRecv all-to-all" : "MPI_Alltoall", (double)B.a2a_bytes * (p - 1) / 1e6,
+               t_a2a * 1e3, bw / 1e9);
         printf("%-14s %10s %10s %6s %12s  %s\n", "primitive", "ms", "model ms", "x", "sent/rank B", "model terms");
     }
     double rec = 64.0 * (p - 1); /* an agreement: a rank's 64-byte record to every other rank */
@@ -202,18 +271,25 @@ int main(int argc, char **argv)
     double model = p > 1 ? 2 * t_sort + t_copy + 4 * t_ag + rounds * t_ar + t_a2a : t_sort + t_ag;
     row("sort", T, model, p > 1 ? 4 * rec + share * n * 4 + 8.0 * (p - 1) : rec,
         p > 1 ? "2 sort + copy + 4 allgather + 35 allreduce + alltoall(n k (p-1)/p)" : "sort + allgather");
+    if (g_rank == 0) printf("%-14s %10.3f Gkeys/s in all (%zu keys)\n", "", (double)n * p / T / 1e9, n * (size_t)p);
     T = timed(d_pairs, restore, NULL, "pp_dist_sort_pairs");
     model = p > 1 ? 2 * t_pairs + 2 * t_copy + 4 * t_ag + rounds * t_ar + 2 * t_a2a : t_pairs + t_ag;
     row("sort_pairs", T, model, p > 1 ? 4 * rec + 2 * share * n * 4 + 8.0 * (p - 1) : rec,
         p > 1 ? "2 sort_pairs + 2 copy + 4 allgather + 35 allreduce + 2 alltoall" : "sort_pairs + allgather");
+    if (g_rank == 0) printf("%-14s %10.3f Gpairs/s in all\n", "", (double)n * p / T / 1e9);
 
     for (int i = 0; i < 5; i++) pp_free(B.ctx, *bufs[i]);
     pp_free(B.ctx, B.counts);
     pp_free(B.ctx, B.cell);
-    free(B.a2a_send);
-    free(B.a2a_recv);
+    if (!B.nccl) {
+        free(B.a2a_send);
+        free(B.a2a_recv);
+    }
     pp_dist_destroy(B.d);
     pp_destroy(B.ctx);
+#ifdef PP_BENCH_NCCL
+    if (B.nccl) ncclCommDestroy(B.comm);
+#endif
     MPI_Finalize();
     return 0;
 }

@@ -62,6 +62,13 @@ int dt_open(dt_env *e, pp_backend backend)
     o.threads = 1 + g_rank % 2;
     const char *dev = getenv("PARPRIM_TEST_OPENCL_DEVICE");
     if (backend == PP_BACKEND_OPENCL && dev && *dev) o.device = atoi(dev);
+    const char *per_rank = getenv("PARPRIM_TEST_GPU_PER_RANK");
+    if (backend == PP_BACKEND_CUDA && per_rank && *per_rank == '1') { /* one GPU per rank of a node */
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &o.device);
+        MPI_Comm_free(&node);
+    }
     pp_status st = pp_create(&e->ctx, &o);
     int ok = st == PP_SUCCESS, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

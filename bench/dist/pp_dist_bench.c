@@ -164,7 +164,8 @@ int main(int argc, char **argv)
     size_t n = (size_t)1 << 22;
     pp_options o = PP_OPTIONS_INIT;
     o.backend = PP_BACKEND_CPU;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i + 1 < argc; i++) { /* options with a value; --gpu-per-rank below */
+        if (!strcmp(argv[i], "--gpu-per-rank")) continue;
         if (!strcmp(argv[i], "--n")) n = (size_t)strtoull(argv[i + 1], NULL, 0);
         else if (!strcmp(argv[i], "--repeat")) g_repeat = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--backend"))
@@ -172,6 +173,8 @@ int main(int argc, char **argv)
                         : !strcmp(argv[i + 1], "cuda") ? PP_BACKEND_CUDA : PP_BACKEND_CPU;
         else if (!strcmp(argv[i], "--threads")) o.threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--engine")) B.nccl = !strcmp(argv[i + 1], "nccl");
+        else continue;
+        i++; /* the value */
     }
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--gpu-per-rank")) { /* the rank on its node picks the GPU */

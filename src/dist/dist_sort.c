@@ -8,7 +8,9 @@
  *     n_local of the ranks below it). The key v_j of that position is found
  *     by bisection over the 64-bit order key (dist_sort_key), all p - 1
  *     boundaries at once: each round every rank counts its keys <= mid in
- *     its sorted part (binary search on the host) and one all-reduce sums
+ *     its sorted part (binary search on the host: over the keys where they
+ *     are host memory, else over a sample of every 1024th key and then the
+ *     one block of 1024 keys downloaded) and one all-reduce sums
  *     the counts (at most 64 rounds; 8 for 8-bit keys, fewer for narrow
  *     ranges). Then ties: with L_j keys below v_j over all ranks, rank s
  *     sends its keys below v_j and the first B_j - L_j - (keys equal to v_j
@@ -19,12 +21,17 @@
  *     source-rank order;
  *  6. a local stable pp_sort of the received runs (parprim has no merge):
  *     equal keys keep (source rank, position) order, their input order.
- * Where the context's memory is not host memory the sorted part is
- * downloaded for step 4 (and staged for 5 where the engine cannot take
- * context memory). docs/distributed.md has the volumes and the model. */
+ * Where the engine cannot take context memory the sorted part is
+ * downloaded (step 5 stages it anyway) and step 4 reads that copy; where it
+ * can (NCCL, CUDA-aware MPI), step 4 reads a sample of n/1024 keys (one
+ * strided copy) and a block of 1024 keys per count, never the whole part.
+ * docs/distributed.md has the volumes and the model. */
 #include "dist_internal.h"
 
 #include <string.h>
+#ifdef PP_DIST_HAVE_CUDART
+#include <cuda_runtime_api.h>
+#endif
 
 typedef struct sort_args {
     pp_type type;
@@ -82,9 +89,78 @@ static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, void
     return dist_pp(d, fn, pp_sort(d->ctx, a->type, keys, a->n, a->order));
 }
 
+/* The sorted part as step 4 reads it: the keys themselves where they are
+ * host memory (host_direct, or the staged copy the exchange needs anyway),
+ * else (the engine takes context memory) a host sample of every SAMPLE-th
+ * key, and one block of SAMPLE keys downloaded where a count needs it: the
+ * splitter search then moves kilobytes, not the whole part. */
+#define SAMPLE 1024
+#define KEY_MAX_BYTES 8
+typedef struct sorted_part {
+    const sort_args *a;
+    const void *host;    /* all keys on the host, or NULL */
+    const void *sample;  /* keys[i * SAMPLE], i < ns */
+    size_t ns, ks;
+    size_t block;        /* the block in buf, or SIZE_MAX */
+    pp_dist *d;
+    pp_status st;
+    unsigned char buf[SAMPLE * KEY_MAX_BYTES];
+} sorted_part;
+
+/* keys[i * SAMPLE] for every i into the host buffer sample (ns keys). */
+static pp_status gather_sample(pp_dist *d, const char *fn, const void *keys, size_t n, size_t ks, void *sample)
+{
+    size_t ns = (n + SAMPLE - 1) / SAMPLE;
+    if (ns == 0) return PP_SUCCESS;
+#ifdef PP_DIST_HAVE_CUDART
+    if (pp_context_backend(d->ctx) == PP_BACKEND_CUDA) { /* one strided copy */
+        pp_status st = dist_pp(d, fn, pp_synchronize(d->ctx));
+        if (st != PP_SUCCESS) return st;
+        cudaError_t e = cudaMemcpy2D(sample, ks, keys, SAMPLE * ks, ks, ns, cudaMemcpyDefault);
+        return e == cudaSuccess ? PP_SUCCESS
+                                : dist_fail(d, PP_ERROR_BACKEND, "%s: cudaMemcpy2D of the key sample failed: %s", fn,
+                                            cudaGetErrorString(e));
+    }
+#endif
+    for (size_t i = 0; i < ns; i++) { /* context memory another engine can read: one element at a time */
+        pp_status st = dist_pp(d, fn, pp_download(d->ctx, (char *)sample + i * ks, (const char *)keys + i * SAMPLE * ks, ks));
+        if (st != PP_SUCCESS) return st;
+    }
+    return PP_SUCCESS;
+}
+
+/* The keys of block blk of the part (downloaded once while it is reused). */
+static const void *part_block(sorted_part *s, size_t blk, size_t *len)
+{
+    size_t n = s->a->n, lo = blk * SAMPLE;
+    *len = n - lo < SAMPLE ? n - lo : SAMPLE;
+    if (s->block != blk && s->st == PP_SUCCESS) {
+        s->st = dist_pp(s->d, "pp_dist_sort",
+                        pp_download(s->d->ctx, s->buf, (const char *)s->a->keys + lo * s->ks, *len * s->ks));
+        s->block = s->st == PP_SUCCESS ? blk : SIZE_MAX;
+    }
+    return s->buf;
+}
+
+/* How many keys of the part are below key (upto = 0) or at most key. */
+static uint64_t part_count(sorted_part *s, uint64_t key, int upto)
+{
+    const sort_args *a = s->a;
+    if (s->host)
+        return upto ? dist_count_upto(a->type, a->order, s->host, a->n, key)
+                    : dist_count_below(a->type, a->order, s->host, a->n, key);
+    size_t c = upto ? dist_count_upto(a->type, a->order, s->sample, s->ns, key)
+                    : dist_count_below(a->type, a->order, s->sample, s->ns, key);
+    if (c == 0) return 0; /* keys[0] is past key */
+    size_t len;
+    const void *blk = part_block(s, c - 1, &len); /* keys before it counted; keys after it not */
+    size_t in = upto ? dist_count_upto(a->type, a->order, blk, len, key) : dist_count_below(a->type, a->order, blk, len, key);
+    return (uint64_t)(c - 1) * SAMPLE + in;
+}
+
 /* Step 4: cut[j] for j = 0 .. p: this rank's keys [cut[j], cut[j+1]) go to
- * rank j. b: the p + 1 boundaries B_j; hk: the sorted part (host). */
-static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, const void *hk, const uint64_t *b,
+ * rank j. b: the p + 1 boundaries B_j; s: the sorted part. */
+static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorted_part *s, const uint64_t *b,
                            uint64_t kmin, uint64_t kmax, uint64_t *cut, uint64_t *work)
 {
     int p = d->size;
@@ -100,10 +176,11 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, const
             cnt[j] = 0;
             if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
             active = 1;
-            cnt[j] = dist_count_upto(a->type, a->order, hk, a->n, lo[j] + (hi[j] - lo[j]) / 2);
+            cnt[j] = part_count(s, lo[j] + (hi[j] - lo[j]) / 2, 1);
         }
         if (!active) break;
-        pp_status st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
+        pp_status st = dist_agree_status(d, fn, s->st); /* a failed download: every rank stops here */
+        if (st == PP_SUCCESS) st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
         if (st != PP_SUCCESS) return st;
         for (size_t j = 0; j < m; j++) {
             if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
@@ -115,10 +192,11 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, const
     /* cnt = [keys below v_j | keys equal to v_j] of this rank */
     uint64_t *lt = cnt, *eq = cnt + m;
     for (size_t j = 0; j < m; j++) {
-        lt[j] = dist_count_below(a->type, a->order, hk, a->n, lo[j]);
-        eq[j] = dist_count_upto(a->type, a->order, hk, a->n, lo[j]) - lt[j];
+        lt[j] = part_count(s, lo[j], 0);
+        eq[j] = part_count(s, lo[j], 1) - lt[j];
     }
-    pp_status st = d->eng->prefix_sum(d, fn, cnt, 2 * m, before, tot);
+    pp_status st = dist_agree_status(d, fn, s->st);
+    if (st == PP_SUCCESS) st = d->eng->prefix_sum(d, fn, cnt, 2 * m, before, tot);
     if (st != PP_SUCCESS) return st;
     cut[0] = 0;
     cut[p] = a->n;
@@ -179,15 +257,40 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     if (p == 1 || b[p] == 0) /* nothing crosses ranks */
         return dist_agree_status(d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS);
 
-    /* 2-3: local sort, host view of the keys (and values to stage) */
+    /* 2-3: local sort; the keys as step 4 reads them: a host view where the
+     * exchange stages through the host anyway (or they are host memory),
+     * else a sample (sorted_part); the values staged where needed */
     void *hk = NULL, *hv = a->values;
+    sorted_part sp;
+    memset(&sp, 0, sizeof sp);
+    sp.a = a;
+    sp.d = d;
+    sp.ks = ks;
+    sp.block = SIZE_MAX;
     st = a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS;
-    if (st == PP_SUCCESS) st = dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
+    if (d->device_to_engine && !d->host_direct) {
+        sp.ns = (a->n + SAMPLE - 1) / SAMPLE;
+        void *smp = dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
+        if (st == PP_SUCCESS) st = gather_sample(d, fn, a->keys, a->n, ks, smp);
+        sp.sample = smp;
+    } else {
+        if (st == PP_SUCCESS) st = dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
+        sp.host = hk;
+    }
     if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = dist_view(d, fn, H_VALS, a->values, vb, &hv);
     if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = dist_pp(d, fn, pp_synchronize(d->ctx));
     memset(&rec, 0, sizeof rec);
-    rec.v[0] = a->n ? dist_sort_key(a->type, a->order, hk, 0) : UINT64_MAX;
-    rec.v[1] = a->n ? dist_sort_key(a->type, a->order, hk, a->n - 1) : 0;
+    rec.v[0] = UINT64_MAX; /* an empty part: no first or last key */
+    if (st == PP_SUCCESS && a->n) {
+        size_t len = a->n;
+        const void *last = hk;
+        if (!hk) { /* the last key from its block */
+            last = part_block(&sp, (a->n - 1) / SAMPLE, &len);
+            st = sp.st;
+        }
+        rec.v[0] = dist_sort_key(a->type, a->order, hk ? hk : sp.sample, 0);
+        if (st == PP_SUCCESS) rec.v[1] = dist_sort_key(a->type, a->order, last, len - 1);
+    }
     if (st != PP_SUCCESS) rec.v[0] = rec.v[1] = 0;
     st = dist_agree(d, fn, st, 0, &rec, &all);
     if (st != PP_SUCCESS) return st;
@@ -199,7 +302,7 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     }
 
     /* 4-5: splitters, counts, exchange */
-    st = splitters(d, fn, a, hk, b, kmin, kmax, cut, work);
+    st = splitters(d, fn, a, &sp, b, kmin, kmax, cut, work);
     if (st != PP_SUCCESS) return st;
     uint64_t *sendc = work, *one = work + p; /* element counts to each rank; 1 each */
     uint64_t *offs = work + 2 * p, *rbytes = work + 3 * p, *roffs = work + 4 * p;

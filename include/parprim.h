@@ -323,9 +323,10 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * cuda and opencl they may differ from one device model to another, but
  * not from run to run on one device. The rounding differs from a
  * left-to-right sum; the error bound is that of sequential summation.
- * Exact sums (pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT); cpu now,
- * cuda and opencl to follow; a backend without it refuses the choice with
- * PP_ERROR_UNSUPPORTED): a PP_SUM of f32 or f64 writes the exact sum of the
+ * Exact sums (pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT); cpu, cuda
+ * and opencl; a backend without it refuses the choice with
+ * PP_ERROR_UNSUPPORTED; opencl without cl_khr_fp64 returns
+ * PP_ERROR_UNSUPPORTED for f64, as for all f64 work there): a PP_SUM of f32 or f64 writes the exact sum of the
  * n inputs rounded once to the type, to nearest with ties to even (an f32
  * sum is rounded from the exact value, never through a double). The bits
  * are identical on every backend, device, thread count and run. Special
@@ -363,7 +364,7 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
  * PP_ALGO_BLELLOCH_PADDED) are reproducible run to run on one device.
  * Exact scans (PP_ALGO_EXACT for PP_PRIM_SCAN, where pp_set_algorithm
- * accepts it: cpu now): with PP_SUM on f32 or f64, out[i] is the exact sum
+ * accepts it: cpu, cuda, opencl): with PP_SUM on f32 or f64, out[i] is the exact sum
  * of in[0..i] (exclusive: of in[0..i-1]; out[0] = +0.0) rounded once, to
  * nearest with ties to even, with the special values and signs of zero of
  * an exact pp_reduce of that prefix (so every output from a NaN on is NaN;
@@ -552,7 +553,7 @@ typedef enum pp_algorithm {
                                         scan */
     PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda sort: LSD radix sort with multi-bit digits,
                                         each pass a count, a scan and a scatter */
-    PP_ALGO_EXACT = 24               /* cpu reduce and scan: f32 and f64 sums correctly
+    PP_ALGO_EXACT = 24               /* cpu, cuda and opencl reduce and scan: f32 and f64 sums correctly
                                         rounded, the same bits on every backend, device,
                                         thread count and run (see pp_reduce); for every
                                         other type and operator, the default algorithm */

@@ -2,12 +2,17 @@
 # header declares, and nothing else (the CTest test check_exports):
 #
 #   cmake -DLIB=libparprim.so -DHEADER=include/parprim.h -DNM=nm -DCC=cc \
-#         [-DARCHIVE=libparprim.a -DREADELF=readelf] -P cmake/check_exports.cmake
+#         [-DARCHIVE=libparprim.a -DREADELF=readelf] \
+#         [-DPREFIX=pp_ -DEXPECT=pp_create "-DINCLUDES=dir;dir"] -P cmake/check_exports.cmake
 #
-# The declared functions: the header goes through the C preprocessor (so
-# comments, macros and conditional sections are gone), and every identifier
-# that starts with pp_ and is followed by '(' is a declared function (the
-# header declares no function pointers or variables).
+# The declared functions: each header of HEADER (a list) goes through the C
+# preprocessor (INCLUDES: its -I directories; comments, macros and
+# conditional sections are gone), and every identifier that starts with
+# PREFIX (default pp_) and is followed by '(' is a declared function (the
+# headers declare no such function pointers or variables). A header that
+# includes another library's (parprim_mpi.h includes parprim.h) names its
+# own functions by a longer PREFIX (pp_dist_). EXPECT (default pp_create):
+# a function that must be found, else the parse is broken.
 # The exported symbols: `nm -D --defined-only`, every defined symbol of the
 # dynamic symbol table, whatever its kind, less the few the linker itself
 # may define there. Each must be a declared function of function type, and
@@ -21,6 +26,16 @@ foreach(var LIB HEADER NM CC)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "check_exports: -D${var}=... is required")
   endif()
+endforeach()
+if(NOT DEFINED PREFIX OR "${PREFIX}" STREQUAL "")
+  set(PREFIX pp_)
+endif()
+if(NOT DEFINED EXPECT OR "${EXPECT}" STREQUAL "")
+  set(EXPECT pp_create)
+endif()
+set(include_flags "")
+foreach(dir IN LISTS INCLUDES)
+  list(APPEND include_flags "-I${dir}")
 endforeach()
 
 # Runs a command and sets var to the list of its output's lines; fails
@@ -36,20 +51,22 @@ function(output_lines var)
 endfunction()
 
 # ---- the header's functions -------------------------------------------------
-output_lines(pre "${CC}" -E -P -x c "${HEADER}")
-# A character before the name that cannot belong to an identifier (or the
-# start), so that xpp_f( is not taken for pp_f(.
-string(REGEX MATCHALL "(^|[^A-Za-z0-9_])pp_[A-Za-z0-9_]*[ \t\r\n]*\\(" hits "${pre}")
 set(declared "")
-foreach(h IN LISTS hits)
-  string(REGEX REPLACE "^[^A-Za-z0-9_]" "" name "${h}")
-  string(REGEX REPLACE "[ \t\r\n]*\\($" "" name "${name}")
-  list(APPEND declared "${name}")
+foreach(header IN LISTS HEADER)
+  output_lines(pre "${CC}" -E -P -x c ${include_flags} "${header}")
+  # A character before the name that cannot belong to an identifier (or the
+  # start), so that xpp_f( is not taken for pp_f(.
+  string(REGEX MATCHALL "(^|[^A-Za-z0-9_])${PREFIX}[A-Za-z0-9_]*[ \t\r\n]*\\(" hits "${pre}")
+  foreach(h IN LISTS hits)
+    string(REGEX REPLACE "^[^A-Za-z0-9_]" "" name "${h}")
+    string(REGEX REPLACE "[ \t\r\n]*\\($" "" name "${name}")
+    list(APPEND declared "${name}")
+  endforeach()
 endforeach()
 list(REMOVE_DUPLICATES declared)
 list(SORT declared)
 list(LENGTH declared ndeclared)
-if(ndeclared LESS 10 OR NOT "pp_create" IN_LIST declared)
+if(ndeclared LESS 10 OR NOT "${EXPECT}" IN_LIST declared)
   message(FATAL_ERROR "check_exports: found only ${ndeclared} functions in ${HEADER} "
                       "(${declared}): the parse is broken")
 endif()
@@ -97,7 +114,7 @@ function(compare what found unexpected)
     list(JOIN missing "\n    " m)
     message(FATAL_ERROR "check_exports: ${what} does not export exactly the functions of ${HEADER}\n"
                         "  exported but not a function of the header (give it hidden visibility):\n    ${u}\n"
-                        "  declared in the header but not exported (mark it PP_API):\n    ${m}")
+                        "  declared in the header but not exported (mark it exported: PP_API, PP_DIST_API):\n    ${m}")
   endif()
   list(REMOVE_DUPLICATES found)
   list(LENGTH found nfound)

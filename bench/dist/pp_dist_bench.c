@@ -53,6 +53,7 @@ typedef struct bench {
     uint64_t *counts, *cell;
     void *a2a_send, *a2a_recv;
     size_t a2a_bytes; /* per peer, a multiple of A2A_BLOCK */
+    MPI_Datatype a2a_block; /* A2A_BLOCK contiguous bytes */
     int nccl;         /* the NCCL engine: the link measured between device buffers */
 #ifdef PP_BENCH_NCCL
     ncclComm_t comm;
@@ -134,13 +135,10 @@ static pp_status m_alltoall(void *a)
         return cudaStreamSynchronize(0) == cudaSuccess ? PP_SUCCESS : PP_ERROR_BACKEND;
     }
 #endif
-    MPI_Datatype blk;
-    MPI_Type_contiguous(A2A_BLOCK, MPI_BYTE, &blk);
-    MPI_Type_commit(&blk);
     int cnt = (int)(B.a2a_bytes / A2A_BLOCK);
-    int rc = MPI_Alltoall(B.a2a_send, cnt, blk, B.a2a_recv, cnt, blk, MPI_COMM_WORLD);
-    MPI_Type_free(&blk);
-    return rc == MPI_SUCCESS ? PP_SUCCESS : PP_ERROR_BACKEND;
+    return MPI_Alltoall(B.a2a_send, cnt, B.a2a_block, B.a2a_recv, cnt, B.a2a_block, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? PP_SUCCESS
+               : PP_ERROR_BACKEND;
 }
 /* distributed */
 static pp_status d_reduce(void *a) { (void)a; return pp_dist_reduce(B.d, PP_U32, PP_SUM, B.src, B.n, B.cell); }
@@ -228,6 +226,8 @@ int main(int argc, char **argv)
         B.a2a_send = B.out;
         B.a2a_recv = B.keys;
     } else {
+        MPI_Type_contiguous(A2A_BLOCK, MPI_BYTE, &B.a2a_block);
+        MPI_Type_commit(&B.a2a_block);
         B.a2a_send = malloc(B.a2a_bytes * p + 1);
         B.a2a_recv = malloc(B.a2a_bytes * p + 1);
         memset(B.a2a_send, 1, B.a2a_bytes * p + 1);
@@ -287,6 +287,7 @@ int main(int argc, char **argv)
     if (!B.nccl) {
         free(B.a2a_send);
         free(B.a2a_recv);
+        MPI_Type_free(&B.a2a_block);
     }
     pp_dist_destroy(B.d);
     pp_destroy(B.ctx);

@@ -179,8 +179,10 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorte
             cnt[j] = part_count(s, lo[j] + (hi[j] - lo[j]) / 2, 1);
         }
         if (!active) break;
-        pp_status st = dist_agree_status(d, fn, s->st); /* a failed download: every rank stops here */
-        if (st == PP_SUCCESS) st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
+        /* a failed block download leaves its counts wrong but the rounds
+         * bounded (lo and hi stay the same on every rank): the agreement
+         * after the search reports it on every rank */
+        pp_status st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
         if (st != PP_SUCCESS) return st;
         for (size_t j = 0; j < m; j++) {
             if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;

@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
     unsigned fl = 0;
     const size_t nwarps = (size_t)gridDim.x * XR_WARPS;
     xwarp_fold<T>(in, n, (size_t)blockIdx.x * XR_WARPS + warp, nwarps, vec != 0, w, fl);
-    fl = pp_xwarp_or_u32(fl);
+    fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
     const size_t G = gridDim.x;
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(XS_BLOCK) xtile_kernel(const T *in, size_t n, 
     const size_t tile = blockIdx.x, base = tile * XS_TILE, len = n - base < (size_t)XS_TILE ? n - base : XS_TILE;
     // batches of this tile, relative to its start (base is a multiple of 16 bytes past in)
     if (warp < NB) xwarp_fold<T>(in + base, len, warp, XR_WARPS, vec != 0, w, fl);
-    fl = pp_xwarp_or_u32(fl);
+    fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
     xblock_write<T>(acc, sflags, vals + tile, tiles);

@@ -47,6 +47,8 @@
 
 #include <stdint.h>
 
+#include "warp_scan.cuh"
+
 constexpr int PP_XK_DEV = 11;       // headroom bits of a split (batches of at most 2^(K-1) elements)
 constexpr int PP_XE_MIN_DEV = -1000; // f64 one-split path: e >= this
 
@@ -70,54 +72,6 @@ template <> struct pp_xfmt<float> {
     static constexpr int VEC = 4;
     static constexpr int BATCH = 32 * V;       // 512
 };
-
-// ---- warp reductions -----------------------------------------------------------------
-
-__device__ __forceinline__ unsigned pp_xwarp_max_u32(unsigned v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_max_sync(0xffffffffu, v);
-#else
-    for (int d = 16; d > 0; d >>= 1) {
-        unsigned o = __shfl_xor_sync(0xffffffffu, v, d);
-        v = o > v ? o : v;
-    }
-    return v;
-#endif
-}
-__device__ __forceinline__ unsigned pp_xwarp_min_u32(unsigned v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_min_sync(0xffffffffu, v);
-#else
-    for (int d = 16; d > 0; d >>= 1) {
-        unsigned o = __shfl_xor_sync(0xffffffffu, v, d);
-        v = o < v ? o : v;
-    }
-    return v;
-#endif
-}
-__device__ __forceinline__ unsigned pp_xwarp_or_u32(unsigned v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    return __reduce_or_sync(0xffffffffu, v);
-#else
-    for (int d = 16; d > 0; d >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-#endif
-}
-// A sum the caller knows to be exact in any order (the result is the same
-// in every lane).
-__device__ __forceinline__ double pp_xwarp_sum_exact(double v)
-{
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-__device__ __forceinline__ double pp_xwarp_max_f64(double v)
-{
-    for (int d = 16; d > 0; d >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, d));
-    return v;
-}
 
 // ---- accumulators in shared memory ---------------------------------------------------
 
@@ -247,8 +201,8 @@ __device__ __forceinline__ int pp_xwarp_levels(int64_t *w, int unit, double (&r)
             s += h;
             m = fmax(m, fabs(q));
         }
-        s = pp_xwarp_sum_exact(s); // multiples of ulp(c), far below 2^53 ulp(c)
-        mx = pp_xwarp_max_f64(m);
+        s = pp_warp_reduce<double, Op_sum>(s); // exact in any order: multiples of ulp(c), far below 2^53 ulp(c)
+        mx = pp_warp_reduce<double, Op_max>(m); // magnitudes: no NaN here
         if (lane == 0) pp_xadd_double_atomic(w, unit, s);
         levels++;
     }
@@ -272,8 +226,8 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
         kmax = a > kmax ? a : kmax;
         kmin = b < kmin ? b : kmin;
     }
-    kmax = pp_xwarp_max_u32(kmax);
-    kmin = pp_xwarp_min_u32(kmin);
+    kmax = pp_warp_reduce<unsigned, Op_max>(kmax);
+    kmin = pp_warp_reduce<unsigned, Op_min>(kmin);
     constexpr int SH = sizeof(T) == 8 ? 20 : 23;
     constexpr unsigned EMAX = sizeof(T) == 8 ? 0x7ffu : 0xffu;
     const int efmax = (int)(kmax >> SH), efmin = (int)(kmin >> SH); // efmin > EMAX: all zero
@@ -289,8 +243,8 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
                     s1 += h;
                     s2 += (double)x[j] - h;
                 }
-                s1 = pp_xwarp_sum_exact(s1);
-                s2 = pp_xwarp_sum_exact(s2);
+                s1 = pp_warp_reduce<double, Op_sum>(s1); // exact in any order
+                s2 = pp_warp_reduce<double, Op_sum>(s2); // exact in any order
                 if (lane == 0) {
                     pp_xadd_double_atomic(w, F::UNIT, s1);
                     pp_xadd_double_atomic(w, F::UNIT, s2);
@@ -303,7 +257,7 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
                 double s = 0.0;
 #pragma unroll
                 for (int j = 0; j < V; j++) s += (double)x[j];
-                s = pp_xwarp_sum_exact(s);
+                s = pp_warp_reduce<double, Op_sum>(s); // exact in any order
                 if (lane == 0) {
                     pp_xadd_double_atomic(w, F::UNIT, s);
                     fl |= PP_XACC_NOT_NEG0;
@@ -319,7 +273,7 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
                 r[j] = (double)x[j];
                 m = fmax(m, fabs(r[j]));
             }
-            const double mx = pp_xwarp_max_f64(m);
+            const double mx = pp_warp_reduce<double, Op_max>(m); // magnitudes: no NaN here
             if (lane == 0) fl |= PP_XACC_NOT_NEG0;
             return pp_xwarp_levels<V>(w, F::UNIT, r, mx);
         }

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "ops.cuh"
+
 // Shuffles any element type (1 to 8 bytes) through its bits: shfl is
 // applied to a 64-bit word for 8-byte types, else to a 32-bit word.
 template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v, F shfl)
@@ -60,5 +62,22 @@ template <typename T, typename Op> __device__ __forceinline__ T pp_warp_reduce(T
     for (int m = 16; m > 0; m /= 2) v = Op::apply(v, pp_shfl_xor(v, m));
     return v;
 }
+
+// 32-bit unsigned min, max and or: one redux.sync instruction from sm_80 on
+// (any order gives the same result, so nothing is lost to reproducibility).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+template <> __device__ __forceinline__ unsigned pp_warp_reduce<unsigned, Op_min>(unsigned v)
+{
+    return __reduce_min_sync(0xffffffffu, v);
+}
+template <> __device__ __forceinline__ unsigned pp_warp_reduce<unsigned, Op_max>(unsigned v)
+{
+    return __reduce_max_sync(0xffffffffu, v);
+}
+template <> __device__ __forceinline__ unsigned pp_warp_reduce<unsigned, Op_or>(unsigned v)
+{
+    return __reduce_or_sync(0xffffffffu, v);
+}
+#endif
 
 #endif

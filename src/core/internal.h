@@ -124,6 +124,12 @@ typedef struct pp_backend_ops {
     pp_histogram_fn histogram[PP_ALGO_COUNT];
     pp_select_fn select[PP_ALGO_COUNT];
     pp_sort_fn sort[PP_ALGO_COUNT];
+    /* pp_exact_accumulate: the exact accumulator of a f32 or f64 PP_SUM
+     * (a->op == PP_SUM, a->n > 0), written normalized (src/core/exact_acc.h:
+     * chunks, flags, deposit count 0) to acc, host memory of
+     * PP_XACC_F64_WORDS or PP_XACC_F32_WORDS words, overwritten; the core
+     * adds it to the caller's sum. NULL: the backend has no exact sums. */
+    pp_status (*exact_sum)(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
 } pp_backend_ops;
 
 struct pp_context {

@@ -39,6 +39,8 @@ pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep 
  * other type and operator goes to the default */
 pp_status pp_cuda_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_scan_exact(pp_context *ctx, const pp_scan_args *a);
+/* the exact_sum slot: the accumulator of an f32/f64 PP_SUM (n > 0) */
+pp_status pp_cuda_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
 
 /* the course notes' algorithms, for study (study/) */
 pp_status pp_cuda_study_reduce_interleaved_divergent(pp_context *ctx, const pp_reduce_args *a);

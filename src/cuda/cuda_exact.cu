@@ -75,7 +75,7 @@ __device__ __forceinline__ void xload(const T *in, size_t n, size_t b, bool vec,
         for (int j = 0; j < F::V; j++) {
             const size_t i = base + (size_t)j * 32 + lane;
             const bool ok = i < n;
-            x[j] = ok ? in[i] : (T)0;
+            x[j] = ok ? in[i] : (T)-0.0; // -0.0: adds nothing, not even to a sum of -0.0
             valid |= (unsigned)ok << j;
         }
     }
@@ -110,6 +110,45 @@ __device__ __forceinline__ void xwarp_fold(const T *in, size_t n, size_t b0, siz
             valid = yvalid;
         }
     }
+    pp_xwarp_renorm(w, F::CHUNKS);
+}
+
+// The reduce's fold: as xwarp_fold, but each lane keeps its own
+// expansion (pp_xexp_add), so a batch costs no warp reduction; the warp's
+// accumulator takes only the rare deposits and, at the end, the lanes'
+// terms. Renormalizes whenever a lane may have reached DEP_LANE deposits:
+// between renormalizations each lane deposits at most DEP_LANE + V +
+// PP_XEXP_TERMS times, so the warp stays within PP_XACC_DEPOSITS per chunk.
+template <typename T>
+__device__ __forceinline__ void xthread_fold(const T *in, size_t n, size_t b0, size_t stride, bool vec, int64_t *w,
+                                             unsigned &fl)
+{
+    typedef pp_xfmt<T> F;
+    constexpr int DEP_LANE = PP_XACC_DEPOSITS / 32 - F::V - PP_XEXP_TERMS;
+    static_assert(DEP_LANE > 0, "deposit headroom");
+    const size_t nb = ceil_div(n, (size_t)F::BATCH);
+    pp_xexp e = {{-0.0}, 0}; // a[0] = -0.0, the rest +0.0
+    T x[F::V];
+    unsigned valid = 0;
+    if (b0 < nb) xload<T>(in, n, b0, vec, x, valid);
+    for (size_t b = b0; b < nb; b += stride) { // warp-uniform
+        T y[F::V];
+        unsigned yvalid = 0;
+        const bool more = b + stride < nb;
+        if (more) xload<T>(in, n, b + stride, vec, y, yvalid); // in flight while this batch is added
+        if (__any_sync(0xffffffffu, e.dep > DEP_LANE)) {
+            pp_xwarp_renorm(w, F::CHUNKS);
+            e.dep = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < F::V; j++) pp_xexp_add<T>(e, w, fl, x[j]); // absent elements: -0.0
+        if (more) {
+#pragma unroll
+            for (int j = 0; j < F::V; j++) x[j] = y[j];
+            valid = yvalid;
+        }
+    }
+    pp_xexp_flush<T>(e, w, fl);
     pp_xwarp_renorm(w, F::CHUNKS);
 }
 
@@ -148,8 +187,8 @@ template <typename T> __device__ __forceinline__ unsigned long long xround(const
 
 template <typename T>
 __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
-    xreduce_kernel(const T *in, size_t n, int vec, T *out, int64_t *partials, unsigned long long *ticket,
-                   unsigned long long ticket_base)
+    xreduce_kernel(const T *in, size_t n, int vec, T *out, int64_t *acc_out, int64_t *partials,
+                   unsigned long long *ticket, unsigned long long ticket_base)
 {
     typedef pp_xfmt<T> F;
     __shared__ int64_t acc[XR_WARPS][F::WORDS];
@@ -162,7 +201,7 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
     __syncwarp();
     unsigned fl = 0;
     const size_t nwarps = (size_t)gridDim.x * XR_WARPS;
-    xwarp_fold<T>(in, n, (size_t)blockIdx.x * XR_WARPS + warp, nwarps, vec != 0, w, fl);
+    xthread_fold<T>(in, n, (size_t)blockIdx.x * XR_WARPS + warp, nwarps, vec != 0, w, fl);
     fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
@@ -197,10 +236,17 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
         acc[0][t] = t == F::CHUNKS + 1 ? 0 : r;
     }
     __syncthreads();
-    if (t == 0) xstore_bits<T>(out, xround<T>(acc[0]));
+    if (t != 0) return;
+    if (acc_out) { // pp_exact_accumulate: the normalized words
+        pp_xacc_normalize(acc[0], F::CHUNKS);
+        for (int c = 0; c < F::WORDS; c++) acc_out[c] = acc[0][c];
+    } else {
+        xstore_bits<T>(out, xround<T>(acc[0]));
+    }
 }
 
-template <typename T> pp_status xreduce_launch(pp_context *ctx, const pp_reduce_args *a)
+// out = the rounded sum, or (acc_out not NULL, device) its accumulator.
+template <typename T> pp_status xreduce_launch(pp_context *ctx, const pp_reduce_args *a, int64_t *acc_out)
 {
     typedef pp_xfmt<T> F;
     const char *fn = a->fn;
@@ -208,14 +254,21 @@ template <typename T> pp_status xreduce_launch(pp_context *ctx, const pp_reduce_
     pp_cuda_state *s = pp_cuda(ctx);
     const size_t per_block = (size_t)F::BATCH * XR_WARPS * XR_BATCHES_PER_WARP;
     const unsigned grid = grid_for(ceil_div(n, per_block), pp_cuda_resident(s, XR_BLOCKS_PER_SM));
-    int64_t *partials = (int64_t *)pp_cuda_scratch(ctx, (size_t)grid * F::WORDS * sizeof(int64_t), fn);
-    if (!partials) return PP_ERROR_OUT_OF_MEMORY;
+    // acc_out at the start of scratch, then the partials
+    int64_t *scratch = (int64_t *)pp_cuda_scratch(ctx, ((size_t)grid + 1) * F::WORDS * sizeof(int64_t), fn);
+    if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+    int64_t *partials = scratch + F::WORDS;
     const unsigned long long base = s->ticket_base; // this launch takes tickets base .. base + grid - 1
     s->ticket_base += grid;
     const int vec = ((uintptr_t)a->in & 15u) == 0;
-    xreduce_kernel<T><<<grid, XR_BLOCK, 0, s->stream>>>((const T *)a->in, n, vec, (T *)a->out, partials, s->ticket,
-                                                         base);
-    return pp_cuda_launched_tickets(ctx, fn);
+    xreduce_kernel<T><<<grid, XR_BLOCK, 0, s->stream>>>((const T *)a->in, n, vec, (T *)a->out,
+                                                         acc_out ? scratch : NULL, partials, s->ticket, base);
+    pp_status st = pp_cuda_launched_tickets(ctx, fn);
+    if (st != PP_SUCCESS || !acc_out) return st;
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(acc_out, scratch, F::WORDS * sizeof(int64_t), cudaMemcpyDeviceToHost, s->stream),
+                fn);
+    PP_CUDA_TRY(ctx, cudaStreamSynchronize(s->stream), fn);
+    return PP_SUCCESS;
 }
 
 // ---- scan ------------------------------------------------------------------------------
@@ -573,9 +626,15 @@ template <typename T> pp_status xscan_launch(pp_context *ctx, const pp_scan_args
 pp_status pp_cuda_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
 {
     if (a->op != PP_SUM || a->n == 0) return pp_cuda_reduce(ctx, a); // n == 0: +0.0, the default's
-    if (a->type == PP_F64) return xreduce_launch<double>(ctx, a);
-    if (a->type == PP_F32) return xreduce_launch<float>(ctx, a);
+    if (a->type == PP_F64) return xreduce_launch<double>(ctx, a, NULL);
+    if (a->type == PP_F32) return xreduce_launch<float>(ctx, a, NULL);
     return pp_cuda_reduce(ctx, a);
+}
+
+pp_status pp_cuda_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc)
+{
+    // the core passes PP_SUM on f32 or f64 with n > 0
+    return a->type == PP_F64 ? xreduce_launch<double>(ctx, a, acc) : xreduce_launch<float>(ctx, a, acc);
 }
 
 pp_status pp_cuda_scan_exact(pp_context *ctx, const pp_scan_args *a)

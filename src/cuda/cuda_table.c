@@ -65,4 +65,5 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_SPLIT_RADIX] = pp_cuda_study_sort_split_radix,
             [PP_ALGO_COUNT_SCAN_SCATTER] = pp_cuda_study_sort_count_scan_scatter,
         },
+    .exact_sum = pp_cuda_exact_sum,
 };

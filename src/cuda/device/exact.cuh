@@ -285,6 +285,97 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
     return 32 * V;
 }
 
+// ---- a thread's expansion -------------------------------------------------------------
+
+// A thread's running exact sum, the first level of Collange, Defour,
+// Graillat and Iakymchuk's scheme (ExBLAS): a[0] + ... + a[K-1], plus what
+// the thread has deposited, is exactly the sum of the elements it has
+// taken. Each element passes through up to K error-free additions; a level
+// runs only where the one above left an error, and an error left after
+// the last is deposited. On smooth data the error after a[0] lands exactly
+// in a[1] (uniform f64 in [0, 1): never a deposit), so the cost is two
+// error-free additions per element and no memory traffic. K = 4 holds 212
+// bits: a lane that sums values near 2^110 and residues down to 2^-92
+// (the cancellation benchmark) deposits rarely.
+//
+// The error-free addition is Fast2Sum on the operands ordered by
+// magnitude (|big| >= |small|: t = big + small, e = small - (t - big) is
+// exact), which costs four FP64 operations and two selects where TwoSum
+// costs six: the FP64 pipe is what bounds this loop on f32 data. While t
+// does not overflow, no operation of it does.
+//
+// Special values. f64: an element whose a[0] + x is not finite (NaN, an
+// infinity, or a sum that overflows) goes alone into the accumulator
+// (pp_xadd_elem_atomic). f32 (a sum of f32 values in a double cannot
+// overflow): the test is left to the end; NaN and infinities make a[0]
+// NaN or infinite for good, and its final value is the flag (NaN: a NaN or
+// both infinities were seen, which round alike; +inf or -inf: that
+// infinity only), while the lower terms, which may be NaN, are dropped and
+// non-finite errors are never deposited. The terms stay finite otherwise:
+// the lower ones are sums of errors below ulp(DBL_MAX) / 2 = 2^970, of
+// fewer than 2^45 elements per thread.
+// a[0] starts at -0.0, so that it is -0.0 at the end exactly when every
+// element taken was -0.0 (any other element, or a cancellation, makes it
+// +0.0 or nonzero): the NOT_NEG0 flag without a test per element.
+constexpr int PP_XEXP_TERMS = 4;
+struct pp_xexp {
+    double a[PP_XEXP_TERMS];
+    int dep; // deposits made since the warp last renormalized
+};
+
+__device__ __forceinline__ double pp_xfast_two_sum(double a, double x, double &e)
+{
+    const bool ge = fabs(a) >= fabs(x);
+    const double big = ge ? a : x, small = ge ? x : a;
+    const double t = big + small;
+    e = small - (t - big);
+    return t;
+}
+
+// pp_xadd_double_atomic of a finite v (an f32 error may be NaN: skipped).
+template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, double v)
+{
+    if (fabs(v) <= 0x1.fffffffffffffp1023) pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
+}
+
+template <typename T> __device__ __forceinline__ void pp_xexp_add(pp_xexp &s, int64_t *w, unsigned &fl, T x)
+{
+    const double v = (double)x;
+    double e;
+    const double t = pp_xfast_two_sum(s.a[0], v, e);
+    if constexpr (sizeof(T) == 8) {
+        if (!(fabs(t) <= 0x1.fffffffffffffp1023)) { // NaN, an infinity, or overflow: not in the expansion
+            pp_xadd_elem_atomic(w, fl, x);
+            s.dep++;
+            return;
+        }
+    }
+    s.a[0] = t;
+#pragma unroll
+    for (int k = 1; k < PP_XEXP_TERMS; k++) {
+        if (e == 0.0) return;
+        s.a[k] = pp_xfast_two_sum(s.a[k], e, e);
+    }
+    if (e != 0.0) {
+        pp_xexp_deposit<T>(w, e);
+        s.dep++;
+    }
+}
+
+// The expansion into the accumulator and the flags (PP_XEXP_TERMS
+// deposits).
+template <typename T> __device__ __forceinline__ void pp_xexp_flush(const pp_xexp &s, int64_t *w, unsigned &fl)
+{
+    const double a0 = s.a[0];
+    if (sizeof(T) == 4 && !(fabs(a0) <= 0x1.fffffffffffffp1023)) { // f32: NaN or an infinity was seen
+        fl |= a0 != a0 ? PP_XACC_NAN : a0 > 0.0 ? PP_XACC_PINF : PP_XACC_NINF;
+        return;
+    }
+    if ((unsigned long long)__double_as_longlong(a0) != 0x8000000000000000ull) fl |= PP_XACC_NOT_NEG0;
+#pragma unroll
+    for (int k = 0; k < PP_XEXP_TERMS; k++) pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, s.a[k]);
+}
+
 // Rounds the (any-form, not overflowing) accumulator w (chunks, then the
 // flags word) to the bits of the format: out of line, as it needs a
 // 70-word copy and many registers.

@@ -3,31 +3,34 @@
 // (docs/exact.md), bit for bit the cpu's results. Every other type and
 // operator goes to the default entries (pp_cuda_reduce, pp_cuda_scan).
 //
-// Reduce: one launch. Each warp takes batches of 32 * V elements
-// (grid-strided over the input) and adds each batch's exact value to its
-// own accumulator in shared memory (device/exact.cuh: one or two
-// deposits per batch where its exponents span few binades, a few levels
-// where they span many, element by element for NaN, infinities, zeros and
-// huge values). At the end of the block the warps' accumulators are added
-// chunk by chunk (integers: any order gives the same sum) into the block's
+// Reduce: one launch. Each lane keeps a floating-point expansion of four
+// doubles over the batches its warp takes (grid-strided; device/exact.cuh
+// pp_xexp_add: ordered Fast2Sum levels, run only where the level above
+// left an error), and deposits into its warp's accumulator in shared
+// memory only what the expansion cannot hold, f64 elements whose sum
+// would overflow, NaN and infinities (f32: read from the final a[0]), and
+// at the end its four terms. The warps' accumulators are added chunk by
+// chunk (integers: any order gives the same sum) into the block's
 // partial, written word-major to scratch; the block that draws the last
 // ticket (as the default reduce: store, fence, ticket; ticket, fence,
-// L2 loads) adds the partials and rounds once (pp_xacc_bits_*).
+// L2 loads) adds the partials and rounds once (pp_xacc_bits_*), or, for
+// pp_exact_accumulate (the exact_sum slot), writes the normalized words.
 //
 // Scan: three launches. (1) per tile of XS_TILE elements, its exact
-// accumulator (the reduce's warp batches), word-major in scratch; (2) one
-// block per word turns those into the tiles' exclusive prefixes (integer
-// addition; the flags word ORed); (3) per tile, the tile is staged in
-// shared memory, thread 0 rounds the tile's exact prefix R to a fast
-// start value (f64: hi = RN(R), lo = RN(R - hi); f32: R rounded to a
-// double), the threads' segment sums (f64: double-double, f32: double,
-// each with a rigorous error bound) are scanned over the block, and each
-// thread runs its segment as cpu_exact.inc's xscan: an output is taken
-// from the fast sum where the error bound certifies its rounding
-// (pp_xacc_half_gap_*), else from the thread's exact accumulator (R plus
-// the tile's elements before the output, folded element by element, once:
-// later fallbacks fold only the new elements). NaN and infinities: the
-// outputs from the flags alone (an OR scan beside the sums).
+// accumulator (warp batches, device/exact.cuh pp_xwarp_batch), word-major
+// in scratch; (2) one block per word turns those into the tiles'
+// exclusive prefixes (integer addition; the flags word ORed); (3) per
+// tile, the tile is staged in shared memory, warp 0 turns the tile's
+// exact prefix R into a fast start value with a rigorous bound
+// (xstart_warp), the threads' segment sums (f64: double-double, f32:
+// double, each with a rigorous error bound) are scanned over the block
+// (warp shuffles), and each thread runs its segment as cpu_exact.inc's
+// xscan: an output is taken from the fast sum where the error bound
+// certifies its rounding (pp_xacc_half_gap_*), else (xwarp_fallback) the
+// whole warp folds the tile's elements before it into an exact
+// accumulator, adds R, rounds, and restarts that lane's fast sum from the
+// exact value. NaN and infinities: the outputs from the flags alone (an
+// OR scan beside the sums).
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/util.cuh"
@@ -276,6 +279,7 @@ template <typename T> pp_status xreduce_launch(pp_context *ctx, const pp_reduce_
 constexpr int XS_BLOCK = 256;
 constexpr int XS_SEG = 16;                    // elements per thread
 constexpr int XS_TILE = XS_BLOCK * XS_SEG;    // 4096 elements per tile
+constexpr int XS_BLOCKS_PER_SM = 1; // 3 and 2 measured slower (bench/RESULTS.md)
 constexpr int XW_BLOCK = 1024;                // word scan: one block per word
 constexpr int XW_ITEMS = 8;
 
@@ -481,119 +485,194 @@ template <typename T> __device__ __forceinline__ void xadd_elem(int64_t *r, T x)
     else pp_xacc_add_f32(r, __float_as_uint(x));
 }
 
-// The exact fallback of one output: r (this thread's exact accumulator,
-// built on first use from the tile's prefix R and the staged tile's
-// elements before the thread's segment) takes the elements up to (not
-// including) position upto of the tile; returns r's rounding and restarts
-// the fast sum from it.
+// The exact fallback, by the whole warp: for each lane of mask (in lane
+// order), the exact sum of the tile's first upto elements (that lane's
+// upto), read from src (the tile's input in global memory, untouched
+// until the block stores its outputs at the end, also in place), is
+// folded by all 32 lanes into the warp's accumulator w (xthread_fold: the
+// reduce's per-lane expansions, coalesced loads), the tile's prefix R is
+// added, and that lane gets the rounding in bits and its fast sum
+// restarted from the exact value. A lane folding alone would take
+// thousands of dependent steps, which made the few tiles with a near-tie
+// the scan's critical path.
 template <typename T>
-__device__ __noinline__ unsigned long long xfallback(int64_t *r, int &pend, const int64_t *R, const T *st, int upto,
-                                                     xfast &f)
+__device__ __noinline__ void xwarp_fallback(unsigned mask, int upto, int64_t *w, const int64_t *R, const T *src, bool vec,
+                                            xfast &f, unsigned long long &bits)
 {
     typedef pp_xfmt<T> F;
-    if (pend < 0) { // first use
-        for (int i = 0; i < F::WORDS; i++) r[i] = R[i];
-        r[F::CHUNKS + 1] = 0;
-        pp_xacc_normalize(r, F::CHUNKS);
-        pend = 0;
+    const int lane = threadIdx.x & 31;
+    while (mask) {
+        const int who = __ffs(mask) - 1;
+        mask &= mask - 1;
+        const int u = __shfl_sync(0xffffffffu, upto, who);
+        for (int c = lane; c < F::WORDS; c += 32) w[c] = 0;
+        __syncwarp();
+        unsigned fl = 0;
+        xthread_fold<T>(src, (size_t)u, 0, 1, vec, w, fl); // ends renormalized, the warp synchronized
+        fl = pp_warp_reduce<unsigned, Op_or>(fl);
+        if (lane == who) {
+            for (int c = 0; c < F::CHUNKS; c++) w[c] += R[c]; // |w| < 2^33 after the fold, |R| < 2^62
+            w[F::CHUNKS] = R[F::CHUNKS] | fl;
+            w[F::CHUNKS + 1] = 0;
+            bits = xround<T>(w);
+            f = xresync<T>(w);
+        }
+        __syncwarp();
     }
-    for (; pend < upto; pend++) xadd_elem<T>(r, st[xs_pad(pend)]);
-    const unsigned long long bits = xround<T>(r);
-    f = xresync<T>(r);
-    return bits;
 }
 
-// (3) Per tile: the outputs. vals: the tiles' exclusive prefixes.
-template <typename T>
-__global__ void __launch_bounds__(XS_BLOCK) xscan_kernel(const T *in, T *out, size_t n, int excl, const int64_t *vals,
-                                                          size_t tiles)
+// 2^e as a double (an infinity above the range; e >= -1074).
+__device__ __forceinline__ double xpow2(int e)
+{
+    if (e > 1023) return __longlong_as_double(0x7ff0000000000000ll);
+    if (e >= -1022) return __longlong_as_double((long long)(e + 1023) << 52);
+    return __longlong_as_double(1ll << (e + 1074));
+}
+
+// The tile's exact prefix R (chunks in any form, below 2^63 in magnitude,
+// not normalized) as a fast sum with a rigorous bound, by one warp, the
+// result in every lane. R = sum_k d_k 2^(32k + unit) with d_k = (low 32
+// bits of chunk k) + (chunk k-1 >> 32), integers below 2^34 in magnitude:
+// each term is exact in a double, and the terms are added in any order,
+// since each addition's rounding enters the bound. An f64 term beyond the
+// double range gives an infinite or NaN sum, which certifies nothing (the
+// outputs then come from the exact accumulator). Cheaper than rounding R
+// (xresync: normalization, two roundings) on one thread while the block
+// waits.
+template <typename T> __device__ __forceinline__ xfast xstart_warp(const int64_t *R)
 {
     typedef pp_xfmt<T> F;
+    const int lane = threadIdx.x & 31;
+    xfast f = {0.0, 0.0, 0.0};
+    for (int k = lane; k <= F::CHUNKS; k += 32) {
+        const int64_t lo = k < F::CHUNKS ? (int64_t)((uint64_t)R[k] & PP_XACC_LOW32) : 0;
+        const int64_t hi = k > 0 ? R[k - 1] >> 32 : 0; // floor division by 2^32
+        const int64_t d = lo + hi;
+        if (d) f = xcombine<T>(f, xfast{(double)d * xpow2(32 * k + F::UNIT), 0.0, 0.0});
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const xfast g = {__shfl_xor_sync(0xffffffffu, f.hi, o), __shfl_xor_sync(0xffffffffu, f.lo, o),
+                         __shfl_xor_sync(0xffffffffu, f.err, o)};
+        f = xcombine<T>(f, g);
+    }
+    return f;
+}
+
+// The inclusive scan of (fast sum, special flags) over a warp.
+template <typename T> __device__ __forceinline__ void xwarp_scan_fast(xfast &f, unsigned &fl)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const xfast o = {__shfl_up_sync(0xffffffffu, f.hi, d), __shfl_up_sync(0xffffffffu, f.lo, d),
+                         __shfl_up_sync(0xffffffffu, f.err, d)};
+        const unsigned of = __shfl_up_sync(0xffffffffu, fl, d);
+        if (lane >= d) {
+            f = xcombine<T>(o, f);
+            fl |= of;
+        }
+    }
+}
+
+// (3) Per tile: the outputs. vals: the tiles' exclusive prefixes. Each
+// thread takes a segment of XS_SEG staged elements: their fast sum, a
+// block scan of those (warp shuffles, then the warps' totals), the tile's
+// start from R (warp 0, xstart_warp), then the segment's outputs, written
+// over its own staged elements and stored together at the end.
+template <typename T>
+__global__ void __launch_bounds__(XS_BLOCK, XS_BLOCKS_PER_SM)
+    xscan_kernel(const T *in, T *out, size_t n, int excl, int vec, const int64_t *vals, size_t tiles)
+{
+    typedef pp_xfmt<T> F;
+    constexpr int WARPS = XS_BLOCK / 32;
     __shared__ T st[xs_pad(XS_TILE)];
     __shared__ int64_t R[F::WORDS];
-    __shared__ double sh[XS_BLOCK], sl[XS_BLOCK], se[XS_BLOCK];
-    __shared__ unsigned sf[XS_BLOCK];
-    __shared__ xfast r0;
-    const int t = threadIdx.x;
+    __shared__ double wh[WARPS + 1], wl[WARPS + 1], we[WARPS + 1]; // [0]: the tile's start, then warp totals
+    __shared__ unsigned wf[WARPS + 1];
+    __shared__ int64_t wacc[WARPS][F::WORDS]; // the warps' exact fallbacks
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const size_t tile = blockIdx.x, base = tile * XS_TILE;
     const int len = n - base < (size_t)XS_TILE ? (int)(n - base) : XS_TILE;
     for (int k = t; k < XS_TILE; k += XS_BLOCK) st[xs_pad(k)] = k < len ? in[base + k] : (T)0;
     for (int c = t; c < F::WORDS; c += XS_BLOCK) R[c] = vals[(size_t)c * tiles + tile];
     __syncthreads();
-    const unsigned rflags = (unsigned)R[F::CHUNKS];
-    if (t == 0) {
-        if (rflags & PP_XACC_SPECIAL) r0 = xfast{0.0, 0.0, 0.0}; // outputs from the flags
-        else r0 = xresync<T>(R);
-    }
+    const unsigned rflags = (unsigned)R[F::CHUNKS] & PP_XACC_SPECIAL;
     // this thread's segment: its fast sum from zero, and its specials
     const int s0 = t * XS_SEG;
-    xfast seg = {0.0, 0.0, 0.0};
-    unsigned sfl = 0;
+    xfast f = {0.0, 0.0, 0.0};
+    unsigned fl = 0;
 #pragma unroll
     for (int j = 0; j < XS_SEG; j++) {
         if (s0 + j < len) {
             const T v = st[xs_pad(s0 + j)];
-            xstep<T>(seg, v);
-            sfl |= xspecial_flag<T>(v);
+            xstep<T>(f, v);
+            fl |= xspecial_flag<T>(v);
         }
     }
-    // inclusive scan over the threads (Hillis-Steele), then exclusive
-    sh[t] = seg.hi, sl[t] = seg.lo, se[t] = seg.err, sf[t] = sfl;
+    xwarp_scan_fast<T>(f, fl); // inclusive over the warp
+    if (lane == 31) wh[warp + 1] = f.hi, wl[warp + 1] = f.lo, we[warp + 1] = f.err, wf[warp + 1] = fl;
+    if (warp == 0) {
+        const xfast r0 = rflags ? xfast{0.0, 0.0, 0.0} : xstart_warp<T>(R); // with specials: outputs from the flags
+        if (lane == 0) wh[0] = r0.hi, wl[0] = r0.lo, we[0] = r0.err, wf[0] = rflags;
+    }
     __syncthreads();
-    for (int d = 1; d < XS_BLOCK; d *= 2) {
-        xfast o = {0.0, 0.0, 0.0};
-        unsigned of = 0;
-        if (t >= d) o = xfast{sh[t - d], sl[t - d], se[t - d]}, of = sf[t - d];
-        __syncthreads();
-        if (t >= d) {
-            const xfast m = xcombine<T>(o, xfast{sh[t], sl[t], se[t]});
-            sh[t] = m.hi, sl[t] = m.lo, se[t] = m.err, sf[t] = of | sf[t];
-        }
-        __syncthreads();
+    // exclusive prefix of this thread: the start, the earlier warps, the earlier lanes of this warp
+    xfast p = {wh[0], wl[0], we[0]};
+    unsigned pfl = wf[0];
+    for (int k = 1; k <= warp; k++) {
+        p = xcombine<T>(p, xfast{wh[k], wl[k], we[k]});
+        pfl |= wf[k];
     }
-    xfast f = r0;
-    unsigned fl = rflags & PP_XACC_SPECIAL;
-    if (t > 0) {
-        f = xcombine<T>(f, xfast{sh[t - 1], sl[t - 1], se[t - 1]});
-        fl |= sf[t - 1];
+    // this warp's inclusive scan less the thread's own part: the lane before's inclusive value
+    const xfast q = {__shfl_up_sync(0xffffffffu, f.hi, 1), __shfl_up_sync(0xffffffffu, f.lo, 1),
+                     __shfl_up_sync(0xffffffffu, f.err, 1)};
+    const unsigned qfl = __shfl_up_sync(0xffffffffu, fl, 1);
+    if (lane > 0) {
+        p = xcombine<T>(p, q);
+        pfl |= qfl;
     }
-    // the segment
-    int64_t r[F::WORDS]; // the exact accumulator, built on the first fallback
-    int pend = -1;
-    unsigned long long y[XS_SEG];
+    f = p;
+    fl = pfl;
+    // the segment, in step across the warp (the fallbacks are the warp's)
+    int64_t *w = wacc[warp];
+    const T *src = in + base;
     unsigned long long cur = 0;
     if (excl) { // the output before the first element
-        if (fl) cur = xspecial_bits<T>(fl);
-        else if (!xcertify<T>(f, cur)) cur = xfallback<T>(r, pend, R, st, s0, f);
+        bool need = false;
+        if (s0 < len) {
+            if (fl) cur = xspecial_bits<T>(fl);
+            else need = !xcertify<T>(f, cur);
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, need);
+        if (mask) xwarp_fallback<T>(mask, s0, w, R, src, vec != 0, f, cur);
     }
 #pragma unroll
     for (int j = 0; j < XS_SEG; j++) {
         const int p = s0 + j;
-        if (p < len) {
-            const T v = st[xs_pad(p)];
-            unsigned long long nxt;
+        const bool active = p < len;
+        const T v = active ? st[xs_pad(p)] : (T)0;
+        unsigned long long nxt = 0;
+        bool need = false;
+        if (active) {
             fl |= xspecial_flag<T>(v);
             if (fl) {
                 nxt = xspecial_bits<T>(fl);
             } else {
                 xstep<T>(f, v);
-                if (!xcertify<T>(f, nxt)) nxt = xfallback<T>(r, pend, R, st, p + 1, f);
+                need = !xcertify<T>(f, nxt);
             }
-            y[j] = excl ? cur : nxt;
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, need);
+        if (mask) xwarp_fallback<T>(mask, p + 1, w, R, src, vec != 0, f, nxt);
+        if (active) {
+            const unsigned long long y = excl ? cur : nxt;
+            if constexpr (sizeof(T) == 8) st[xs_pad(p)] = __longlong_as_double((long long)y);
+            else st[xs_pad(p)] = __uint_as_float((unsigned)y);
             cur = nxt;
-        } else {
-            y[j] = 0;
         }
     }
-    if (excl && tile == 0 && t == 0) y[0] = 0; // out[0] = +0.0
-    __syncthreads(); // every thread is done reading st
-#pragma unroll
-    for (int j = 0; j < XS_SEG; j++) {
-        T o;
-        if constexpr (sizeof(T) == 8) o = __longlong_as_double((long long)y[j]);
-        else o = __uint_as_float((unsigned)y[j]);
-        st[xs_pad(s0 + j)] = o;
-    }
+    if (excl && tile == 0 && t == 0) st[xs_pad(0)] = (T)0; // out[0] = +0.0
     __syncthreads();
     for (int k = t; k < len; k += XS_BLOCK) out[base + k] = st[xs_pad(k)];
 }
@@ -616,7 +695,7 @@ template <typename T> pp_status xscan_launch(pp_context *ctx, const pp_scan_args
     xwords_kernel<<<F::WORDS, XW_BLOCK, 0, st>>>(vals, tiles, F::CHUNKS);
     PP_CUDA_LAUNCHED(ctx, fn);
     xscan_kernel<T><<<(unsigned)tiles, XS_BLOCK, 0, st>>>((const T *)a->in, (T *)a->out, n,
-                                                          a->kind == PP_EXCLUSIVE, vals, tiles);
+                                                          a->kind == PP_EXCLUSIVE, vec, vals, tiles);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

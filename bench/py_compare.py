@@ -3,6 +3,7 @@
 
     python bench/py_compare.py --backend cpu  [--n 2^24] [--types u32,f32]
     python bench/py_compare.py --backend cuda [--n 2^28]
+    python bench/py_compare.py --types u32,f32,u64,f64 --ops sort   # the sorts alone
 
 Each row times one operation on the same input array with parprim (a
 Context of the backend; NumPy arrays on cpu, CuPy arrays on cuda) and with
@@ -124,6 +125,7 @@ def main(argv=None):
     p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--n", default=None, help="elements (2^k allowed); default 2^24 on cpu, 2^28 on cuda")
     p.add_argument("--types", default="u32,f32")
+    p.add_argument("--ops", default=None, help="rows whose operation starts with one of these (comma separated)")
     p.add_argument("--repeat", type=int, default=None, help="default 10 on cpu, 20 on cuda")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--json", default=None)
@@ -142,7 +144,7 @@ def main(argv=None):
     for tn in args.types.split(","):
         a, lo, hi = data(side, TYPES[tn], n, 7)
         for name, ours, theirs, same in rows(side, ctx, a, lo, hi):
-            if name is None:
+            if name is None or (args.ops and not name.startswith(tuple(args.ops.split(",")))):
                 continue
             r0, r1 = ours(), theirs()
             if isinstance(r0, tuple):

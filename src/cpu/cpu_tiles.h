@@ -23,9 +23,9 @@
 
 #include "cpu_internal.h"
 
-/* Values are `width` words (1 for an element or a count, 256 for a
+/* Values are `width` words (1 for an element or a count, up to 2048 for a
  * radix sort's digit counts). */
-#define PP_CPU_CHAIN_MAX_WIDTH 256
+#define PP_CPU_CHAIN_MAX_WIDTH 2048
 
 /* The tile's value from the tile's input (a pure function of it). */
 typedef void (*pp_cpu_tile_value_fn)(const void *job, size_t tile, uint64_t *value);
@@ -78,5 +78,38 @@ static inline size_t pp_cpu_tile_len(size_t n, size_t tile, size_t t)
  * state). Returns the number of threads that took part. */
 typedef void (*pp_cpu_tile_fn)(const void *job, size_t tile, int thread);
 int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
+
+/* ---- reading ahead ----------------------------------------------------------------
+ * Loops that stream through an array ask for the line PP_CPU_AHEAD bytes
+ * ahead, once per line they read: measured on a 2-core VM, the hardware
+ * prefetcher alone left a digit count 2.8x slower at 64 MiB than in cache,
+ * and with this within 1.6x. A prefetch past the end of an array is
+ * harmless (it never faults). */
+#define PP_CPU_AHEAD 4096
+#if defined(__GNUC__) || defined(__clang__)
+#define PP_CPU_PREFETCH(p) __builtin_prefetch((const void *)(p))
+#else
+#define PP_CPU_PREFETCH(p) ((void)(p))
+#endif
+
+/* ---- vector instructions ----------------------------------------------------------
+ * The library is compiled for generic x86-64; kernels written with AVX-512
+ * intrinsics carry PP_CPU_AVX512 (a target attribute: that function alone
+ * is compiled for it, and so must be every inline function it calls) and
+ * run only where pp_cpu_avx512() finds the instructions. Elsewhere, or
+ * built with -DPP_CPU_NO_AVX512, the plain C loops run. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(PP_CPU_NO_AVX512)
+#define PP_CPU_HAVE_AVX512 1
+#include <immintrin.h>
+#define PP_CPU_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi,bmi2")))
+static inline int pp_cpu_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
+#else
+#define PP_CPU_HAVE_AVX512 0
+static inline int pp_cpu_avx512(void) { return 0; }
+#endif
 
 #endif

@@ -298,11 +298,11 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
 // bits: a lane that sums values near 2^110 and residues down to 2^-92
 // (the cancellation benchmark) deposits rarely.
 //
-// The error-free addition is Fast2Sum on the operands ordered by
-// magnitude (|big| >= |small|: t = big + small, e = small - (t - big) is
-// exact), which costs four FP64 operations and two selects where TwoSum
-// costs six: the FP64 pipe is what bounds this loop on f32 data. While t
-// does not overflow, no operation of it does.
+// The error-free addition (pp_xexp_two_sum) is TwoSum for f64 and, for
+// f32, Fast2Sum on the operands ordered by magnitude (|big| >= |small|:
+// t = big + small, e = small - (t - big) is exact: four FP64 operations
+// and two selects). While t does not overflow, no operation of either
+// does (Boldo, Graillat and Muller, 2017).
 //
 // Special values. f64: an element whose a[0] + x is not finite (NaN, an
 // infinity, or a sum that overflows) goes alone into the accumulator
@@ -338,11 +338,31 @@ template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, d
     if (fabs(v) <= 0x1.fffffffffffffp1023) pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
+// TwoSum (Knuth): six FP64 operations, no compare or select.
+__device__ __forceinline__ double pp_xtwo_sum(double a, double x, double &e)
+{
+    const double t = a + x, bv = t - a;
+    e = (a - (t - bv)) + (x - bv);
+    return t;
+}
+
+// An error-free addition as each format runs it fastest (measured on an
+// H200, bench/RESULTS.md): f64 errors are almost never zero (53-bit
+// inputs), so TwoSum runs unconditionally into a[1]; f32 errors usually
+// are (a double holds a sum of f32 values exactly over 29 binades), so
+// the ordered Fast2Sum runs and each lower level only where an error was
+// left.
+template <typename T> __device__ __forceinline__ double pp_xexp_two_sum(double a, double x, double &e)
+{
+    if constexpr (sizeof(T) == 8) return pp_xtwo_sum(a, x, e);
+    else return pp_xfast_two_sum(a, x, e);
+}
+
 template <typename T> __device__ __forceinline__ void pp_xexp_add(pp_xexp &s, int64_t *w, unsigned &fl, T x)
 {
     const double v = (double)x;
     double e;
-    const double t = pp_xfast_two_sum(s.a[0], v, e);
+    const double t = pp_xexp_two_sum<T>(s.a[0], v, e);
     if constexpr (sizeof(T) == 8) {
         if (!(fabs(t) <= 0x1.fffffffffffffp1023)) { // NaN, an infinity, or overflow: not in the expansion
             pp_xadd_elem_atomic(w, fl, x);
@@ -353,8 +373,8 @@ template <typename T> __device__ __forceinline__ void pp_xexp_add(pp_xexp &s, in
     s.a[0] = t;
 #pragma unroll
     for (int k = 1; k < PP_XEXP_TERMS; k++) {
-        if (e == 0.0) return;
-        s.a[k] = pp_xfast_two_sum(s.a[k], e, e);
+        if ((sizeof(T) == 4 || k > 1) && e == 0.0) return;
+        s.a[k] = pp_xexp_two_sum<T>(s.a[k], e, e);
     }
     if (e != 0.0) {
         pp_xexp_deposit<T>(w, e);

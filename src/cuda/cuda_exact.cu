@@ -5,11 +5,10 @@
 //
 // Reduce: one launch. Each lane keeps a floating-point expansion of four
 // doubles over the batches its warp takes (grid-strided; device/exact.cuh
-// pp_xexp_add: ordered Fast2Sum levels, run only where the level above
-// left an error), and deposits into its warp's accumulator in shared
-// memory only what the expansion cannot hold, f64 elements whose sum
-// would overflow, NaN and infinities (f32: read from the final a[0]), and
-// at the end its four terms. The warps' accumulators are added chunk by
+// pp_xexp_add: error-free additions, TwoSum for f64, ordered Fast2Sum
+// for f32), and deposits into its warp's accumulator in shared memory
+// only what the expansion cannot hold, f64 elements whose sum would
+// overflow, NaN and infinities, and at the end its four terms. The warps' accumulators are added chunk by
 // chunk (integers: any order gives the same sum) into the block's
 // partial, written word-major to scratch; the block that draws the last
 // ticket (as the default reduce: store, fence, ticket; ticket, fence,

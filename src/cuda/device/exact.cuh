@@ -304,16 +304,14 @@ __device__ __forceinline__ int pp_xwarp_batch(int64_t *w, unsigned &fl, const T 
 // and two selects). While t does not overflow, no operation of either
 // does (Boldo, Graillat and Muller, 2017).
 //
-// Special values. f64: an element whose a[0] + x is not finite (NaN, an
-// infinity, or a sum that overflows) goes alone into the accumulator
-// (pp_xadd_elem_atomic). f32 (a sum of f32 values in a double cannot
-// overflow): the test is left to the end; NaN and infinities make a[0]
-// NaN or infinite for good, and its final value is the flag (NaN: a NaN or
-// both infinities were seen, which round alike; +inf or -inf: that
-// infinity only), while the lower terms, which may be NaN, are dropped and
-// non-finite errors are never deposited. The terms stay finite otherwise:
-// the lower ones are sums of errors below ulp(DBL_MAX) / 2 = 2^970, of
-// fewer than 2^45 elements per thread.
+// Special values: an element whose a[0] + x is not finite (NaN, an
+// infinity, or an f64 sum that overflows) goes alone into the accumulator
+// (pp_xadd_elem_atomic), so the accumulator's words (chunks and flags,
+// what pp_exact_accumulate returns) are those of every other backend even
+// for such inputs. (Leaving the f32 test to the end, from a[0]'s final
+// value, rounds alike but loses the chunks and NOT_NEG0 beside a NaN.)
+// The terms stay finite: the lower ones are sums of errors below
+// ulp(DBL_MAX) / 2 = 2^970, of fewer than 2^45 elements per thread.
 // a[0] starts at -0.0, so that it is -0.0 at the end exactly when every
 // element taken was -0.0 (any other element, or a cancellation, makes it
 // +0.0 or nonzero): the NOT_NEG0 flag without a test per element.
@@ -332,10 +330,10 @@ __device__ __forceinline__ double pp_xfast_two_sum(double a, double x, double &e
     return t;
 }
 
-// pp_xadd_double_atomic of a finite v (an f32 error may be NaN: skipped).
+// pp_xadd_double_atomic out of line (rare).
 template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, double v)
 {
-    if (fabs(v) <= 0x1.fffffffffffffp1023) pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
+    pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
 // TwoSum (Knuth): six FP64 operations, no compare or select.
@@ -363,12 +361,10 @@ template <typename T> __device__ __forceinline__ void pp_xexp_add(pp_xexp &s, in
     const double v = (double)x;
     double e;
     const double t = pp_xexp_two_sum<T>(s.a[0], v, e);
-    if constexpr (sizeof(T) == 8) {
-        if (!(fabs(t) <= 0x1.fffffffffffffp1023)) { // NaN, an infinity, or overflow: not in the expansion
-            pp_xadd_elem_atomic(w, fl, x);
-            s.dep++;
-            return;
-        }
+    if (!(fabs(t) <= 0x1.fffffffffffffp1023)) { // NaN, an infinity, or (f64) overflow: not in the expansion
+        pp_xadd_elem_atomic(w, fl, x);
+        s.dep++;
+        return;
     }
     s.a[0] = t;
 #pragma unroll
@@ -386,12 +382,7 @@ template <typename T> __device__ __forceinline__ void pp_xexp_add(pp_xexp &s, in
 // deposits).
 template <typename T> __device__ __forceinline__ void pp_xexp_flush(const pp_xexp &s, int64_t *w, unsigned &fl)
 {
-    const double a0 = s.a[0];
-    if (sizeof(T) == 4 && !(fabs(a0) <= 0x1.fffffffffffffp1023)) { // f32: NaN or an infinity was seen
-        fl |= a0 != a0 ? PP_XACC_NAN : a0 > 0.0 ? PP_XACC_PINF : PP_XACC_NINF;
-        return;
-    }
-    if ((unsigned long long)__double_as_longlong(a0) != 0x8000000000000000ull) fl |= PP_XACC_NOT_NEG0;
+    if ((unsigned long long)__double_as_longlong(s.a[0]) != 0x8000000000000000ull) fl |= PP_XACC_NOT_NEG0;
 #pragma unroll
     for (int k = 0; k < PP_XEXP_TERMS; k++) pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, s.a[k]);
 }

@@ -345,7 +345,9 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * span more than about 2^80, f32 2^19); blocks with NaN or infinities, or
  * (f64) a largest magnitude beyond 2^1011 or below 2^-1001, go element by
  * element, several times slower. Measured in docs/exact.md; working
- * memory: a 576-byte (f32: 128) accumulator per thread.
+ * memory: a 576-byte (f32: 128) accumulator per thread. The exact sum
+ * before its rounding, to keep, combine or send: pp_exact_accumulate
+ * (below pp_scan).
  */
 PP_API pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -380,6 +382,67 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  */
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
+
+/*
+ * Exact sums as values. The exact sum of f32 or f64 elements (what
+ * PP_ALGO_EXACT rounds once) as a host object: accumulate pieces of an
+ * array, anywhere and in any order, merge the sums (across contexts,
+ * backends, threads or processes), round once, and get the bits of an
+ * exact pp_reduce of the whole array. parprim_mpi's exact pp_dist_reduce
+ * and pp_dist_scan exchange them between ranks.
+ *
+ * pp_exact_sum is an integer M (the sum is M * 2^-1074 for f64, M * 2^-149
+ * for f32) in 32-bit chunks held in int64_t words, then flags (NaN, +inf,
+ * -inf, a finite element other than -0.0, any element) and a word that is
+ * 0; docs/exact.md gives the layout, the same on every backend. An f32 sum
+ * uses words 0 to 11, the others are 0. All zero is the empty sum. It is a
+ * plain value: copy it, store it, send its 560 bytes to another process of
+ * the same byte order. Every state these functions write is normalized:
+ * the words are a function of the elements summed alone (not of their
+ * order, grouping, backend, device or thread count), so equal words mean
+ * the same sum. Every state they are given is checked first, in one pass
+ * over its words: one that no sum of elements gives (a chunk outside
+ * [0, 2^32), a sum beyond the range below, unknown flags, flags that
+ * contradict the chunks, a nonzero word where the layout has 0) is
+ * PP_ERROR_INVALID_ARGUMENT naming the call, the argument and the word,
+ * and nothing is written. Range: |M| below 2^108 times the largest f64
+ * (f32: 2^73 times the largest f32), so any sum of up to 2^64 elements; a
+ * call whose result would go beyond returns PP_ERROR_UNSUPPORTED and
+ * leaves *sum as it was.
+ */
+#define PP_EXACT_WORDS 70
+typedef struct pp_exact_sum {
+    int64_t word[PP_EXACT_WORDS];
+} pp_exact_sum;
+
+/** *sum += the exact sum of in[0..n): type f32 or f64 (other types are
+ *  PP_ERROR_UNSUPPORTED), in n elements of context memory, sum a host
+ *  object of that type's sum (all zero to start). Whatever algorithm ctx
+ *  has chosen: the result is that of PP_ALGO_EXACT. n == 0 leaves *sum as
+ *  it is. Unlike the primitives it is complete when it returns on every
+ *  backend (on cuda and opencl it waits for the work queued before it and
+ *  its own): *sum is host memory. Cost: that of an exact pp_reduce of the
+ *  same elements, and a copy of 560 bytes to the host. A backend without
+ *  exact accumulators returns PP_ERROR_UNSUPPORTED (opencl without
+ *  cl_khr_fp64: for f64). On failure *sum is unchanged. */
+PP_API pp_status pp_exact_accumulate(pp_context *ctx, pp_type type, const void *in, size_t n,
+                                     pp_exact_sum *sum);
+/** *sum += *other, both sums of type (f32 or f64). Exact: merging is
+ *  associative and commutative, so any order and grouping of merges gives
+ *  the same words. other may be sum (the sum doubles). No context: a
+ *  failure's message is kept for pp_last_error(NULL) in the calling thread;
+ *  *sum is then unchanged. */
+PP_API pp_status pp_exact_merge(pp_type type, pp_exact_sum *sum, const pp_exact_sum *other);
+/** *out (host memory, one element of type, any alignment) = the sum
+ *  rounded once, to nearest with ties to even, with the rules of an exact
+ *  pp_reduce: NaN (0x7FC00000 / 0x7FF8000000000000) if a NaN, or both
+ *  +inf and -inf, were added; else the infinity that was added; else the
+ *  finite sum, an infinity of its sign where its rounding overflows; a
+ *  zero sum is -0.0 if every element was -0.0, else +0.0, and the empty
+ *  sum +0.0. So pp_exact_round of what pp_exact_accumulate gave for any
+ *  pieces of an array is bit for bit the exact pp_reduce of the array
+ *  (n == 0 included). No context: messages as pp_exact_merge. */
+PP_API pp_status pp_exact_round(pp_type type, const pp_exact_sum *sum, void *out);
 
 /**
  * Histogram of nbins equal bins over [*lower, *upper).

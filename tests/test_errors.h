@@ -4,7 +4,8 @@
  * that run on the fixture.
  *
  *   test_errors_fixture.c  the fixture and the checks
- *   test_errors_prims.c    the bad arguments of each primitive
+ *   test_errors_prims.c    the bad arguments of each primitive and of the
+ *                          exact sums (pp_exact_*)
  *   test_errors.c          memory, algorithms, pp_last_error, pp_create,
  *                          names; main
  */
@@ -62,5 +63,6 @@ void errors_reduce_scan(fixture *f);
 void errors_histogram(fixture *f);
 void errors_select(fixture *f);
 void errors_sort(fixture *f);
+void errors_exact(fixture *f);
 
 #endif

@@ -1,5 +1,6 @@
 /* test_errors: the bad arguments of each primitive (reduce and scan,
- * histograms, compaction, sort): every documented bad input returns the
+ * histograms, compaction, sort) and of the exact sums (pp_exact_accumulate,
+ * pp_exact_merge, pp_exact_round): every documented bad input returns the
  * documented status, names the call and the argument in pp_last_error and
  * writes nothing (test_errors.c has the rest of the API). */
 #define _POSIX_C_SOURCE 200809L
@@ -429,4 +430,75 @@ void errors_sort(fixture *f)
         TC_OK(pp_upload(ctx, f->keys, f->h_keys, BYTES));
     }
     FX_CHECK(f, "the sort controls");
+}
+
+/* ---- exact sums ------------------------------------------------------------------------------------- */
+/* pp_exact_accumulate, pp_exact_merge and pp_exact_round: every bad
+ * argument, the sum never written. The two without a context keep their
+ * message per thread (pp_last_error(NULL)). test_exact_sum has the states
+ * that are malformed in every other way. */
+#define EXPECT_SUM_KEPT(s, s0, what) \
+    TC_REQUIRE(memcmp(&(s), &(s0), sizeof(s)) == 0, "%s wrote the sum although it failed", what)
+
+void errors_exact(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s exact sum errors", pp_backend_name(pp_context_backend(ctx)));
+    const char *fa = "pp_exact_accumulate", *fm = "pp_exact_merge", *fr = "pp_exact_round";
+    pp_exact_sum s, s0, bad;
+    memset(&s, 0, sizeof s);
+    s.word[68] = 16; /* an f64 sum of -0.0 */
+    s0 = s;
+    bad = s;
+    bad.word[3] = -1; /* a chunk outside [0, 2^32) */
+    unsigned char out[8] = {0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A}, out0[8];
+    memcpy(out0, out, sizeof out);
+
+    EXPECT(NULL, pp_exact_accumulate(NULL, PP_F64, f->in, N, &s), PP_ERROR_INVALID_ARGUMENT, fa, "ctx");
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, bad_types[i], f->in, N, &s), PP_ERROR_INVALID_ARGUMENT, fa, "type");
+        EXPECT(NULL, pp_exact_merge(bad_types[i], &s, &s0), PP_ERROR_INVALID_ARGUMENT, fm, "type");
+        EXPECT(NULL, pp_exact_round(bad_types[i], &s, out), PP_ERROR_INVALID_ARGUMENT, fr, "type");
+    }
+    for (int t = 0; t < PP_TYPE_COUNT; t++) { /* the integer types have no exact sum */
+        if (t == PP_F32 || t == PP_F64) continue;
+        EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, (pp_type)t, f->in, N, &s), PP_ERROR_UNSUPPORTED, fa,
+                       pp_type_name((pp_type)t));
+        EXPECT(NULL, pp_exact_merge((pp_type)t, &s, &s0), PP_ERROR_UNSUPPORTED, fm, pp_type_name((pp_type)t));
+        EXPECT(NULL, pp_exact_round((pp_type)t, &s, out), PP_ERROR_UNSUPPORTED, fr, pp_type_name((pp_type)t));
+    }
+    EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F64, NULL, N, &s), PP_ERROR_INVALID_ARGUMENT, fa, "in");
+    EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F64, f->in, N, NULL), PP_ERROR_INVALID_ARGUMENT, fa, "sum");
+    EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F64, f->in, N, &bad), PP_ERROR_INVALID_ARGUMENT, fa, "sum");
+    EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F32, f->in, SIZE_MAX / 4 + 1, &s), PP_ERROR_INVALID_ARGUMENT, fa,
+                   "n");
+    if (f->addressable) /* misaligned by one byte */
+        EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F64, at(f->big, 1), N, &s), PP_ERROR_INVALID_ARGUMENT, fa,
+                       "in");
+    /* an f64 sum is not an f32 one: its flags lie beyond the f32 words */
+    EXPECT_NOWRITE(f, pp_exact_accumulate(ctx, PP_F32, f->in, N, &s), PP_ERROR_INVALID_ARGUMENT, fa, "sum");
+    EXPECT(NULL, pp_exact_merge(PP_F64, NULL, &s0), PP_ERROR_INVALID_ARGUMENT, fm, "sum");
+    EXPECT(NULL, pp_exact_merge(PP_F64, &s, NULL), PP_ERROR_INVALID_ARGUMENT, fm, "other");
+    EXPECT(NULL, pp_exact_merge(PP_F64, &bad, &s0), PP_ERROR_INVALID_ARGUMENT, fm, "sum");
+    EXPECT(NULL, pp_exact_merge(PP_F64, &s, &bad), PP_ERROR_INVALID_ARGUMENT, fm, "other");
+    EXPECT(NULL, pp_exact_round(PP_F64, NULL, out), PP_ERROR_INVALID_ARGUMENT, fr, "sum");
+    EXPECT(NULL, pp_exact_round(PP_F64, &s, NULL), PP_ERROR_INVALID_ARGUMENT, fr, "out");
+    EXPECT(NULL, pp_exact_round(PP_F64, &bad, out), PP_ERROR_INVALID_ARGUMENT, fr, "sum");
+    EXPECT_SUM_KEPT(s, s0, "an exact sum call");
+    TC_REQUIRE(memcmp(out, out0, sizeof out) == 0, "a failed pp_exact_round wrote 'out'");
+    FX_CHECK(f, "the exact sum calls");
+
+    /* controls: each call with good arguments (a backend without exact
+     * accumulators refuses the first with PP_ERROR_UNSUPPORTED) */
+    pp_status st = pp_exact_accumulate(ctx, PP_F64, f->in, 0, &s);
+    if (st == PP_ERROR_UNSUPPORTED) {
+        tc_skip(NULL, "%s has no exact accumulators (pp_exact_accumulate)", pp_backend_name(pp_context_backend(ctx)));
+    } else {
+        EXPECT(ctx, st, PP_SUCCESS, fa, NULL);
+        EXPECT_SUM_KEPT(s, s0, "pp_exact_accumulate of nothing");
+    }
+    EXPECT(NULL, pp_exact_merge(PP_F64, &s, &s0), PP_SUCCESS, fm, NULL);
+    EXPECT(NULL, pp_exact_round(PP_F64, &s, out), PP_SUCCESS, fr, NULL);
+    const double negzero = -0.0;
+    TC_REQUIRE(memcmp(out, &negzero, 8) == 0, "the rounded sum of -0.0 is not -0.0");
 }

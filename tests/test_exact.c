@@ -12,6 +12,7 @@
  * other types and operators (the default algorithm). The reduce of more
  * than 2^31 f32 elements is test_exact_large. */
 #include "test_common.h"
+#include "exact_data.h"
 #include "exact_ref.h"
 
 #include <float.h>
@@ -22,70 +23,11 @@
 
 static const size_t sizes[] = {0,    1,    2,    3,    5,    17,    1023,  1024,  1025,  2047,
                                2049, 8191, 8192, 8193, 16383, 16384, 16385, 24577, 65537, 100003};
-#define NSETS 11
-static const char *const set_names[NSETS] = {"normal",    "uniform",   "cancellation", "below-half-ulp",
-                                             "full-range", "partial-overflow", "total-overflow",
-                                             "specials",  "zeros",     "ties",         "subnormal"};
 
 static int quick(void) { return getenv("PARPRIM_TEST_QUICK") != NULL; }
 
-static double unit01(tc_rng *r) { return (double)(tc_next(r) >> 11) * 0x1p-53; }
-
-/* A value of the format: v rounded to f32 where is_f64 is 0. */
-static double fmt(int is_f64, double v) { return is_f64 ? v : (double)(float)v; }
-
-/* n values of data set `set` (values of the format, held as doubles). */
-static void gen(tc_rng *r, int is_f64, int set, size_t n, double *v)
-{
-    const int emax = is_f64 ? 1023 : 127, emin = is_f64 ? -1074 : -149, p = is_f64 ? 53 : 24;
-    const double big = is_f64 ? 0x1.8p1020 : 0x1.8p124, max = is_f64 ? DBL_MAX : FLT_MAX;
-    for (size_t i = 0; i < n; i++) {
-        double u = unit01(r), s = (tc_next(r) & 1) ? 1.0 : -1.0, x;
-        switch (set) {
-        case 0: x = sqrt(-2 * log(u + 0x1p-60)) * cos(6.283185307179586 * unit01(r)); break;
-        case 1: x = is_f64 ? u : (double)(tc_next(r) >> 40) * 0x1p-24; break;
-        case 2: x = s * ldexp(1 + u, -(int)tc_below(r, 40)); break; /* residues; pairs below */
-        case 3: /* one 1.0 among values below half its ulp */
-            x = i == n / 3 ? 1.0 : ldexp(0.5 + 0.5 * u, -p - 1 - (int)tc_below(r, 3)) * (tc_below(r, 8) ? 1 : -1);
-            break;
-        case 4: x = s * ldexp(1 + u, emin + (int)tc_below(r, (uint64_t)(emax - emin + 1))); break;
-        case 5: x = i < n / 2 ? big : i < n - n / 2 - 1 ? -big : s * u; break;
-        case 6: x = (set + i) % 5 ? big : s * u; break;
-        case 7: x = s * u; break;
-        case 8: x = tc_below(r, 4) ? -0.0 : 0.0; break;
-        case 9: x = i == 0 ? 1.0 : ldexp(tc_below(r, 3) ? 1.0 : -1.0, -p - (int)tc_below(r, 2)); break;
-        default: x = s * ldexp(u, emin + p - 1); break;
-        }
-        if (fabs(x) > max && !isinf(x)) x = s * max;
-        v[i] = fmt(is_f64, x);
-    }
-    if (set == 2) /* +b and -b at random places */
-        for (size_t k = 0; n >= 2 && k < n / 3 + 1; k++) {
-            double b = fmt(is_f64, ldexp(1 + unit01(r), 90 + (int)tc_below(r, 21)));
-            size_t i = tc_below(r, n), j = tc_below(r, n);
-            if (i != j) v[i] = b, v[j] = -b;
-        }
-    if (set == 6 && n >= 2 && (n & 1)) /* odd sizes overflow downwards */
-        for (size_t i = 0; i < n; i++) v[i] = -v[i];
-    if (set == 7 && n) { /* NaN, +inf, -inf or both infinities */
-        int kind = (int)tc_below(r, 4);
-        v[tc_below(r, n)] = kind == 0 ? NAN : kind == 2 ? -INFINITY : INFINITY;
-        if (kind == 3) v[tc_below(r, n)] = -INFINITY;
-    }
-    if (set == 8 && n && (n % 3) == 0) /* all -0.0 */
-        for (size_t i = 0; i < n; i++) v[i] = -0.0;
-}
-
 /* The reference: the reduce's bits and every inclusive prefix's. */
 static uint64_t ref_bits(const xref *x, int is_f64) { return is_f64 ? xref_bits_f64(x) : xref_bits_f32(x); }
-
-static void pack(int is_f64, const double *v, size_t n, void *buf)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (is_f64) ((double *)buf)[i] = v[i];
-        else ((float *)buf)[i] = (float)v[i];
-    }
-}
 
 static uint64_t bits_at(int is_f64, const void *buf, size_t i)
 {
@@ -114,7 +56,7 @@ static void run_input(const char *label, int is_f64, const double *v, size_t n, 
     void *in = tc_halloc(bytes + sz), *host = tc_halloc(bytes + sz);
     uint64_t *incl = (uint64_t *)malloc((n + 1) * sizeof *incl), red;
     uint64_t *excl = (uint64_t *)malloc((n + 1) * sizeof *excl);
-    pack(is_f64, v, n, in);
+    exact_pack(is_f64, v, n, in);
     xref x;
     xref_init(&x, is_f64);
     for (size_t i = 0; i < n; i++) {
@@ -177,13 +119,13 @@ static void test_sets(int is_f64)
     printf("  %s: %zu configurations offer exact\n", is_f64 ? "f64" : "f32", nexact);
     const size_t ns = sizeof sizes / sizeof sizes[0];
     double *v = (double *)malloc(sizes[ns - 1] * sizeof *v + 8);
-    for (int set = 0; set < NSETS; set++)
+    for (int set = 0; set < EXACT_SETS; set++)
         for (size_t s = 0; s < ns; s++) {
             size_t n = sizes[s];
             if (quick() && n > 16385) continue;
-            gen(&r, is_f64, set, n, v);
+            exact_gen(&r, is_f64, set, n, v);
             /* every scan variant up to 16385, one of them beyond */
-            run_input(set_names[set], is_f64, v, n, n <= 16385 ? 15 : 1 << ((set + (int)s) & 3));
+            run_input(exact_set_names[set], is_f64, v, n, n <= 16385 ? 15 : 1 << ((set + (int)s) & 3));
         }
     free(v);
 }

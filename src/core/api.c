@@ -3,6 +3,8 @@
  * algorithm chosen (pp_set_algorithm accepted only non-NULL slots). */
 #include "internal.h"
 
+#include "exact_acc.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -50,11 +52,17 @@ static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
         if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name);       \
     } while (0)
 
+/* The backend's enter hook (NULL: nothing to do). */
+static pp_status enter(pp_context *ctx, const char *fn)
+{
+    return ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS;
+}
+
 /* The backend's enter hook, then the slot of the algorithm chosen for the
  * primitive (pp_set_algorithm let only non-NULL slots be chosen). */
 #define DISPATCH(slots, prim, args)                                                  \
     do {                                                                             \
-        pp_status st_ = ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS;     \
+        pp_status st_ = enter(ctx, fn);                                              \
         if (st_ == PP_SUCCESS) st_ = ctx->ops->slots[ctx->algo[prim]](ctx, args);    \
         return pp_end(ctx, fn, st_);                                                 \
     } while (0)
@@ -141,6 +149,40 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
         NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
     const pp_scan_args a = {fn, type, op, kind, in, out, n};
     DISPATCH(scan, PP_PRIM_SCAN, &a);
+}
+
+/* sum += the exact sum of in[0..n): the backend's exact_sum slot into a
+ * fresh accumulator, checked (a malformed one is a bug of the backend),
+ * then added to a copy of *sum, so a failure leaves *sum as it was. */
+pp_status pp_exact_accumulate(pp_context *ctx, pp_type type, const void *in, size_t n, pp_exact_sum *sum)
+{
+    static const char fn[] = "pp_exact_accumulate";
+    char why[160];
+    PP_BEGIN(ctx, fn);
+    TRY(check_type_n(ctx, fn, type, n));
+    if (!pp_exact_chunks(type))
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s has no exact sum (f32 and f64 only)", fn, pp_type_name(type));
+    if (n) NEED(in, "in");
+    NEED(sum, "sum");
+    ALIGNED(in, pp_type_size(type), "in");
+    if (pp_exact_malformed(type, sum->word, why, sizeof why))
+        INVALID(ctx, "%s: argument 'sum' is not an exact sum of %s: %s", fn, pp_type_name(type), why);
+    if (!ctx->ops->exact_sum)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: the %s backend has no exact accumulators", fn,
+             pp_backend_name(ctx->ops->id));
+    if (n == 0) return PP_SUCCESS;
+    int64_t acc[PP_EXACT_WORDS] = {0};
+    const pp_reduce_args a = {fn, type, PP_SUM, in, n, NULL};
+    pp_status st = enter(ctx, fn);
+    if (st == PP_SUCCESS) st = ctx->ops->exact_sum(ctx, &a, acc);
+    if ((st = pp_end(ctx, fn, st)) != PP_SUCCESS) return st;
+    acc[pp_exact_chunks(type)] |= PP_XACC_NONEMPTY;
+    if (pp_exact_malformed(type, acc, why, sizeof why))
+        FAIL(ctx, PP_ERROR_INTERNAL, "%s: the %s backend's accumulator is malformed: %s", fn,
+             pp_backend_name(ctx->ops->id), why);
+    if (!pp_exact_add(type, sum->word, acc))
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: " PP_EXACT_RANGE_MSG, fn);
+    return PP_SUCCESS;
 }
 
 static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,

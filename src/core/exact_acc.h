@@ -27,8 +27,9 @@
  * w[n] = flags (PP_XACC_NAN, _PINF, _NINF: what was seen of NaN and
  * infinities, kept apart from the finite part so that overflow on the way
  * never matters; PP_XACC_NOT_NEG0: an element other than -0.0 was added,
- * for the sign of a zero sum), then w[n+1] = deposits since the last
- * normalization. All zero is the empty sum.
+ * for the sign of a zero sum; PP_XACC_NONEMPTY: an element was added at
+ * all, kept by the public pp_exact_sum only), then w[n+1] = deposits since
+ * the last normalization. All zero is the empty sum.
  *
  * Merging two accumulators is integer addition (plus OR of the flags): it
  * is exact, associative and commutative, so no order of merging (threads,
@@ -82,6 +83,14 @@ typedef uint uint32_t;
 #define PP_XACC_PINF 2
 #define PP_XACC_NINF 4
 #define PP_XACC_NOT_NEG0 8
+/* An element was added. The backends' folds leave it 0 (their callers
+ * know n); the core sets it in a pp_exact_sum (pp_exact_accumulate with
+ * n > 0), which is how an empty sum (+0.0, as pp_reduce of nothing) and a
+ * sum of only -0.0 (-0.0), both with all chunks and other flags 0, differ.
+ * Nothing else reads it: the roundings below take a zero as -0.0 unless
+ * NOT_NEG0. */
+#define PP_XACC_NONEMPTY 16
+#define PP_XACC_FLAGS 31 /* every flag */
 #define PP_XACC_SPECIAL (PP_XACC_NAN | PP_XACC_PINF | PP_XACC_NINF)
 
 #define PP_XACC_LOW32 ((uint64_t)0xffffffffu)
@@ -255,9 +264,14 @@ PP_XACC_FN int pp_xacc_round(const int64_t *w, int n, int prec, uint64_t *mant, 
         for (int i = 0; i < n; i++) tmp[i] = -tmp[i];
         pp_xacc_normalize(tmp, n);
     }
-    int t = n - 1;
+    /* Chunk n-1 of a magnitude needs up to 63 bits (more than 32 after
+     * many merges, far beyond the format's range): its high half becomes a
+     * chunk n of its own, so that every chunk below has 32 bits. */
+    tmp[n] = (int64_t)((uint64_t)tmp[n - 1] >> 32);
+    tmp[n - 1] = (int64_t)((uint64_t)tmp[n - 1] & PP_XACC_LOW32);
+    int t = n;
     while (t > 0 && tmp[t] == 0) t--;
-    /* |M| < 2^b; chunk n-1 of a magnitude never needs more than 63 bits */
+    /* |M| < 2^b */
     const int b = 32 * t + pp_xacc_bitlen((uint64_t)tmp[t]);
     if (b <= prec) { /* exact: at most two chunks (prec <= 53) */
         *mant = (uint64_t)tmp[0] | (n > 1 ? (uint64_t)tmp[1] << 32 : 0);
@@ -273,7 +287,7 @@ PP_XACC_FN int pp_xacc_round(const int64_t *w, int n, int prec, uint64_t *mant, 
     } else {
         const int i = s >> 5, o = s & 31;
         const uint64_t lo = (uint64_t)tmp[i] | (uint64_t)tmp[i + 1] << 32;
-        const uint64_t hi = i + 2 < n ? (uint64_t)tmp[i + 2] : 0;
+        const uint64_t hi = i + 2 <= n ? (uint64_t)tmp[i + 2] : 0;
         top = o ? lo >> o | hi << (64 - o) : lo;
         sticky = o && (lo & (((uint64_t)1 << o) - 1));
         for (int j = 0; j < i && !sticky; j++) sticky = tmp[j] != 0;
@@ -336,6 +350,64 @@ PP_XACC_FN uint32_t pp_xacc_bits_f32(const int64_t *w)
     neg = pp_xacc_round(w, n, 24, &mant, &e);
     if (mant == 0) return (w[n] & PP_XACC_NOT_NEG0) ? 0u : 0x80000000u;
     return (uint32_t)pp_xacc_pack(neg, mant, e, 24, inf, 31);
+}
+
+/* ---- expansion: an accumulator as a few elements ---------------------------------------
+ * pp_xacc_expand writes to x[0..k) (the bits of elements of the format:
+ * f64 where is_f64, else f32 in the low 32 bits) elements whose sum, by
+ * this file's rules, is w's for anything added after them: the exact
+ * reduce or scan of [x..., y...] gives, from y on, the results of w's
+ * elements followed by y. So a sum passed on as a value (a rank's prefix
+ * in a distributed scan) can seed a local exact scan.
+ * The flags: where w has a NaN or an infinity, one NaN, +inf or -inf per
+ * flag and nothing of the finite part (the results follow the flags
+ * alone from there). Else the finite part greedily: x = the rounding of
+ * what is left (the largest finite value of its sign where that rounds to
+ * infinity), subtracted exactly, until nothing is left; each step takes
+ * the leading 53 (24) bits, so at most 41 (f32: 13) steps plus one per
+ * largest finite value beyond the first. A zero finite part is one +0.0
+ * (NOT_NEG0) or -0.0 (NONEMPTY: only -0.0 was added), or nothing for the
+ * empty sum. Returns k, or -1 where more than max elements would be
+ * needed (|finite part| beyond about (max - 41) times the largest finite
+ * value; f32: max - 13). w is read only. */
+PP_XACC_FN int pp_xacc_expand(const int64_t *w, int is_f64, uint64_t *x, int max)
+{
+    const int n = is_f64 ? PP_XACC_F64_CHUNKS : PP_XACC_F32_CHUNKS;
+    const uint64_t sign = is_f64 ? (uint64_t)1 << 63 : (uint64_t)1 << 31;
+    const uint64_t inf = is_f64 ? (uint64_t)0x7ff << 52 : (uint64_t)0x7f800000u;
+    const int64_t flags = w[n];
+    int k = 0;
+    if (flags & PP_XACC_SPECIAL) {
+        const uint64_t nan = is_f64 ? PP_XACC_F64_NAN : (uint64_t)PP_XACC_F32_NAN;
+        const uint64_t want[3] = {(flags & PP_XACC_NAN) ? nan : 0, (flags & PP_XACC_PINF) ? inf : 0,
+                                  (flags & PP_XACC_NINF) ? inf | sign : 0};
+        for (int i = 0; i < 3; i++) {
+            if (!want[i]) continue;
+            if (k == max) return -1;
+            x[k++] = want[i];
+        }
+        return k;
+    }
+    int64_t t[PP_XACC_MAX_CHUNKS + 2];
+    for (int i = 0; i < n + 2; i++) t[i] = w[i];
+    t[n] = PP_XACC_NOT_NEG0; /* a zero never comes out of the loop's roundings */
+    for (;;) {
+        pp_xacc_normalize(t, n);
+        int zero = 1;
+        for (int i = 0; i < n && zero; i++) zero = t[i] == 0;
+        if (zero) break;
+        if (k == max) return -1;
+        uint64_t b = is_f64 ? pp_xacc_bits_f64(t) : (uint64_t)pp_xacc_bits_f32(t);
+        if ((b & ~sign) == inf) b -= 1; /* the largest finite value of that sign */
+        x[k++] = b;
+        if (is_f64) pp_xacc_add_f64(t, b ^ sign); /* what is left: t - x */
+        else pp_xacc_add_f32(t, (uint32_t)(b ^ sign));
+    }
+    if (k == 0 && (flags & (PP_XACC_NOT_NEG0 | PP_XACC_NONEMPTY))) {
+        if (max == 0) return -1;
+        x[k++] = (flags & PP_XACC_NOT_NEG0) ? 0 : sign;
+    }
+    return k;
 }
 
 #if PP_XACC_DOUBLE /* the rest takes or returns doubles */

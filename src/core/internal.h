@@ -184,6 +184,22 @@ int pp_core_overlap(const pp_context *ctx, const void *a, size_t abytes, const v
 /* Type properties from the X-macro. */
 int pp_type_kind(pp_type type);
 
+/* Exact sums as values (exact.c): pp_exact_merge and pp_exact_round, and
+ * what pp_exact_accumulate (api.c) shares with them. The chunks of type's
+ * accumulator (exact_acc.h), 0 for a type without exact sums (all but f32
+ * and f64). */
+int pp_exact_chunks(pp_type type);
+/* NULL where the PP_EXACT_WORDS words w are a state of type's sum that the
+ * API accepts (normalized, in range, consistent); else a description of
+ * the first fault ("word 3 = -5 is a chunk outside [0, 2^32)") in buf. */
+const char *pp_exact_malformed(pp_type type, const int64_t *w, char *buf, size_t cap);
+/* w += src, both accepted states of type; 0 (w unchanged) where the sum
+ * would leave the range of a pp_exact_sum. src may be w. */
+int pp_exact_add(pp_type type, int64_t *w, const int64_t *src);
+/* The message (after the call's name) where it does. */
+#define PP_EXACT_RANGE_MSG \
+    "the sum is beyond the range of a pp_exact_sum (2^108 times the largest f64, 2^73 times the largest f32)"
+
 #ifdef __cplusplus
 }
 #endif

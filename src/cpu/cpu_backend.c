@@ -167,4 +167,5 @@ const pp_backend_ops pp_cpu_ops = {
     .histogram = {[PP_ALGO_AUTO] = pp_cpu_histogram, [PP_ALGO_SEQUENTIAL] = pp_cpu_histogram_sequential},
     .select = {[PP_ALGO_AUTO] = pp_cpu_select, [PP_ALGO_SEQUENTIAL] = pp_cpu_select_sequential},
     .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
+    .exact_sum = pp_cpu_exact_sum,
 };

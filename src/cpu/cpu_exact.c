@@ -2,7 +2,8 @@
  * operator is the default's. Reduce: threads claim blocks of PP_RB and fold
  * them into an exact accumulator each (src/core/exact_acc.h); the
  * accumulators are added (exact integer addition, in thread order, though
- * any order gives the same integer) and rounded once. Scan: the tiles of
+ * any order gives the same integer) and rounded once, or (pp_cpu_exact_sum,
+ * the exact_sum slot) handed to the core as they are. Scan: the tiles of
  * the default scan, whose values are exact accumulators of PP_XACC_*_WORDS
  * words passed along the same look-back chain; each tile is scanned from
  * its exact prefix (cpu_exact.inc). In place, a tile is first copied to
@@ -57,23 +58,43 @@ static void xreduce_block(const void *job_, size_t b, int thread)
     j->f->fold(j->acc + (size_t)thread * xstride(j->f), j->in + lo * j->f->size, hi - lo);
 }
 
-pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
+/* The exact sum of a->in[0 .. a->n) (n > 0), normalized, in the context's
+ * scratch (NULL: out of memory, the message set): the fold that the
+ * reduce rounds and the exact_sum slot hands to the core. */
+static const int64_t *xreduce_acc(pp_context *ctx, const xformat *f, const pp_reduce_args *a)
 {
-    const xformat *f = xformat_of(a->type, a->op);
-    if (!f || a->n == 0) return pp_cpu_reduce(ctx, a);
     const size_t n = a->n, nb = (n + PP_RB - 1) / PP_RB, stride = xstride(f);
     const int nt = pp_cpu_threads_for(ctx, n, (size_t)1 << 15);
     int64_t *acc = (int64_t *)pp_cpu_scratch(ctx, (size_t)nt * stride * sizeof(int64_t), a->fn);
-    if (!acc) return PP_ERROR_OUT_OF_MEMORY;
+    if (!acc) return NULL;
     const int nc = (int)f->words - 2;
     for (int t = 0; t < nt; t++) pp_xacc_clear(acc + (size_t)t * stride, nc);
     xreduce_job j = {f, (const char *)a->in, n, acc};
     const int used = pp_cpu_for_tiles(nt, nb, xreduce_block, &j);
+    pp_xacc_normalize(acc, nc);
     for (int t = 1; t < used; t++) {
         pp_xacc_normalize(acc + (size_t)t * stride, nc);
         pp_xacc_merge(acc, acc + (size_t)t * stride, nc);
     }
+    return acc;
+}
+
+pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
+{
+    const xformat *f = xformat_of(a->type, a->op);
+    if (!f || a->n == 0) return pp_cpu_reduce(ctx, a);
+    const int64_t *acc = xreduce_acc(ctx, f, a);
+    if (!acc) return PP_ERROR_OUT_OF_MEMORY;
     f->result(acc, a->out);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cpu_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc)
+{
+    const xformat *f = xformat_of(a->type, a->op);
+    const int64_t *w = xreduce_acc(ctx, f, a);
+    if (!w) return PP_ERROR_OUT_OF_MEMORY;
+    memcpy(acc, w, f->words * sizeof *w);
     return PP_SUCCESS;
 }
 

@@ -53,6 +53,8 @@ pp_status pp_cpu_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
 /* PP_ALGO_EXACT: f32 and f64 sums correctly rounded; the rest as AUTO. */
 pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a);
+/* The exact_sum slot (pp_exact_accumulate): the reduce's fold, not rounded. */
+pp_status pp_cpu_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);

@@ -28,7 +28,9 @@
  * normalized.
  *
  * Reduce: xfold_groups over G contiguous ranges, then xreduce_final (one
- * work-item) merges the G accumulators in order and rounds once.
+ * work-item) merges the G accumulators in order and rounds once; for
+ * pp_exact_accumulate, xsum_final merges them into the first one, which
+ * the host reads.
  *
  * Scan: xfold_groups over tiles of S elements (one accumulator per tile),
  * xscan_accs (the exclusive prefix of the tiles' accumulators, one
@@ -74,6 +76,18 @@
 
 #define XF_DIRECT 1
 #define XF_NOTNEG0 2
+
+/* 1 where the element of bits b sets PP_XACC_NOT_NEG0, as pp_xacc_add_*
+ * does: finite and not -0.0 (a NaN or an infinity sets its own flag only,
+ * so the flags are the same on every backend). */
+int xnotneg0(XBITS b)
+{
+#if T_IS_F64
+    return b != XNEG0 && ((b >> 52) & 0x7ff) != 0x7ff;
+#else
+    return b != XNEG0 && ((b >> 23) & 0xff) != 0xff;
+#endif
+}
 
 #if PP_XACC_DOUBLE
 /* The element of bits b as an exact double; *direct where it goes to the
@@ -152,7 +166,7 @@ void xfold_group(__global const T *x, ulong lo, ulong hi, long *acc, __local XLD
             mx = a > mx ? a : mx;
             mn = a0 < mn ? a0 : mn;
             sum += d;
-            flags |= (direct ? XF_DIRECT : 0) | (b != XNEG0 ? XF_NOTNEG0 : 0);
+            flags |= (direct ? XF_DIRECT : 0) | (xnotneg0(b) ? XF_NOTNEG0 : 0);
         }
         xgroup_reduce(ls, ls2, lm, ln, lf, &sum, &zero, &mx, &mn, &flags);
         if (flags & XF_DIRECT) {
@@ -249,17 +263,32 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xfold_groups(__glob
     }
 }
 
-/* out[0] = the rounding of the sum of accs[0 .. G) (one work-item). */
-__kernel void xreduce_final(__global const long *accs, ulong accoff, ulong G, __global T *out)
+/* acc = the sum of accs[0 .. G) (normalized accumulators), normalized. */
+void xmerge_accs(__global const long *accs, ulong G, long *acc)
 {
-    long acc[XW], src[XW];
-    accs += accoff;
+    long src[XW];
     for (int i = 0; i < XW; i++) acc[i] = accs[i];
     for (ulong g = 1; g < G; g++) {
         for (int i = 0; i < XW; i++) src[i] = accs[g * XW + i];
         pp_xacc_merge(acc, src, XN);
     }
+}
+
+/* out[0] = the rounding of the sum of accs[0 .. G) (one work-item). */
+__kernel void xreduce_final(__global const long *accs, ulong accoff, ulong G, __global T *out)
+{
+    long acc[XW];
+    xmerge_accs(accs + accoff, G, acc);
     out[0] = PP_FROM_BITS(XROUND(acc));
+}
+
+/* accs[0 .. XW) = the sum of accs[0 .. G), the exact sum itself for the
+ * host (pp_exact_accumulate; one work-item). */
+__kernel void xsum_final(__global long *accs, ulong G)
+{
+    long acc[XW];
+    xmerge_accs(accs, G, acc);
+    for (int i = 0; i < XW; i++) accs[i] = acc[i];
 }
 
 /* accs[t] = the sum of accs[0 .. t) (exclusive, in place), one work-item

@@ -297,4 +297,5 @@ const pp_backend_ops pp_opencl_ops = {
                   [PP_ALGO_PRIVATE_REDUCE] = pp_ocl_histogram_private_reduce},
     .select = {[PP_ALGO_AUTO] = pp_ocl_select},
     .sort = {[PP_ALGO_AUTO] = pp_ocl_sort},
+    .exact_sum = pp_ocl_exact_sum,
 };

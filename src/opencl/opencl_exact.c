@@ -7,7 +7,9 @@
  * Reduce: xfold_groups folds G contiguous ranges (a few per compute unit)
  * into one exact accumulator each (PP_XACC_*_WORDS words, in the context's
  * scratch); xreduce_final merges them in order and rounds once (integer
- * addition: the order could not change the result anyway).
+ * addition: the order could not change the result anyway). The exact_sum
+ * slot (pp_exact_accumulate) is the same fold, merged by xsum_final and
+ * read back instead of rounded.
  * Scan: xfold_groups over tiles of S elements, xscan_accs (the tiles'
  * exclusive prefixes, exact), xscan_tiles (one work-item per tile, one
  * correct rounding per output: a certified fast sum, the accumulator where
@@ -30,7 +32,7 @@
 #define XTILES_GROUP 64
 
 typedef struct xcall {
-    cl_kernel fold, final, accs, tiles;
+    cl_kernel fold, final, sum, accs, tiles;
     size_t L;     /* xfold_groups' work-group size */
     size_t words; /* accumulator words */
 } xcall;
@@ -49,6 +51,7 @@ static pp_status xprepare(pp_context *ctx, const char *fn, pp_type type, xcall *
     PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "exact", &d, fold, 1, &c->fold, &L));
     pp_ocl_def(&d, "L=%zu", L); /* the defines kernels_fit built with: the same program */
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xreduce_final", &c->final));
+    PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xsum_final", &c->sum));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xscan_accs", &c->accs));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xscan_tiles", &c->tiles));
     c->L = L;
@@ -56,14 +59,14 @@ static pp_status xprepare(pp_context *ctx, const char *fn, pp_type type, xcall *
     return PP_SUCCESS;
 }
 
-pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
+/* Queues the fold of a->in[0 .. a->n) (n > 0) into *groups accumulators
+ * at the start of *work (the context's scratch), to be merged by c->final
+ * or c->sum. */
+static pp_status xfold_ranges(pp_context *ctx, const pp_reduce_args *a, xcall *c, cl_mem *work, size_t *groups_out)
 {
-    if (!is_exact(a->type, a->op) || a->n == 0) return pp_ocl_reduce(ctx, a);
     const char *fn = a->fn;
-    const size_t n = a->n, sz = pp_type_size(a->type);
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->out, sz, "out"}, {a->in, n * sz, "in"}));
-    xcall c;
-    PP_OCL_STATUS(xprepare(ctx, fn, a->type, &c));
+    const size_t n = a->n;
+    PP_OCL_STATUS(xprepare(ctx, fn, a->type, c));
     /* G ranges: a few per compute unit, whole rounds each */
     size_t max_groups = (size_t)pp_ocl_device_caps(ctx)->compute_units * 4;
     if (max_groups > 1024) max_groups = 1024;
@@ -72,13 +75,43 @@ pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
     size_t groups = rounds < max_groups ? rounds : max_groups;
     const size_t chunk = (rounds / groups + (rounds % groups != 0)) * XROUND_ELEMS;
     groups = n / chunk + (n % chunk != 0);
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, groups * c->words * sizeof(cl_long), fn, work));
+    cl_mem in = pp_ocl_mem(a->in);
+    cl_ulong zero = 0, n64 = n, chunk64 = chunk;
+    *groups_out = groups;
+    return PP_OCL_LAUNCH(ctx, fn, c->fold, groups, c->L, PP_OCL_ARG(in), PP_OCL_ARG(zero), PP_OCL_ARG(n64),
+                         PP_OCL_ARG(chunk64), PP_OCL_ARG(*work), PP_OCL_ARG(zero));
+}
+
+pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
+{
+    if (!is_exact(a->type, a->op) || a->n == 0) return pp_ocl_reduce(ctx, a);
+    const char *fn = a->fn;
+    const size_t sz = pp_type_size(a->type);
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->out, sz, "out"}, {a->in, a->n * sz, "in"}));
+    xcall c;
     cl_mem work;
-    PP_OCL_STATUS(pp_ocl_scratch(ctx, groups * c.words * sizeof(cl_long), fn, &work));
-    cl_mem in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out);
-    cl_ulong zero = 0, n64 = n, chunk64 = chunk, g64 = groups;
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, c.fold, groups, c.L, PP_OCL_ARG(in), PP_OCL_ARG(zero), PP_OCL_ARG(n64),
-                                PP_OCL_ARG(chunk64), PP_OCL_ARG(work), PP_OCL_ARG(zero)));
+    size_t groups;
+    PP_OCL_STATUS(xfold_ranges(ctx, a, &c, &work, &groups));
+    cl_mem out = pp_ocl_mem(a->out);
+    cl_ulong zero = 0, g64 = groups;
     return PP_OCL_LAUNCH(ctx, fn, c.final, 1, 1, PP_OCL_ARG(work), PP_OCL_ARG(zero), PP_OCL_ARG(g64), PP_OCL_ARG(out));
+}
+
+pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc)
+{
+    const char *fn = a->fn;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->in, a->n * pp_type_size(a->type), "in"}));
+    xcall c;
+    cl_mem work;
+    size_t groups;
+    PP_OCL_STATUS(xfold_ranges(ctx, a, &c, &work, &groups));
+    cl_ulong g64 = groups;
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, c.sum, 1, 1, PP_OCL_ARG(work), PP_OCL_ARG(g64)));
+    /* blocking: the sum is the caller's host memory when the call returns */
+    PP_OCL_TRY(ctx, clEnqueueReadBuffer(pp_ocl_queue(ctx), work, CL_TRUE, 0, c.words * sizeof(cl_long), acc, 0, NULL,
+                                        NULL), fn, "clEnqueueReadBuffer");
+    return PP_SUCCESS;
 }
 
 pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a)

@@ -129,6 +129,8 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);
  * correctly rounded; every other type and operator the default's. */
 pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
+/* The exact_sum slot (pp_exact_accumulate): the reduce's fold, read back. */
+pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working

@@ -108,7 +108,16 @@ PP_DIST_API const char *pp_dist_last_error(const pp_dist *d);
  *  results of the non-empty ranks are combined left to right in rank order
  *  on every rank. So the result is the same on every rank and reproducible
  *  for a given backend, rank count and n_local per rank (integer results,
- *  and MIN/MAX, are exact). */
+ *  and MIN/MAX, are exact).
+ *  Exact sums: where the context's algorithm for PP_PRIM_REDUCE is
+ *  PP_ALGO_EXACT (pp_set_algorithm; on every rank: a rank that differs is
+ *  PP_ERROR_INVALID_ARGUMENT everywhere), a PP_SUM of f32 or f64 is the
+ *  exact pp_reduce of the whole array, bit for bit, whatever the rank
+ *  count, the parts and the ranks' backends: the ranks exchange the exact
+ *  sums of their parts (pp_exact_accumulate, 560 bytes each), not rounded
+ *  totals, and every rank rounds their merge once. A backend without
+ *  exact accumulators (pp_exact_accumulate: PP_ERROR_UNSUPPORTED) fails
+ *  the call on every rank. */
 PP_DIST_API pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const void *in, size_t n_local,
                                      void *out);
 
@@ -120,7 +129,22 @@ PP_DIST_API pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const v
  *  part and P the reduction of the ranks before it (combined as in
  *  pp_dist_reduce); on cuda the local pass is pp_scan of P followed by the
  *  part. Reproducible wherever the local pp_scan is (see pp_scan), for a
- *  given rank count and n_local per rank. */
+ *  given rank count and n_local per rank.
+ *  Exact sums: where the context's algorithm for PP_PRIM_SCAN is
+ *  PP_ALGO_EXACT (on every rank, as for pp_dist_reduce), a PP_SUM of f32
+ *  or f64 writes the exact pp_scan of the whole array, bit for bit (every
+ *  output the correctly rounded sum of its prefix, with the exact rules of
+ *  NaN, infinities and -0.0), whatever the rank count and the parts. The
+ *  ranks exchange the exact sums of their parts; a rank's prefix (their
+ *  merge over the ranks before it) enters its local exact pp_scan as a few
+ *  elements whose exact sum it is (a working buffer of n_local + 64
+ *  elements). One limit: a prefix whose finite part needs more than 64
+ *  elements is PP_ERROR_UNSUPPORTED on every rank (other ranks may have
+ *  written their outputs, as under Writes above). Up to 20 times the
+ *  largest finite value of the type (f32: 50 times) it never does; beyond
+ *  that it may (the later elements could still cancel such a prefix, so
+ *  it cannot be taken for an infinity). A prefix with a NaN or an infinity
+ *  has no such limit. */
 PP_DIST_API pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, const void *in,
                                    void *out, size_t n_local);
 

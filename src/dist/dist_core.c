@@ -134,7 +134,8 @@ pp_status dist_agree(pp_dist *d, const char *fn, pp_status st, uint64_t hash, di
         if (recs[r].hash != recs[0].hash)
             return dist_fail(d, PP_ERROR_INVALID_ARGUMENT,
                              "%s: ranks 0 and %d called it with different parameters (type, operator, kind, "
-                             "order, value_size, comparison, value or bins must match on every rank)", fn, r);
+                             "order, value_size, comparison, value, bins, and PP_ALGO_EXACT or not for a float "
+                             "sum, must match on every rank)", fn, r);
     return PP_SUCCESS;
 }
 
@@ -164,12 +165,12 @@ pp_status dist_check_op(pp_dist *d, const char *fn, pp_type type, pp_op op)
     return PP_SUCCESS;
 }
 
-static int addressable(const pp_dist *d) { return d->backend != PP_BACKEND_OPENCL; }
+int dist_addressable(const pp_dist *d) { return d->backend != PP_BACKEND_OPENCL; }
 
 pp_status dist_check_array(pp_dist *d, const char *fn, const char *name, const void *p, size_t n, size_t elem)
 {
     if (n > 0 && !p) return dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' is NULL", fn, name);
-    if (p && elem > 1 && addressable(d) && (uintptr_t)p % elem != 0)
+    if (p && elem > 1 && dist_addressable(d) && (uintptr_t)p % elem != 0)
         return dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument '%s' is not aligned to its element size %zu",
                          fn, name, elem);
     return PP_SUCCESS;
@@ -181,7 +182,7 @@ pp_status dist_check_overlap(pp_dist *d, const char *fn, const char *na, const v
     if (!a || !b || abytes == 0 || bbytes == 0) return PP_SUCCESS;
     if (a == b && allow_equal) return PP_SUCCESS;
     int overlap;
-    if (addressable(d)) {
+    if (dist_addressable(d)) {
         uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
         overlap = pa < pb + bbytes && pb < pa + abytes;
     } else {

@@ -3,7 +3,8 @@
  * before it moves data, the buffers it keeps, and the host-side element
  * operations. The primitives (dist_reduce_scan.c, dist_histogram.c,
  * dist_select.c, dist_sort.c) use parprim's public API, this header and
- * nothing else. */
+ * nothing else (but src/core/exact_acc.h, the documented layout of a
+ * pp_exact_sum, in the exact scan). */
 #ifndef PP_DIST_INTERNAL_H
 #define PP_DIST_INTERNAL_H
 
@@ -108,6 +109,9 @@ pp_status dist_check_type(pp_dist *d, const char *fn, pp_type type);
 pp_status dist_check_op(pp_dist *d, const char *fn, pp_type type, pp_op op);
 /* NULL with n > 0, and misalignment where handles are addresses. */
 pp_status dist_check_array(pp_dist *d, const char *fn, const char *name, const void *p, size_t n, size_t elem);
+/* 1 where context-memory handles are addresses (cpu, cuda): ranges can be
+ * compared and offsets taken; 0 on opencl (whole cl_mem buffers). */
+int dist_addressable(const pp_dist *d);
 /* Overlap of two arrays where handles are addresses (handle equality on
  * opencl); allow_equal: a == b is fine (in place). */
 pp_status dist_check_overlap(pp_dist *d, const char *fn, const char *na, const void *a, size_t abytes,

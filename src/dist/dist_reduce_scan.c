@@ -3,10 +3,24 @@
  * per-rank totals, the totals combined in rank order by every rank (so the
  * float result does not depend on MPI's or NCCL's reduction order), then,
  * for the scan, the local scan from the rank's prefix and a final
- * agreement on the status. */
+ * agreement on the status.
+ * Exact float sums (PP_ALGO_EXACT chosen on the context for the
+ * primitive): the ranks exchange exact sums (pp_exact_sum: an agreement,
+ * then an all-gather of every rank's sum of its part) instead of rounded
+ * totals; the reduce rounds the merge of all of them once, the scan seeds
+ * its local exact scan with a few elements whose exact sum is the merge of
+ * the ranks before it (pp_xacc_expand of src/core/exact_acc.h, the layout
+ * of a pp_exact_sum). So both give the single-device exact result, bit
+ * for bit, whatever the rank count and parts. */
 #include "dist_internal.h"
 
+#include "exact_acc.h"
+
 #include <string.h>
+
+/* At most this many elements seed a rank's exact scan with its prefix
+ * (exact_acc.h: enough for a prefix of 20 times the largest finite value). */
+#define EXPAND_MAX 64
 
 /* Argument checks shared by both; *bytes = n_local * element size. */
 static pp_status check_common(pp_dist *d, const char *fn, pp_type type, pp_op op, size_t n, size_t *bytes)
@@ -55,6 +69,64 @@ static pp_status agree_totals(pp_dist *d, const char *fn, pp_status st, uint64_t
     return PP_SUCCESS;
 }
 
+/* ---- exact sums ------------------------------------------------------------------------ */
+/* 1 where the call is an exact float sum: PP_ALGO_EXACT for prim on the
+ * context, PP_SUM on f32 or f64. Part of the agreement's hash: ranks that
+ * differ would not make the same collectives. */
+static int exact_call(const pp_dist *d, pp_primitive prim, pp_type type, pp_op op)
+{
+    return op == PP_SUM && (type == PP_F32 || type == PP_F64) && pp_get_algorithm(d->ctx, prim) == PP_ALGO_EXACT;
+}
+
+/* The exact sum of this rank's part, the agreement (status and hash), and
+ * an all-gather of every rank's sum into *all (host slot 1, p sums in
+ * rank order; valid until the next call on d). The local work and the
+ * buffer come before the agreement, so their failures are every rank's. */
+static pp_status exchange_sums(pp_dist *d, const char *fn, pp_status st, uint64_t hash, pp_type type,
+                               const void *in, size_t n, const pp_exact_sum **all)
+{
+    pp_exact_sum mine;
+    memset(&mine, 0, sizeof mine);
+    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_exact_accumulate(d->ctx, type, in, n, &mine));
+    pp_exact_sum *sums = NULL;
+    if (st == PP_SUCCESS && !(sums = dist_host(d, fn, 1, (size_t)d->size * sizeof *sums))) st = PP_ERROR_OUT_OF_MEMORY;
+    dist_rec rec;
+    const dist_rec *recs;
+    memset(&rec, 0, sizeof rec);
+    st = dist_agree(d, fn, st, hash, &rec, &recs);
+    if (st == PP_SUCCESS) st = d->eng->allgather(d, fn, &mine, sizeof mine, sums);
+    *all = sums;
+    return st;
+}
+
+/* *acc = the merge of sums[0 .. upto) in rank order (the empty sum if none). */
+static pp_status merge_sums(pp_dist *d, const char *fn, pp_type type, const pp_exact_sum *sums, int upto,
+                            pp_exact_sum *acc)
+{
+    memset(acc, 0, sizeof *acc);
+    for (int r = 0; r < upto; r++) {
+        pp_status st = pp_exact_merge(type, acc, &sums[r]);
+        if (st != PP_SUCCESS)
+            return dist_fail(d, st, "%s: the exact sum of rank %d: %s", fn, r, pp_last_error(NULL));
+    }
+    return PP_SUCCESS;
+}
+
+static pp_status exact_reduce(pp_dist *d, const char *fn, pp_status st, uint64_t hash, pp_type type, const void *in,
+                              size_t n, void *out)
+{
+    const pp_exact_sum *sums;
+    pp_exact_sum total;
+    uint64_t v = 0;
+    st = exchange_sums(d, fn, st, hash, type, in, n, &sums);
+    if (st != PP_SUCCESS) return st;
+    st = merge_sums(d, fn, type, sums, d->size, &total); /* the same on every rank: the same status */
+    if (st == PP_SUCCESS && (st = pp_exact_round(type, &total, &v)) != PP_SUCCESS)
+        st = dist_fail(d, st, "%s: %s", fn, pp_last_error(NULL));
+    if (st == PP_SUCCESS) st = dist_store(d, fn, out, &v, pp_type_size(type));
+    return d->host_direct ? st : dist_agree_status(d, fn, st);
+}
+
 pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const void *in, size_t n_local, void *out)
 {
     static const char fn[] = "pp_dist_reduce";
@@ -64,11 +136,14 @@ pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const void *in, siz
     if (st == PP_SUCCESS) st = dist_check_array(d, fn, "in", in, n_local, pp_type_size(type));
     if (st == PP_SUCCESS && !out) st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
     if (st == PP_SUCCESS) st = dist_check_array(d, fn, "out", out, 1, pp_type_size(type));
-    uint64_t total = 0, acc = 0;
-    if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
+    const int exact = exact_call(d, PP_PRIM_REDUCE, type, op);
     uint64_t hash = dist_hash_start(fn);
     hash = dist_hash(hash, &type, sizeof type);
     hash = dist_hash(hash, &op, sizeof op);
+    hash = dist_hash(hash, &exact, sizeof exact);
+    if (exact) return exact_reduce(d, fn, st, hash, type, in, n_local, out);
+    uint64_t total = 0, acc = 0;
+    if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
     int any;
     st = agree_totals(d, fn, st, hash, type, op, n_local, &total, d->size, &acc, &any);
     if (st != PP_SUCCESS) return st;
@@ -116,6 +191,78 @@ static pp_status applied_scan(pp_dist *d, const char *fn, pp_type type, pp_op op
     return dist_store(d, fn, out, h, n * sz);
 }
 
+/* out = the exact scan of [e[0 .. k), in...] from position k on: the
+ * elements e, whose exact sum is the rank's prefix, seed the local exact
+ * pp_scan (cuda, cpu: in a buffer of context memory, part copied in place;
+ * opencl, whose handles take no offsets: built and taken apart on the
+ * host). The buffers were reserved before the agreement. */
+static pp_status expanded_scan(pp_dist *d, const char *fn, pp_type type, pp_scan_kind kind, const void *in,
+                               void *out, size_t n, const void *e, size_t k)
+{
+    const size_t sz = pp_type_size(type), bytes = (n + k) * sz;
+    void *tmp;
+    char *h = NULL;
+    pp_status st = dist_dev(d, fn, 0, bytes, &tmp);
+    if (st == PP_SUCCESS && !dist_addressable(d) && !(h = dist_host(d, fn, 0, bytes))) st = PP_ERROR_OUT_OF_MEMORY;
+    if (st != PP_SUCCESS) return st;
+    char *t = tmp;
+    if (h) {
+        memcpy(h, e, k * sz);
+        st = dist_pp(d, fn, pp_download(d->ctx, h + k * sz, in, n * sz));
+        if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_upload(d->ctx, t, h, bytes));
+    } else {
+        st = dist_pp(d, fn, pp_upload(d->ctx, t, e, k * sz));
+        if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_copy(d->ctx, t + k * sz, in, n * sz));
+    }
+    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, t, t, n + k));
+    if (st != PP_SUCCESS) return st;
+    if (!h) return dist_pp(d, fn, pp_copy(d->ctx, out, t + k * sz, n * sz));
+    st = dist_pp(d, fn, pp_download(d->ctx, h, t, bytes));
+    return st == PP_SUCCESS ? dist_store(d, fn, out, h + k * sz, n * sz) : st;
+}
+
+/* The rank's prefix, the merge of the sums of the ranks before it, enters
+ * its local exact scan as elements (pp_xacc_expand); none before it: the
+ * local exact scan alone. */
+static pp_status exact_scan(pp_dist *d, const char *fn, pp_status st, uint64_t hash, pp_type type, pp_scan_kind kind,
+                            const void *in, void *out, size_t n)
+{
+    const size_t sz = pp_type_size(type);
+    void *tmp;
+    if (st == PP_SUCCESS && n > 0 && d->rank > 0) { /* before the agreement: out of memory fails everywhere */
+        if (n > SIZE_MAX / sz - EXPAND_MAX)
+            st = dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: a working buffer of n_local + %d elements", fn, EXPAND_MAX);
+        if (st == PP_SUCCESS) st = dist_dev(d, fn, 0, (n + EXPAND_MAX) * sz, &tmp);
+        if (st == PP_SUCCESS && !dist_addressable(d) && !dist_host(d, fn, 0, (n + EXPAND_MAX) * sz))
+            st = PP_ERROR_OUT_OF_MEMORY;
+    }
+    const pp_exact_sum *sums;
+    pp_exact_sum prefix;
+    st = exchange_sums(d, fn, st, hash, type, in, n, &sums);
+    if (st != PP_SUCCESS) return st;
+    st = merge_sums(d, fn, type, sums, d->rank, &prefix);
+    if (st == PP_SUCCESS && n > 0) {
+        uint64_t bits[EXPAND_MAX];
+        const int k = pp_xacc_expand(prefix.word, type == PP_F64, bits, EXPAND_MAX); /* 0: nothing before */
+        if (k == 0) {
+            st = dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, in, out, n));
+        } else if (k < 0) {
+            st = dist_fail(d, PP_ERROR_UNSUPPORTED, "%s: the exact sum of the elements before rank %d is too large "
+                           "to seed its exact scan: it takes more than %d values of %s (parprim_mpi.h, "
+                           "pp_dist_scan)", fn, d->rank, EXPAND_MAX, pp_type_name(type));
+        } else {
+            unsigned char e[EXPAND_MAX * sizeof(uint64_t)];
+            for (int i = 0; i < k; i++) {
+                const uint32_t b32 = (uint32_t)bits[i]; /* f32: the low half */
+                if (sz == sizeof b32) memcpy(e + (size_t)i * sz, &b32, sz);
+                else memcpy(e + (size_t)i * sz, &bits[i], sz);
+            }
+            st = expanded_scan(d, fn, type, kind, in, out, n, e, (size_t)k);
+        }
+    }
+    return dist_agree_status(d, fn, st);
+}
+
 pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                        size_t n_local)
 {
@@ -128,15 +275,18 @@ pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, co
     if (st == PP_SUCCESS) st = dist_check_array(d, fn, "in", in, n_local, sz);
     if (st == PP_SUCCESS) st = dist_check_array(d, fn, "out", out, n_local, sz);
     if (st == PP_SUCCESS) st = dist_check_overlap(d, fn, "out", out, bytes, "in", in, bytes, 1);
+    const int exact = exact_call(d, PP_PRIM_SCAN, type, op);
+    uint64_t hash = dist_hash_start(fn);
+    hash = dist_hash(hash, &type, sizeof type);
+    hash = dist_hash(hash, &op, sizeof op);
+    hash = dist_hash(hash, &kind, sizeof kind);
+    hash = dist_hash(hash, &exact, sizeof exact);
+    if (exact) return exact_scan(d, fn, st, hash, type, kind, in, out, n_local);
     void *tmp;
     if (st == PP_SUCCESS && d->seeded_scan && n_local > 0 && d->rank > 0)
         st = dist_dev(d, fn, 0, bytes + sz, &tmp); /* before the agreement: out of memory fails everywhere */
     uint64_t total = 0, prefix = 0;
     if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
-    uint64_t hash = dist_hash_start(fn);
-    hash = dist_hash(hash, &type, sizeof type);
-    hash = dist_hash(hash, &op, sizeof op);
-    hash = dist_hash(hash, &kind, sizeof kind);
     int any;
     st = agree_totals(d, fn, st, hash, type, op, n_local, &total, d->rank, &prefix, &any);
     if (st != PP_SUCCESS) return st;

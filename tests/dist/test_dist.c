@@ -2,7 +2,8 @@
  * operator, on uneven, empty and one-element parts, against the sequential
  * reference applied to the input gathered on rank 0 (the output gathered
  * there too). This file: reduce, scan, histograms, and main;
- * test_dist_select_sort.c: compaction and sort. Run under mpirun by
+ * test_dist_select_sort.c: compaction and sort; test_dist_exact.c: exact
+ * float sums against the single-context exact calls. Run under mpirun by
  * scripts/dist-check (1 to 4 ranks). */
 #include "test_dist.h"
 
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
         unsigned long before = dt_failures();
         reduce_scan(&e);
         if (e.rank == 0) printf("  reduce, scan: done\n");
+        exact_sums(&e);
+        if (e.rank == 0) printf("  exact sums: done\n");
         histograms(&e);
         if (e.rank == 0) printf("  histograms: done\n");
         compaction(&e);

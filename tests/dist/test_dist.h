@@ -1,5 +1,6 @@
 /* The parts of the distributed suite (test_dist.c: reduce, scan,
- * histograms and main; test_dist_select_sort.c: compaction and sort). */
+ * histograms and main; test_dist_select_sort.c: compaction and sort;
+ * test_dist_exact.c: exact float sums). */
 #ifndef PP_TEST_DIST_H
 #define PP_TEST_DIST_H
 
@@ -7,5 +8,7 @@
 
 void compaction(dt_env *e);
 void sorting(dt_env *e);
+/* test_dist_exact.c: exact float sums (PP_ALGO_EXACT) */
+void exact_sums(dt_env *e);
 
 #endif

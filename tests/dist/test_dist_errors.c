@@ -1,10 +1,10 @@
 /* Errors of parprim_mpi: a bad argument on one rank, parameters that differ
  * between ranks (type, operator, kind, order, value_size, bins, comparison
- * value), and even a different call on one rank, must give an error on
- * every rank, with a message naming the call and the argument (or the rank
- * that failed), outputs untouched, and no rank left waiting (scripts/
- * dist-check runs this under a timeout). After each, a valid call must
- * still work: the ranks are still in step. */
+ * value, PP_ALGO_EXACT or not for a float sum), and even a different call
+ * on one rank, must give an error on every rank, with a message naming the
+ * call and the argument (or the rank that failed), outputs untouched, and
+ * no rank left waiting (scripts/dist-check runs this under a timeout).
+ * After each, a valid call must still work: the ranks are still in step. */
 #include "dist_common.h"
 
 #include <stdio.h>
@@ -59,6 +59,15 @@ int main(int argc, char **argv)
            "argument 'in' is NULL", other);
     dt_download(&e, out_host, dout, sizeof out_host);
     DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_scan wrote 'out' although it failed");
+    still_in_step();
+
+    dt_case("NULL 'in' of an exact pp_dist_scan (f32 sum) on rank %d", last);
+    pp_set_algorithm(e.ctx, PP_PRIM_SCAN, PP_ALGO_EXACT);
+    expect(pp_dist_scan(e.d, PP_F32, PP_SUM, PP_EXCLUSIVE, odd ? NULL : din, dout, N), PP_ERROR_INVALID_ARGUMENT, odd,
+           "argument 'in' is NULL", other);
+    dt_download(&e, out_host, dout, sizeof out_host);
+    DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "the exact pp_dist_scan wrote 'out' although it failed");
+    pp_set_algorithm(e.ctx, PP_PRIM_SCAN, PP_ALGO_AUTO);
     still_in_step();
 
     dt_case("a bitwise operator on f32 on rank %d only", last);
@@ -135,6 +144,22 @@ int main(int argc, char **argv)
             expect(pp_dist_select_if(e.d, PP_U32, din, N, PP_LT, &v, dout, &c), PP_ERROR_INVALID_ARGUMENT, odd,
                    "different parameters", "different parameters");
         }
+        still_in_step();
+
+        dt_case("PP_ALGO_EXACT for reduce on rank %d only (an f32 sum)", last);
+        if (odd) dt_ok(&e, pp_set_algorithm(e.ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT), "pp_set_algorithm");
+        expect(pp_dist_reduce(e.d, PP_F32, PP_SUM, din, N, dout), PP_ERROR_INVALID_ARGUMENT, odd,
+               "different parameters", "different parameters");
+        pp_set_algorithm(e.ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO);
+        still_in_step();
+
+        dt_case("PP_ALGO_EXACT for scan everywhere but on rank %d (an f64 sum)", last);
+        if (!odd) dt_ok(&e, pp_set_algorithm(e.ctx, PP_PRIM_SCAN, PP_ALGO_EXACT), "pp_set_algorithm");
+        expect(pp_dist_scan(e.d, PP_F64, PP_SUM, PP_INCLUSIVE, din, dout, N / 2), PP_ERROR_INVALID_ARGUMENT, odd,
+               "different parameters", "different parameters");
+        dt_download(&e, out_host, dout, sizeof out_host);
+        DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_scan wrote 'out' although the algorithms differed");
+        pp_set_algorithm(e.ctx, PP_PRIM_SCAN, PP_ALGO_AUTO);
         still_in_step();
 
         dt_case("pp_dist_reduce on rank %d, pp_dist_scan elsewhere", last);

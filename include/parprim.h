@@ -79,7 +79,9 @@
  *             work-groups making progress concurrently (which OpenCL does
  *             not promise: a CPU device may run them one after another).
  * Threads.    A context may be used by one thread at a time. Distinct
- *             contexts may be used from different threads at once.
+ *             contexts may be used from different threads at once (except
+ *             opencl contexts on PoCL, whose shared kernel cache can abort
+ *             the process then: docs/backends.md).
  * Memory.     A context owns reusable scratch memory; if it cannot get it
  *             the call returns PP_ERROR_OUT_OF_MEMORY and in-place data is
  *             left as it was.

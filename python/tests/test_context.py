@@ -126,6 +126,11 @@ def test_module_functions_use_a_per_thread_context(rng):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_contexts_in_threads_at_once(backend, rng):
     """Distinct contexts may be used from different threads at once."""
+    if backend == "opencl":
+        dev = str(INFO["backends"]["opencl"].get("device", "")).lower()
+        if "portable computing language" in dev or "pocl" in dev:
+            pytest.skip("PoCL aborts when its contexts run kernels from several threads at once "
+                        "(its assertion in pocl_release_dlhandle_cache; docs/backends.md)")
     data = [make_data(rng, np.float32, 200003, "special") for _ in range(3)]
     results = [None] * 3
     errors = []

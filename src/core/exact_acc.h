@@ -459,6 +459,28 @@ PP_XACC_FN double pp_xacc_split_const(int j)
  * of the two sides of t: ulp(t)/2, or ulp(t)/4 where t is a power of two.
  * These return it, or 0 where t is too close to zero or to overflow for
  * the fast path (zero, subnormal, near the largest finite, non-finite). */
+/* TwoSum (Knuth): s + *e == a + b exactly (s = a + b rounded), while s
+ * does not overflow. */
+PP_XACC_FN double pp_xacc_two_sum(double a, double b, double *e)
+{
+    const double s = a + b, bv = s - a;
+    *e = (a - (s - bv)) + (b - bv);
+    return s;
+}
+
+/* One element into an f64 scan's fast sum, the double-double hi + lo:
+ * two TwoSums, the only rounding that of t = lo + e; err grows by
+ * |t| * 2^-52, twice the bound of that rounding (the margin also covers
+ * err's own roundings over a tile). */
+PP_XACC_FN void pp_xacc_dd_add(double *hi, double *lo, double *err, double v)
+{
+    double e, l;
+    const double s = pp_xacc_two_sum(*hi, v, &e), t = *lo + e;
+    *hi = pp_xacc_two_sum(s, t, &l);
+    *lo = l;
+    *err += (t < 0.0 ? -t : t) * 0x1p-52;
+}
+
 PP_XACC_FN double pp_xacc_half_gap_f64(double t)
 {
     const uint64_t bits = pp_xacc_f64_bits(t) & ~((uint64_t)1 << 63);

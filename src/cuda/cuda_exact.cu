@@ -83,16 +83,14 @@ __device__ __forceinline__ void xload(const T *in, size_t n, size_t b, bool vec,
     }
 }
 
-// The warps of a block add batches b0, b0 + stride, ... (warp w starts at
-// b0 + w * bstep) of in[0..n) into their accumulators acc[warp] (chunks),
-// flags in fl. Ends with each warp's chunks renormalized (|chunk| < 2^33).
-template <typename T>
-__device__ __forceinline__ void xwarp_fold(const T *in, size_t n, size_t b0, size_t stride, bool vec, int64_t *w,
-                                           unsigned &fl)
+// Batches b0, b0 + stride, ... of in[0..n), each loaded (xload) while
+// the one before is added: body(x, valid) per batch, called by the whole
+// warp (the batch index is warp-uniform).
+template <typename T, typename Body>
+__device__ __forceinline__ void xfor_batches(const T *in, size_t n, size_t b0, size_t stride, bool vec, Body body)
 {
     typedef pp_xfmt<T> F;
     const size_t nb = ceil_div(n, (size_t)F::BATCH);
-    int dep = 0;
     T x[F::V];
     unsigned valid = 0;
     if (b0 < nb) xload<T>(in, n, b0, vec, x, valid);
@@ -101,17 +99,32 @@ __device__ __forceinline__ void xwarp_fold(const T *in, size_t n, size_t b0, siz
         unsigned yvalid = 0;
         const bool more = b + stride < nb;
         if (more) xload<T>(in, n, b + stride, vec, y, yvalid); // in flight while this batch is added
-        if (dep > PP_XACC_DEPOSITS - F::BATCH) {
-            pp_xwarp_renorm(w, F::CHUNKS);
-            dep = 0;
-        }
-        dep += pp_xwarp_batch<T, F::V>(w, fl, x, valid);
+        body(x, valid);
         if (more) {
 #pragma unroll
             for (int j = 0; j < F::V; j++) x[j] = y[j];
             valid = yvalid;
         }
     }
+}
+
+// The warps of a block add batches b0, b0 + stride, ... (warp w starts at
+// b0 + w * bstep) of in[0..n) into their accumulators acc[warp] (chunks),
+// flags in fl, one warp batch (pp_xwarp_batch) at a time. Ends with each
+// warp's chunks renormalized (|chunk| < 2^33).
+template <typename T>
+__device__ __forceinline__ void xwarp_fold(const T *in, size_t n, size_t b0, size_t stride, bool vec, int64_t *w,
+                                           unsigned &fl)
+{
+    typedef pp_xfmt<T> F;
+    int dep = 0;
+    xfor_batches<T>(in, n, b0, stride, vec, [&](const T (&x)[F::V], unsigned valid) {
+        if (dep > PP_XACC_DEPOSITS - F::BATCH) {
+            pp_xwarp_renorm(w, F::CHUNKS);
+            dep = 0;
+        }
+        dep += pp_xwarp_batch<T, F::V>(w, fl, x, valid);
+    });
     pp_xwarp_renorm(w, F::CHUNKS);
 }
 
@@ -128,28 +141,15 @@ __device__ __forceinline__ void xthread_fold(const T *in, size_t n, size_t b0, s
     typedef pp_xfmt<T> F;
     constexpr int DEP_LANE = PP_XACC_DEPOSITS / 32 - F::V - PP_XEXP_TERMS;
     static_assert(DEP_LANE > 0, "deposit headroom");
-    const size_t nb = ceil_div(n, (size_t)F::BATCH);
     pp_xexp e = {{-0.0}, 0}; // a[0] = -0.0, the rest +0.0
-    T x[F::V];
-    unsigned valid = 0;
-    if (b0 < nb) xload<T>(in, n, b0, vec, x, valid);
-    for (size_t b = b0; b < nb; b += stride) { // warp-uniform
-        T y[F::V];
-        unsigned yvalid = 0;
-        const bool more = b + stride < nb;
-        if (more) xload<T>(in, n, b + stride, vec, y, yvalid); // in flight while this batch is added
+    xfor_batches<T>(in, n, b0, stride, vec, [&](const T (&x)[F::V], unsigned) {
         if (__any_sync(0xffffffffu, e.dep > DEP_LANE)) {
             pp_xwarp_renorm(w, F::CHUNKS);
             e.dep = 0;
         }
 #pragma unroll
         for (int j = 0; j < F::V; j++) pp_xexp_add<T>(e, w, fl, x[j]); // absent elements: -0.0
-        if (more) {
-#pragma unroll
-            for (int j = 0; j < F::V; j++) x[j] = y[j];
-            valid = yvalid;
-        }
-    }
+    });
     pp_xexp_flush<T>(e, w, fl);
     pp_xwarp_renorm(w, F::CHUNKS);
 }
@@ -377,12 +377,10 @@ template <typename T> __device__ __forceinline__ xfast xcombine(const xfast &a, 
 {
     xfast r;
     if constexpr (sizeof(T) == 8) {
-        double s = a.hi + b.hi, bv = s - a.hi;
-        const double e = (a.hi - (s - bv)) + (b.hi - bv); // TwoSum: s + e = a.hi + b.hi
-        const double t1 = a.lo + b.lo, t = t1 + e;         // both round
-        r.hi = s + t;
-        bv = r.hi - s;
-        r.lo = (s - (r.hi - bv)) + (t - bv); // TwoSum: hi + lo = s + t
+        double e;
+        const double s = pp_xacc_two_sum(a.hi, b.hi, &e);
+        const double t1 = a.lo + b.lo, t = t1 + e; // both round
+        r.hi = pp_xacc_two_sum(s, t, &r.lo);
         r.err = a.err + b.err + (fabs(t1) + fabs(t)) * 0x1p-52;
     } else {
         r.hi = a.hi + b.hi;
@@ -397,12 +395,7 @@ template <typename T> __device__ __forceinline__ void xstep(xfast &f, T x)
 {
     const double v = (double)x;
     if constexpr (sizeof(T) == 8) {
-        double s = f.hi + v, bv = s - f.hi;
-        const double e = (f.hi - (s - bv)) + (v - bv), t = f.lo + e;
-        f.hi = s + t;
-        bv = f.hi - s;
-        f.lo = (s - (f.hi - bv)) + (t - bv);
-        f.err += fabs(t) * 0x1p-52;
+        pp_xacc_dd_add(&f.hi, &f.lo, &f.err, v);
     } else {
         f.hi += v; // never overflows: |s| < 2^128 * n
         f.err += fabs(f.hi) * 0x1p-52;

@@ -368,12 +368,7 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
                 cur = XROUND(r);
             } else {
 #if T_IS_F64
-                double s = hi + v, bv = s - hi;
-                const double e = (hi - (s - bv)) + (v - bv), tt = lo2 + e; /* TwoSum; tt rounds */
-                hi = s + tt;
-                bv = hi - s;
-                lo2 = (s - (hi - bv)) + (tt - bv); /* TwoSum: hi + lo2 = s + tt exactly */
-                err += fabs(tt) * 0x1p-52;
+                pp_xacc_dd_add(&hi, &lo2, &err, v);
                 const int ok = fabs(lo2) + err < pp_xacc_half_gap_f64(hi);
                 const XBITS fast = as_ulong(hi);
 #else

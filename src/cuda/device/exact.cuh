@@ -336,14 +336,6 @@ template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, d
     pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
-// TwoSum (Knuth): six FP64 operations, no compare or select.
-__device__ __forceinline__ double pp_xtwo_sum(double a, double x, double &e)
-{
-    const double t = a + x, bv = t - a;
-    e = (a - (t - bv)) + (x - bv);
-    return t;
-}
-
 // An error-free addition as each format runs it fastest (measured on an
 // H200, bench/RESULTS.md): f64 errors are almost never zero (53-bit
 // inputs), so TwoSum runs unconditionally into a[1]; f32 errors usually
@@ -352,7 +344,7 @@ __device__ __forceinline__ double pp_xtwo_sum(double a, double x, double &e)
 // left.
 template <typename T> __device__ __forceinline__ double pp_xexp_two_sum(double a, double x, double &e)
 {
-    if constexpr (sizeof(T) == 8) return pp_xtwo_sum(a, x, e);
+    if constexpr (sizeof(T) == 8) return pp_xacc_two_sum(a, x, &e); // six FP64 operations, no compare or select
     else return pp_xfast_two_sum(a, x, e);
 }
 

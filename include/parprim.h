@@ -250,7 +250,14 @@ PP_API const char *pp_last_error(const pp_context *ctx);
  *  and device, else PP_ERROR_INVALID_ARGUMENT (get the cl_context with
  *  clGetMemObjectInfo(CL_MEM_CONTEXT) on memory from pp_malloc, its one
  *  device with clGetContextInfo(CL_CONTEXT_DEVICES)). The context retains
- *  the queue (clRetainCommandQueue) until it is replaced or destroyed. */
+ *  the queue (clRetainCommandQueue) until it is replaced or destroyed.
+ *  CUDA graphs (cuda): a primitive called while the context's stream is
+ *  being captured returns PP_ERROR_UNSUPPORTED and queues nothing, since
+ *  its launches carry per-call values (tile numbers, flag epochs) that a
+ *  replayed graph would reuse wrongly; call primitives outside a capture.
+ *  Switching away from a stream under capture needs no wait, unless
+ *  parprim work was queued on it before the capture began and not waited
+ *  for (pp_synchronize): then PP_ERROR_UNSUPPORTED. */
 PP_API pp_status pp_set_stream(pp_context *ctx, void *native_stream);
 
 /** Waits until all work queued on the context is complete. */

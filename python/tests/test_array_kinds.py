@@ -83,3 +83,29 @@ def test_numpy_on_cuda(rng):
     ctx = context("cuda")
     a_np = make_data(rng, np.int32, 100003, "dups") % 2000 - 1000
     _check_all(ctx, a_np, lambda x: x.copy(), lambda x: x, lambda x: isinstance(x, np.ndarray))
+
+
+@pytest.mark.skipif("cuda" not in BACKENDS, reason="the cuda backend is not present (no GPU or not built)")
+def test_cuda_graph_capture_is_refused(rng):
+    """A primitive on a stream under CUDA graph capture raises Unsupported
+    (a replayed capture would reuse one call's tile numbers), and the
+    context works as before once the capture is over."""
+    cp = _import("cupy")
+    import parprim
+
+    ctx = context("cuda")
+    a_np = make_data(rng, np.int32, 100003, "dups") % 2000 - 1000
+    a = cp.asarray(a_np)
+    cp.cuda.runtime.deviceSynchronize()
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        s.begin_capture(mode=cp.cuda.runtime.streamCaptureModeRelaxed)
+        try:
+            with pytest.raises(parprim.Unsupported, match="captured into a CUDA graph"):
+                ctx.reduce(a, "sum")
+            with pytest.raises(parprim.Unsupported, match="captured into a CUDA graph"):
+                ctx.scan(a, "sum")
+        finally:
+            s.end_capture()
+    assert int(ctx.reduce(a, "sum")) == int(a_np.sum())
+    assert np.array_equal(cp.asnumpy(ctx.scan(a, "sum")), np.cumsum(a_np, dtype=a_np.dtype))

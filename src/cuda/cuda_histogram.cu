@@ -267,9 +267,9 @@ pp_status hist_run(pp_context *ctx, HistCommon c, const B &bn, const HistPlan &p
         c.ticket = s->ticket;
         if (!pp_cuda_lookback(ctx, grid, &epoch, &c.tbase, fn)) return PP_ERROR_OUT_OF_MEMORY;
     }
-    kern<<<(unsigned)grid, HIST_BLOCK, pl.smem, s->stream>>>(c, bn);
-    if (tickets) return pp_cuda_launched_tickets(ctx, fn);
-    PP_CUDA_LAUNCHED(ctx, fn);
+    const cudaError_t e = pp_cuda_launch(ctx, kern, (unsigned)grid, HIST_BLOCK, pl.smem, c, bn);
+    if (tickets) return pp_cuda_launched_tickets(ctx, fn, e);
+    PP_CUDA_CHECK_LAUNCH(ctx, fn, e);
     return PP_SUCCESS;
 }
 

@@ -323,8 +323,9 @@ __global__ void __launch_bounds__(256) reverse_tail_kernel(U *out, uint64_t n, c
 template <typename T, pp_select_mode MODE, int CMP, bool FVEC>
 pp_status sel_launch(pp_context *ctx, const SelParams<T> &p, const char *fn)
 {
-    select_kernel<T, MODE, CMP, FVEC><<<(unsigned)p.ntiles, SELECT_BLOCK, 0, pp_cuda(ctx)->stream>>>(p);
-    return pp_cuda_launched_tickets(ctx, fn);
+    return pp_cuda_launched_tickets(ctx, fn,
+                                    pp_cuda_launch(ctx, select_kernel<T, MODE, CMP, FVEC>, (unsigned)p.ntiles,
+                                                   SELECT_BLOCK, 0, p));
 }
 
 template <typename T, pp_select_mode MODE>
@@ -381,8 +382,7 @@ template <typename T> pp_status select_typed(pp_context *ctx, const pp_select_ar
     pp_status st = sel_cmp_dispatch<T, PP_SELECT_PARTITION>(ctx, p, a->cmp, fn);
     if (st != PP_SUCCESS || p.ntiles == 1) return st;
     const unsigned blocks = grid_for(ceil_div(n / 2, 256 * 4), pp_cuda_resident(s, 8));
-    reverse_tail_kernel<U><<<blocks, 256, 0, s->stream>>>((U *)a->out, n, a->count);
-    PP_CUDA_LAUNCHED(ctx, fn);
+    PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, reverse_tail_kernel<U>, blocks, 256, 0, (U *)a->out, n, a->count));
     return PP_SUCCESS;
 }
 

@@ -18,6 +18,9 @@
 // A tile reads all of its input into registers before it writes anything,
 // and tiles touch disjoint ranges, so in == out works.
 //
+// Small n (at most 8 tiles, 256 KB): one launch of one cluster of 8 blocks
+// that hand their tiles' aggregates to each other through shared memory
+// (scan_cluster).
 // Default (PP_ALGO_AUTO, PP_ALGO_DECOUPLED_LOOKBACK): one launch, grid =
 // tiles. Each block draws a ticket (pp_take_tile): tiles are numbered in the
 // order blocks start, so every predecessor of a tile is running or done and
@@ -45,6 +48,7 @@
 // tile kernel as above, taking its prefix from sums[blockIdx.x].
 #include "cuda_state.cuh"
 #include "device/block_scan.cuh"
+#include "device/cluster.cuh"
 #include "device/dispatch.cuh"
 #include "device/lookback.cuh"
 #include "device/ops.cuh"
@@ -269,6 +273,58 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
     store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
 }
 
+// Small n (at most PP_CLUSTER tiles): one cluster of PP_CLUSTER blocks,
+// block r scans tile r (blocks past the end only take part in the
+// barriers). Each block writes its tile's aggregate into the shared memory
+// of every later block; after the cluster's barrier, a block folds the
+// aggregates before it in tile order: no look-back, flags or tickets, and
+// float results are reproducible run to run.
+template <typename T, typename Op>
+__global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
+    scan_cluster(const T *in, T *out, size_t n, int flags)
+{
+    typedef shape<T> S;
+    __shared__ T s_warp[SCAN_WARPS];
+    __shared__ T s_aggs[PP_CLUSTER]; // s_aggs[t]: the aggregate of tile t < this one
+    __shared__ __align__(16) T stage[S::TILE];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T id = Op::template identity<T>();
+    pp_cluster_arrive_relaxed();
+    const unsigned tile = blockIdx.x; // the grid is one cluster: the block's rank
+    const size_t tile_base = (size_t)tile * S::TILE;
+    const bool live = tile_base < n; // the same in the whole block
+    const int off = warp * S::WARP_ITEMS + lane * S::E;
+    pp_vec16<T> x[SCAN_V];
+    T pre[SCAN_V];
+    if (live) {
+        const bool whole = n - tile_base >= (size_t)S::TILE;
+        load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
+        tile_local<T, Op>(x, pre, s_warp);
+    }
+    __syncthreads();
+    pp_cluster_wait(); // every block of the cluster has started: its s_aggs may be written
+    if (warp == 0 && live) {
+        const T wi = pp_warp_inclusive<T, Op>(lane < SCAN_WARPS ? s_warp[lane] : id);
+        const T agg = pp_shfl(wi, SCAN_WARPS - 1);
+        if (lane > (int)tile && lane < PP_CLUSTER) *pp_cluster_map(&s_aggs[tile], (unsigned)lane) = agg;
+    }
+    pp_cluster_sync();
+    if (!live) return;
+    if (warp == 0)
+        tile_prefixes<T, Op>(s_warp, [&](T) {
+            T p = id;
+            for (unsigned t = 0; t < tile; t++) p = Op::apply(p, s_aggs[t]);
+            return p;
+        });
+    __syncthreads();
+    const T wp = s_warp[warp];
+    launder<T>(x);
+    tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
+    if ((flags & F_EXCL) && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+    const bool whole = n - tile_base >= (size_t)S::TILE;
+    store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
+}
+
 // Reduce-then-scan, pass 1: sums[blockIdx.x] = fold of tile blockIdx.x.
 template <typename T, typename Op>
 __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS) tile_sums(const T *in, size_t n, int flags, T *sums)
@@ -332,17 +388,20 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     const int flags = (a->kind == PP_EXCLUSIVE ? F_EXCL : 0) | (((uintptr_t)in & 15u) == 0 ? F_IN16 : 0) |
                       (((uintptr_t)out & 15u) == 0 ? F_OUT16 : 0);
     const unsigned grid = (unsigned)tiles;
-    cudaStream_t st = s->stream;
 
     if (rts) {
         T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
         if (!sums) return PP_ERROR_OUT_OF_MEMORY;
-        tile_sums<T, Op><<<grid, SCAN_BLOCK, 0, st>>>(in, n, flags, sums);
-        PP_CUDA_LAUNCHED(ctx, fn);
-        scan_tile_sums<T, Op><<<1, SUMS_BLOCK, 0, st>>>(sums, tiles);
-        PP_CUDA_LAUNCHED(ctx, fn);
-        scan_tiles<T, Op, false><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, pp_lookback<T>{}, NULL, 0, sums);
-        PP_CUDA_LAUNCHED(ctx, fn);
+        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, tile_sums<T, Op>, grid, SCAN_BLOCK, 0, in, n, flags, sums));
+        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, scan_tile_sums<T, Op>, 1, SUMS_BLOCK, 0, sums, tiles));
+        PP_CUDA_CHECK_LAUNCH(ctx, fn,
+                             pp_cuda_launch(ctx, scan_tiles<T, Op, false>, grid, SCAN_BLOCK, 0, in, out, n, flags,
+                                            pp_lookback<T>{}, (unsigned long long *)NULL, 0ull, (const T *)sums));
+        return PP_SUCCESS;
+    }
+
+    if (tiles <= PP_CLUSTER) {
+        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, scan_cluster<T, Op>, PP_CLUSTER, SCAN_BLOCK, 0, in, out, n, flags));
         return PP_SUCCESS;
     }
 
@@ -352,8 +411,9 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     unsigned long long tbase = 0;
     const pp_status st_lb = pp_lookback_setup(ctx, tiles, sizeof(T) <= 4, &lb, &tbase, fn);
     if (st_lb != PP_SUCCESS) return st_lb;
-    scan_tiles<T, Op, true><<<grid, SCAN_BLOCK, 0, st>>>(in, out, n, flags, lb, s->ticket, tbase, NULL);
-    return pp_cuda_launched_tickets(ctx, fn);
+    return pp_cuda_launched_tickets(ctx, fn,
+                                    pp_cuda_launch(ctx, scan_tiles<T, Op, true>, grid, SCAN_BLOCK, 0, in, out, n,
+                                                   flags, lb, s->ticket, tbase, (const T *)NULL));
 }
 
 } // namespace

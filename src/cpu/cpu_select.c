@@ -12,7 +12,8 @@
  * costs no branch mispredictions. Elements of 4 and 8 bytes, where the
  * processor has AVX-512, go 64 bytes at a time instead: a compare (or the
  * flags) gives a mask, the selected lanes are compressed and stored with a
- * mask straight into the output (vec_loop below).
+ * mask straight into the output (vec_loop below); for large inputs through
+ * a staging buffer and streaming stores of whole lines (vec_out).
  * PP_ALGO_SEQUENTIAL: the plain loop over the whole input on one thread.
  *
  * The predicate loops are the template cpu_select.inc, instantiated for
@@ -24,6 +25,7 @@
 
 #define SEL_BUF 256
 #define SEL_TILE ((size_t)16384)
+#define SEL_STREAM_BYTES ((size_t)16 << 20) /* inputs from this size: streaming stores (vec_out) */
 
 /* Predicates: the six comparisons keep their pp_cmp values. */
 enum { MC_FLAG = 6, MC_UNIQUE = 7 };
@@ -59,6 +61,7 @@ struct select_job {
     uint64_t *tile_count; /* partition: the selected count of each tile */
     uint64_t *offset;     /* partition: selected before each tile */
     uint64_t total;       /* partition */
+    int stream;           /* vector kernels: write whole output lines with streaming stores */
 };
 
 /* What a vector kernel does with a range. */
@@ -114,9 +117,69 @@ PP_CPU_AVX512 static PP_ALWAYS_INLINE size_t vec_pack(char *p, __m512i x, unsign
     return k;
 }
 
-/* The vector L elements from i (live: the lanes inside the range). */
+/* Large outputs: the packed lanes go first to a staging buffer that stays
+ * in L1, laid out like the output's 64-byte lines, and every VO_STAGE
+ * bytes whole lines are copied out with streaming stores (an ordinary store
+ * first reads its line from memory: a third of a compaction's traffic).
+ * The partial lines at either end of a range, which neighbouring tiles'
+ * ranges share, get masked ordinary stores of this range's bytes only. */
+#define VO_STAGE 4096
+typedef struct vec_out {
+    char *line;      /* output address of stage[0] (64-byte aligned) */
+    unsigned off;    /* bytes of stage in use */
+    unsigned first;  /* bytes of stage[0..64) before the range (0 after its first line) */
+    char stage[VO_STAGE + 128] __attribute__((aligned(64)));
+} vec_out;
+
+PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_out_start(vec_out *o, char *p)
+{
+    o->line = (char *)((uintptr_t)p & ~(uintptr_t)63);
+    o->off = o->first = (unsigned)((uintptr_t)p & 63u);
+}
+
+/* Bytes [from, to) of line l of the stage (to <= 64), with a masked store. */
+PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_out_part(vec_out *o, unsigned l, unsigned from, unsigned to)
+{
+    const unsigned long long m = (to >= 64 ? ~0ull : (1ull << to) - 1) & ~((1ull << from) - 1);
+    _mm512_mask_storeu_epi8(o->line + 64 * l, (__mmask64)m, _mm512_load_si512((const void *)(o->stage + 64 * l)));
+}
+
+/* Writes the first `lines` whole lines of the stage out. */
+PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_out_flush(vec_out *o, unsigned lines)
+{
+    unsigned l = 0;
+    if (o->first && lines) vec_out_part(o, l++, o->first, 64);
+    for (; l < lines; l++)
+        _mm512_stream_si512((__m512i *)(void *)(o->line + 64 * l), _mm512_load_si512((const void *)(o->stage + 64 * l)));
+    o->first = 0;
+}
+
+/* Appends the lanes of m of x. Returns how many. */
+PP_CPU_AVX512 static PP_ALWAYS_INLINE size_t vec_out_put(vec_out *o, __m512i x, unsigned m, int w)
+{
+    const size_t k = vec_pack(o->stage + o->off, x, m, w);
+    o->off += (unsigned)k * (unsigned)w;
+    if (o->off >= VO_STAGE) {
+        vec_out_flush(o, VO_STAGE / 64);
+        _mm512_store_si512((void *)o->stage, _mm512_load_si512((const void *)(o->stage + VO_STAGE)));
+        o->off -= VO_STAGE;
+        o->line += VO_STAGE;
+    }
+    return k;
+}
+
+PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_out_finish(vec_out *o)
+{
+    const unsigned whole = o->off / 64, rest = o->off % 64;
+    if (whole) vec_out_flush(o, whole);
+    if (rest > o->first) vec_out_part(o, whole, o->first, rest);
+}
+
+/* The vector L elements from i (live: the lanes inside the range). With
+ * os (and, partitioning, orj), writes through those. */
 PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_step(const select_job *j, __m512i v, size_t i, unsigned live, int w,
-                                                     int kind, int mc, int mode, size_t *ks, size_t *kr)
+                                                     int kind, int mc, int mode, size_t *ks, size_t *kr, vec_out *os,
+                                                     vec_out *orj)
 {
     PP_CPU_PREFETCH(j->in + i * w + PP_CPU_AHEAD);
     const __m512i x = vec_load(j->in + i * w, live, w);
@@ -133,6 +196,11 @@ PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_step(const select_job *j, __m512i
     m &= live;
     if (mode == VEC_COUNT) {
         *ks += (size_t)__builtin_popcount(m);
+        return;
+    }
+    if (os) {
+        *ks += vec_out_put(os, x, m, w);
+        if (mode == VEC_PARTITION) *kr += vec_out_put(orj, x, ~m & live, w);
         return;
     }
     *ks += vec_pack(j->out + *ks * w, x, m, w);
@@ -155,8 +223,18 @@ PP_CPU_AVX512 static PP_ALWAYS_INLINE size_t vec_loop(const select_job *j, size_
         ks++;
         i = 1;
     }
-    for (; i + lanes <= e; i += lanes) vec_step(j, v, i, full, w, kind, mc, mode, &ks, &kr);
-    if (i < e) vec_step(j, v, i, (1u << (e - i)) - 1, w, kind, mc, mode, &ks, &kr);
+    vec_out os, orj, *pos = NULL, *prj = NULL;
+    if (mode != VEC_COUNT && j->stream) {
+        vec_out_start(pos = &os, j->out + ks * w);
+        if (mode == VEC_PARTITION) vec_out_start(prj = &orj, j->out + kr * w);
+    }
+    for (; i + lanes <= e; i += lanes) vec_step(j, v, i, full, w, kind, mc, mode, &ks, &kr, pos, prj);
+    if (i < e) vec_step(j, v, i, (1u << (e - i)) - 1, w, kind, mc, mode, &ks, &kr, pos, prj);
+    if (pos) {
+        vec_out_finish(pos);
+        if (prj) vec_out_finish(prj);
+        _mm_sfence();
+    }
     return ks - sel;
 }
 
@@ -265,7 +343,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     char value[8] = {0};
     if (a->value) memcpy(value, a->value, pp_type_size(a->type));
     select_job j = {&sel_table[a->type], sequential ? NULL : vec_kernel_of(a->type), mc, part, (const char *)a->in, a->flags, value, (char *)a->out, n,
-                    pp_type_size(a->type), NULL, NULL, 0};
+                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= SEL_STREAM_BYTES};
     if (n == 0) { /* out may be NULL */
         *a->count = 0;
         return PP_SUCCESS;

@@ -150,7 +150,7 @@ pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a)
     if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
     xscan_job j = {f, (const char *)a->in, (char *)a->out, n, a->kind == PP_EXCLUSIVE, inplace ? scratch + chain : NULL};
     uint64_t id[PP_XACC_F64_WORDS] = {0};
-    pp_cpu_chain_spec spec = {ntiles, f->words, id, xscan_value, xscan_combine, xscan_body, &j};
+    pp_cpu_chain_spec spec = {ntiles, f->words, id, xscan_value, xscan_combine, xscan_body, &j, NULL};
     pp_cpu_chain(&spec, nt, scratch, NULL);
     if (j.exclusive) memset(a->out, 0, f->size); /* +0.0 */
     return PP_SUCCESS;

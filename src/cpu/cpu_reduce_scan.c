@@ -105,9 +105,11 @@ SCAN_LANES_PLAIN_(scan_sum_f32, float, 16)
 SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
 
 #if PP_CPU_HAVE_AVX512
-/* STEP(v, k): lanes j >= k of v add lane j - k (integers: a shift with zeros
- * in, as adding 0 changes nothing; floats: masked, since -0.0 + 0.0 is +0.0). */
-#define SCAN_SUM_AVX512_(NAME, U, W, FLT, SET1, ADD, STEP, ALIGNR, PERM)                                 \
+/* STEPS(v): the log2(L) steps, written out (the intrinsics want constant
+ * shifts); step k: lanes j >= k of v add lane j - k (integers: a shift with
+ * zeros in, as adding 0 changes nothing; floats: masked, since -0.0 + 0.0
+ * is +0.0). */
+#define SCAN_SUM_AVX512_(NAME, U, W, FLT, SET1, ADD, STEPS, ALIGNR, PERM)                                 \
     PP_CPU_AVX512 static inline void NAME##_body(const void *x_, void *y_, size_t n, uint64_t cb, int excl, int nt) \
     {                                                                                                    \
         enum { L = 64 / W };                                                                             \
@@ -128,7 +130,7 @@ SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
         for (; i + L <= n; i += L) {                                                                     \
             __m512i v = _mm512_loadu_si512((const void *)(x + i));                                       \
             PP_CPU_PREFETCH((const char *)(x + i) + PP_CPU_AHEAD);                                       \
-            for (int k = 1; k < L; k *= 2) v = STEP(v, k);                                               \
+            STEPS(v);                                                                                    \
             const __m512i inc = ADD(v, c), o = excl ? ALIGNR(inc, c, L - 1) : inc;                       \
             if (nt) _mm512_stream_si512((__m512i *)(void *)(y + i), o);                                  \
             else _mm512_storeu_si512((void *)(y + i), o);                                                \
@@ -166,14 +168,18 @@ SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
 #define STEP_F8_(v, k)                                                                                   \
     _mm512_castpd_si512(_mm512_mask_add_pd(_mm512_castsi512_pd(v), (__mmask8)(0xffu << (k)), _mm512_castsi512_pd(v), \
                                            _mm512_castsi512_pd(_mm512_alignr_epi64(v, zero, 8 - (k)))))
+#define STEPS_I4_(v) (v = STEP_I4_(v, 1), v = STEP_I4_(v, 2), v = STEP_I4_(v, 4), v = STEP_I4_(v, 8))
+#define STEPS_I8_(v) (v = STEP_I8_(v, 1), v = STEP_I8_(v, 2), v = STEP_I8_(v, 4))
+#define STEPS_F4_(v) (v = STEP_F4_(v, 1), v = STEP_F4_(v, 2), v = STEP_F4_(v, 4), v = STEP_F4_(v, 8))
+#define STEPS_F8_(v) (v = STEP_F8_(v, 1), v = STEP_F8_(v, 2), v = STEP_F8_(v, 4))
 static inline uint32_t f32_bits_(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline uint64_t f64_bits_(double f) { uint64_t u; memcpy(&u, &f, 8); return u; }
 #define SET1_F4_(v) _mm512_set1_epi32((int)f32_bits_(v))
 #define SET1_F8_(v) _mm512_set1_epi64((long long)f64_bits_(v))
-SCAN_SUM_AVX512_(scan_sum_4, uint32_t, 4, 0, SET1_4_, _mm512_add_epi32, STEP_I4_, ALIGNR_4_, _mm512_permutexvar_epi32)
-SCAN_SUM_AVX512_(scan_sum_8, uint64_t, 8, 0, SET1_8_, _mm512_add_epi64, STEP_I8_, ALIGNR_8_, _mm512_permutexvar_epi64)
-SCAN_SUM_AVX512_(scan_sum_f4, float, 4, 1, SET1_F4_, ADD_F4_, STEP_F4_, ALIGNR_4_, _mm512_permutexvar_epi32)
-SCAN_SUM_AVX512_(scan_sum_f8, double, 8, 1, SET1_F8_, ADD_F8_, STEP_F8_, ALIGNR_8_, _mm512_permutexvar_epi64)
+SCAN_SUM_AVX512_(scan_sum_4, uint32_t, 4, 0, SET1_4_, _mm512_add_epi32, STEPS_I4_, ALIGNR_4_, _mm512_permutexvar_epi32)
+SCAN_SUM_AVX512_(scan_sum_8, uint64_t, 8, 0, SET1_8_, _mm512_add_epi64, STEPS_I8_, ALIGNR_8_, _mm512_permutexvar_epi64)
+SCAN_SUM_AVX512_(scan_sum_f4, float, 4, 1, SET1_F4_, ADD_F4_, STEPS_F4_, ALIGNR_4_, _mm512_permutexvar_epi32)
+SCAN_SUM_AVX512_(scan_sum_f8, double, 8, 1, SET1_F8_, ADD_F8_, STEPS_F8_, ALIGNR_8_, _mm512_permutexvar_epi64)
 
 /* The fold of sums (the template's fold: PP_LANES accumulators, element
  * i + j into accumulator j, then a fixed tree) with the accumulators in
@@ -346,7 +352,7 @@ static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential
         if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
         scan_chain_job j = {k, scan_kernel_of(a->type, a->op, n), fold_kernel_of(a->type, a->op), (const char *)in, (char *)out, n, excl};
         const uint64_t id = k->identity();
-        pp_cpu_chain_spec spec = {ntiles, 1, &id, scan_tile_value, scan_combine, scan_tile_body, &j};
+        pp_cpu_chain_spec spec = {ntiles, 1, &id, scan_tile_value, scan_combine, scan_tile_body, &j, NULL};
         pp_cpu_chain(&spec, pp_cpu_threads_for(ctx, n, 2 * PP_ST), scratch, NULL);
     }
     if (excl) k->public_identity(out);

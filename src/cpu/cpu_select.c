@@ -2,10 +2,10 @@
  *
  * PP_ALGO_AUTO: fixed tiles of SEL_TILE elements claimed one at a time by
  * the threads (cpu_tiles.h). select, select_flagged and unique: a thread
- * counts its tile's selected elements, gets the count of every tile before
- * it from a look-back that never waits for another thread, and writes the
- * tile's selected elements from there: one region, one read of the input
- * from memory. partition_if must know the total before any rejected
+ * packs its tile's selected elements into its own staging buffer (their
+ * number is the tile's value), gets the count of every tile before it from
+ * a look-back that never waits for another thread, and copies them to the
+ * output from there: one region, one read of the input. partition_if must know the total before any rejected
  * element is written: a first region counts every tile, the offsets are a
  * scan of the tile counts, and a second writes both sides. Writes go
  * through a small buffer filled without branches, so a random predicate
@@ -22,6 +22,8 @@
  * their table.
  */
 #include "cpu_tiles.h"
+
+#include <omp.h>
 
 #define SEL_BUF 256
 #define SEL_TILE ((size_t)16384)
@@ -62,6 +64,7 @@ struct select_job {
     uint64_t *offset;     /* partition: selected before each tile */
     uint64_t total;       /* partition */
     int stream;           /* vector kernels: write whole output lines with streaming stores */
+    char *stage;          /* select, unique: per thread, SEL_TILE elements (select_own) */
 };
 
 /* What a vector kernel does with a range. */
@@ -307,13 +310,51 @@ static void add_count(const void *job, uint64_t *acc, const uint64_t *b)
     *acc += *b;
 }
 
-static void select_tile(const void *job_, size_t t, const uint64_t *before, const uint64_t *mine)
+/* With several threads (select, select_flagged, unique): one read of the
+ * input. A thread packs its own tile's selected elements into its staging
+ * buffer as it counts them, and once the look-back has given the tile's
+ * offset copies them to the output (streaming stores for large outputs). */
+static void select_own(const void *job_, size_t t, uint64_t *value, int thread)
 {
-    (void)mine;
     const select_job *j = (const select_job *)job_;
+    select_job c = *j;
+    c.out = j->stage + (size_t)thread * SEL_TILE * j->size;
+    c.stream = 0;
     size_t b, e;
     pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
-    write_range(j, b, e, (size_t)*before, 0);
+    *value = (uint64_t)write_range(&c, b, e, 0, 0);
+}
+
+#if PP_CPU_HAVE_AVX512
+/* dst[0, bytes) = src[0, bytes), whole 64-byte lines of dst with streaming
+ * stores, the partial ones at either end with plain copies. */
+PP_CPU_AVX512 static void copy_stream(char *dst, const char *src, size_t bytes)
+{
+    size_t head = (64 - ((uintptr_t)dst & 63u)) & 63u;
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= bytes; i += 64)
+        _mm512_stream_si512((__m512i *)(void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
+    memcpy(dst + i, src + i, bytes - i);
+    _mm_sfence();
+}
+#endif
+
+static void select_staged(const void *job_, size_t t, const uint64_t *before, const uint64_t *mine)
+{
+    (void)t;
+    const select_job *j = (const select_job *)job_;
+    const char *src = j->stage + (size_t)omp_get_thread_num() * SEL_TILE * j->size;
+    char *dst = j->out + (size_t)*before * j->size;
+    const size_t bytes = (size_t)*mine * j->size;
+#if PP_CPU_HAVE_AVX512
+    if (j->stream) {
+        copy_stream(dst, src, bytes);
+        return;
+    }
+#endif
+    memcpy(dst, src, bytes);
 }
 
 static void partition_count(const void *job_, size_t t, int thread)
@@ -343,7 +384,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     char value[8] = {0};
     if (a->value) memcpy(value, a->value, pp_type_size(a->type));
     select_job j = {&sel_table[a->type], sequential ? NULL : vec_kernel_of(a->type), mc, part, (const char *)a->in, a->flags, value, (char *)a->out, n,
-                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= SEL_STREAM_BYTES};
+                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= SEL_STREAM_BYTES, NULL};
     if (n == 0) { /* out may be NULL */
         *a->count = 0;
         return PP_SUCCESS;
@@ -369,10 +410,12 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
         *a->count = j.total;
         return PP_SUCCESS;
     }
-    void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
+    const size_t chain_bytes = (pp_cpu_chain_scratch_bytes(ntiles, 1) + 63) & ~(size_t)63;
+    char *scratch = (char *)pp_cpu_scratch(ctx, chain_bytes + (size_t)nt * SEL_TILE * j.size, a->fn);
     if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+    j.stage = scratch + chain_bytes;
     const uint64_t zero = 0;
-    pp_cpu_chain_spec spec = {ntiles, 1, &zero, tile_count_value, add_count, select_tile, &j};
+    pp_cpu_chain_spec spec = {ntiles, 1, &zero, tile_count_value, add_count, select_staged, &j, select_own};
     pp_cpu_chain(&spec, nt, scratch, a->count);
     return PP_SUCCESS;
 }

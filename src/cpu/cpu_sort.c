@@ -298,7 +298,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.dg.next_shift = lo + q * width;
         j.dg.next_dmask = radix - 1;
         memset(j.hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
-        pp_cpu_chain_spec spec = {ntiles, radix, zero, pass_counts, add_counts, pass_scatter, &j};
+        pp_cpu_chain_spec spec = {ntiles, radix, zero, pass_counts, add_counts, pass_scatter, &j, NULL};
         pp_cpu_chain(&spec, nt, chain, NULL);
         digit_starts(j.hist, nt, radix, start);
         const char *ts = j.src, *tv = j.vsrc;

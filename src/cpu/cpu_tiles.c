@@ -93,10 +93,12 @@ void pp_cpu_chain(const pp_cpu_chain_spec *sp, int nt, void *scratch, uint64_t *
 #pragma omp parallel num_threads(nt)
     {
         uint64_t v[PP_CPU_CHAIN_MAX_WIDTH], prefix[PP_CPU_CHAIN_MAX_WIDTH], incl[PP_CPU_CHAIN_MAX_WIDTH];
+        const int me = omp_get_thread_num();
         for (;;) {
             size_t t = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
             if (t >= ntiles) break;
-            sp->value(sp->job, t, v);
+            if (sp->own) sp->own(sp->job, t, v, me);
+            else sp->value(sp->job, t, v);
             publish(&s, s.value, t, v, HAS_VALUE);
             prefix_of(&s, t, prefix);
             memcpy(incl, prefix, w * sizeof *incl);

@@ -34,6 +34,10 @@ typedef void (*pp_cpu_combine_fn)(const void *job, uint64_t *acc, const uint64_t
 /* The tile's work, given the fold of the values of the tiles before it and
  * the tile's own value. */
 typedef void (*pp_cpu_tile_body_fn)(const void *job, size_t tile, const uint64_t *prefix, const uint64_t *value);
+/* The value of the calling thread's own tile (thread: 0 .. nt-1), whose
+ * body the same thread runs next: it may leave per-thread work for the
+ * body (look-backs still call the value function for other tiles). */
+typedef void (*pp_cpu_tile_own_fn)(const void *job, size_t tile, uint64_t *value, int thread);
 
 typedef struct pp_cpu_chain_spec {
     size_t ntiles;
@@ -43,6 +47,7 @@ typedef struct pp_cpu_chain_spec {
     pp_cpu_combine_fn combine;
     pp_cpu_tile_body_fn body;
     const void *job;
+    pp_cpu_tile_own_fn own; /* NULL: value serves the thread's own tile too */
 } pp_cpu_chain_spec;
 
 /* Scratch bytes pp_cpu_chain needs. */

@@ -80,8 +80,8 @@ cudaError_t pp_cuda_launch_node(pp_context *ctx, const void *func, dim3 grid, di
         if (s->graphs[i].used < lru->used) lru = &s->graphs[i];
     }
     if (g && cudaGraphExecKernelNodeSetParams(g->exec, g->node, &kp) != cudaSuccess) {
-        cudaGetLastError();
-        graph_slot_free(g);
+        cudaGetLastError(); // rebuilt below, in the same slot
+        lru = g;
         g = NULL;
     }
     if (!g) {

@@ -10,11 +10,12 @@
 #include <cub/cub.cuh>
 #include <parprim.h>
 
+#include "harness.h"
+
 #include <algorithm>
 #include <chrono>
 #include <stdio.h>
 #include <stdlib.h>
-#include <vector>
 
 #define CK(x)                                                                       \
     do {                                                                            \
@@ -39,35 +40,31 @@ template <class F> static double event_us(F f)
     CK(cudaEventCreate(&b));
     for (int i = 0; i < 5; i++) f();
     CK(cudaStreamSynchronize(g_st));
-    std::vector<double> v;
-    for (int i = 0; i < 300; i++) {
+    const double us = harness::median_of_runs(300, [&] {
         CK(cudaEventRecord(a, g_st));
         f();
         CK(cudaEventRecord(b, g_st));
         CK(cudaEventSynchronize(b));
         float ms;
         CK(cudaEventElapsedTime(&ms, a, b));
-        v.push_back(ms * 1000.0);
-    }
+        return ms * 1000.0;
+    });
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return us;
 }
 
 template <class F> static double host_us(F f)
 {
-    std::vector<double> v;
-    for (int i = 0; i < 300; i++) {
+    const double us = harness::median_of_runs(300, [&] {
         CK(cudaStreamSynchronize(g_st));
         auto t0 = std::chrono::steady_clock::now();
         f();
         auto t1 = std::chrono::steady_clock::now();
-        v.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    }
+        return std::chrono::duration<double, std::micro>(t1 - t0).count();
+    });
     CK(cudaStreamSynchronize(g_st));
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return us;
 }
 
 template <class F> static cudaGraphExec_t captured(F f)

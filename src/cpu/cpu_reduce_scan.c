@@ -79,6 +79,13 @@ typedef void (*scan_fn)(const void *x, void *y, size_t n, uint64_t carry, int ex
  * With nt (large outputs, y 64-byte aligned), y is written with streaming
  * stores, which do not first read each line from memory as ordinary stores
  * do: a third of the scan's memory traffic. x == y is fine. */
+/* y[i, end) from carry c, one element at a time (i, c advance). */
+#define SCAN_SEQ_(U, x, y, i, end, c, excl)                                                              \
+    for (; i < (end); i++) {                                                                             \
+        const U v_ = x[i];                                                                               \
+        y[i] = excl ? c : (U)(c + v_);                                                                   \
+        c = (U)(c + v_);                                                                                 \
+    }
 #define SCAN_LANES_PLAIN_(NAME, U, L)                                                                    \
     static void NAME(const void *x_, void *y_, size_t n, uint64_t cb, int excl)                          \
     {                                                                                                    \
@@ -95,11 +102,7 @@ typedef void (*scan_fn)(const void *x, void *y, size_t n, uint64_t carry, int ex
             y[i] = excl ? c : c + v[0];                                                                  \
             c = c + v[L - 1];                                                                            \
         }                                                                                                \
-        for (; i < n; i++) {                                                                             \
-            const U v = x[i];                                                                            \
-            y[i] = excl ? c : c + v;                                                                     \
-            c = c + v;                                                                                   \
-        }                                                                                                \
+        SCAN_SEQ_(U, x, y, i, n, c, excl)                                                                \
     }
 SCAN_LANES_PLAIN_(scan_sum_f32, float, 16)
 SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
@@ -117,16 +120,13 @@ SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
         U *y = (U *)y_, carry;                                                                           \
         memcpy(&carry, &cb, sizeof carry);                                                               \
         size_t i = 0;                                                                                    \
-        if (nt && !FLT) /* integers: plain up to the first 64-byte boundary of y */                     \
-            for (; i < n && ((uintptr_t)(y + i) & 63u); i++) {                                           \
-                const U v = x[i];                                                                        \
-                y[i] = excl ? carry : (U)(carry + v);                                                    \
-                carry = (U)(carry + v);                                                                  \
-            }                                                                                            \
+        if (nt && !FLT) { /* integers: plain up to the first 64-byte boundary of y */                   \
+            size_t h = ((64u - ((uintptr_t)y & 63u)) & 63u) / W;                                        \
+            SCAN_SEQ_(U, x, y, i, h < n ? h : n, carry, excl)                                            \
+        }                                                                                                \
         nt = nt && !((uintptr_t)(y + i) & 63u);                                                          \
         const __m512i zero = _mm512_setzero_si512(), last = W == 4 ? _mm512_set1_epi32(L - 1) : _mm512_set1_epi64(L - 1);                                 \
         __m512i c = SET1(carry);                                                                         \
-        (void)zero;                                                                                      \
         for (; i + L <= n; i += L) {                                                                     \
             __m512i v = _mm512_loadu_si512((const void *)(x + i));                                       \
             PP_CPU_PREFETCH((const char *)(x + i) + PP_CPU_AHEAD);                                       \
@@ -140,11 +140,7 @@ SCAN_LANES_PLAIN_(scan_sum_f64, double, 8)
         unsigned char lo_[16];                                                                           \
         _mm_storeu_si128((__m128i *)(void *)lo_, _mm512_castsi512_si128(c));                             \
         memcpy(&carry, lo_, sizeof carry);                                                               \
-        for (; i < n; i++) {                                                                             \
-            const U v = x[i];                                                                            \
-            y[i] = excl ? carry : (U)(carry + v);                                                        \
-            carry = (U)(carry + v);                                                                      \
-        }                                                                                                \
+        SCAN_SEQ_(U, x, y, i, n, carry, excl)                                                            \
     }                                                                                                    \
     PP_CPU_AVX512 static void NAME(const void *x, void *y, size_t n, uint64_t cb, int excl)              \
     {                                                                                                    \

@@ -293,11 +293,11 @@ __global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK,
     const unsigned tile = blockIdx.x; // the grid is one cluster: the block's rank
     const size_t tile_base = (size_t)tile * S::TILE;
     const bool live = tile_base < n; // the same in the whole block
+    const bool whole = live && n - tile_base >= (size_t)S::TILE;
     const int off = warp * S::WARP_ITEMS + lane * S::E;
     pp_vec16<T> x[SCAN_V];
     T pre[SCAN_V];
     if (live) {
-        const bool whole = n - tile_base >= (size_t)S::TILE;
         load_tile<T, Op>(in, tile_base, off, n, whole && (flags & F_IN16), stage, x);
         tile_local<T, Op>(x, pre, s_warp);
     }
@@ -321,7 +321,6 @@ __global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK,
     launder<T>(x);
     tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
     if ((flags & F_EXCL) && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
-    const bool whole = n - tile_base >= (size_t)S::TILE;
     store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
 }
 

@@ -53,12 +53,14 @@ static inline size_t pp_cuda_resident(const pp_cuda_state *s, size_t per_sm)
 // Maps a CUDA error to PP_ERROR_BACKEND (or OUT_OF_MEMORY) with a message.
 pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const char *what);
 
-// Checks for a launch error right after a kernel launch.
-#define PP_CUDA_LAUNCHED(ctx, fn)                                                  \
+// Returns a launch's error e as parprim's; PP_CUDA_LAUNCHED: the error of
+// the <<<>>> launch just made.
+#define PP_CUDA_CHECK_LAUNCH(ctx, fn, e)                                            \
     do {                                                                           \
-        cudaError_t e_ = cudaGetLastError();                                       \
-        if (e_ != cudaSuccess) return pp_cuda_error((ctx), e_, (fn), "kernel launch"); \
+        cudaError_t e2_ = (e);                                                     \
+        if (e2_ != cudaSuccess) return pp_cuda_error((ctx), e2_, (fn), "kernel launch"); \
     } while (0)
+#define PP_CUDA_LAUNCHED(ctx, fn) PP_CUDA_CHECK_LAUNCH((ctx), (fn), cudaGetLastError())
 
 #define PP_CUDA_TRY(ctx, call, fn)                                                 \
     do {                                                                           \
@@ -102,12 +104,5 @@ cudaError_t pp_cuda_launch(pp_context *ctx, void (*kernel)(P...), dim3 grid, dim
     void *p[sizeof...(P) > 0 ? sizeof...(P) : 1] = {(void *)&args...};
     return pp_cuda_launch_node(ctx, (const void *)kernel, grid, block, smem, p);
 }
-
-// PP_CUDA_LAUNCHED for a launch's error e.
-#define PP_CUDA_CHECK_LAUNCH(ctx, fn, e)                                            \
-    do {                                                                           \
-        cudaError_t e2_ = (e);                                                     \
-        if (e2_ != cudaSuccess) return pp_cuda_error((ctx), e2_, (fn), "kernel launch"); \
-    } while (0)
 
 #endif

@@ -21,6 +21,7 @@ static const size_t big_sizes[] = {1048575, 1048577, 1097729};
  * to 16385 only, and these instead of the big ones. */
 static const size_t quick_big_sizes[] = {20011, 24577, 40961};
 const size_t *tc_big_sizes = big_sizes;
+int tc_quick = 0;
 const size_t tc_nbig = sizeof big_sizes / sizeof big_sizes[0];
 
 /* ---- seed ------------------------------------------------------------------------------------------ */
@@ -101,6 +102,7 @@ void tc_init(const char *program)
     if (quick && *quick && strcmp(quick, "0")) {
         while (tc_nsizes > 0 && tc_sizes[tc_nsizes - 1] > 16385) tc_nsizes--;
         tc_big_sizes = quick_big_sizes;
+        tc_quick = 1;
         printf("%s: quick mode (PARPRIM_TEST_QUICK): sizes up to %zu\n", program, tc_sizes[tc_nsizes - 1]);
     }
     const char *filter = getenv("PARPRIM_TEST_FILTER");

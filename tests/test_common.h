@@ -193,6 +193,8 @@ extern size_t tc_nsizes;
 /* A few larger sizes (around 2^20). */
 extern const size_t *tc_big_sizes;
 extern const size_t tc_nbig;
+/* 1 in quick mode (PARPRIM_TEST_QUICK): no sizes beyond the quick ones. */
+extern int tc_quick;
 
 extern const pp_type tc_types[PP_TYPE_COUNT];
 

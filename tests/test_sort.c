@@ -3,7 +3,8 @@
  * stability is checked), keys with many duplicates, floats with -0.0,
  * +0.0, +-inf and NaNs of both signs and many payloads (the output must be
  * the exact bits of the stable order), every size of tc_sizes and one
- * around 2^20, on every configuration. */
+ * around 2^20, on every configuration, and keys of 8 MiB (the cpu's MSD
+ * split). */
 #include "test_common.h"
 
 #include <math.h>
@@ -162,6 +163,11 @@ static void test_type(pp_type t)
     for (size_t s = 0; s < tc_nsizes; s++) run_size(&r, t, tc_sizes[s], (int)s, 0);
     run_size(&r, t, tc_big_sizes[(t + 1) % tc_nbig], (int)t, 1);
     run_size(&r, t, tc_big_sizes[(t + 2) % tc_nbig], (int)t + 1, 1);
+    /* keys alone of 8 MiB and more: the cpu's MSD split (2-byte keys: 4M
+     * of them, so that the split and its in-cache buckets have bits to
+     * sort on; 1-byte keys take one pass) */
+    const size_t sz = tc_size(t);
+    if (sz >= 2 && !tc_quick) run_size(&r, t, sz == 2 ? 4194311 : ((size_t)8 << 20) / sz + 37, (int)t + 2, 1);
 }
 
 TC_TYPE_TESTS(test_type)

@@ -325,21 +325,6 @@ static void select_own(const void *job_, size_t t, uint64_t *value, int thread)
     *value = (uint64_t)write_range(&c, b, e, 0, 0);
 }
 
-#if PP_CPU_HAVE_AVX512
-/* dst[0, bytes) = src[0, bytes), whole 64-byte lines of dst with streaming
- * stores, the partial ones at either end with plain copies. */
-PP_CPU_AVX512 static void copy_stream(char *dst, const char *src, size_t bytes)
-{
-    size_t head = (64 - ((uintptr_t)dst & 63u)) & 63u;
-    if (head > bytes) head = bytes;
-    memcpy(dst, src, head);
-    size_t i = head;
-    for (; i + 64 <= bytes; i += 64)
-        _mm512_stream_si512((__m512i *)(void *)(dst + i), _mm512_loadu_si512((const void *)(src + i)));
-    memcpy(dst + i, src + i, bytes - i);
-    _mm_sfence();
-}
-#endif
 
 static void select_staged(const void *job_, size_t t, const uint64_t *before, const uint64_t *mine)
 {
@@ -348,13 +333,8 @@ static void select_staged(const void *job_, size_t t, const uint64_t *before, co
     const char *src = j->stage + (size_t)omp_get_thread_num() * SEL_TILE * j->size;
     char *dst = j->out + (size_t)*before * j->size;
     const size_t bytes = (size_t)*mine * j->size;
-#if PP_CPU_HAVE_AVX512
-    if (j->stream) {
-        copy_stream(dst, src, bytes);
-        return;
-    }
-#endif
-    memcpy(dst, src, bytes);
+    if (j->stream) pp_cpu_copy_stream(dst, src, bytes);
+    else memcpy(dst, src, bytes);
 }
 
 static void partition_count(const void *job_, size_t t, int thread)

@@ -1,4 +1,5 @@
-/* cpu sort: LSD radix sort, digits of up to 11 bits.
+/* cpu sort: radix sort, an MSD split into cache-sized buckets for large
+ * inputs, LSD passes with digits of up to 11 bits otherwise.
  *
  * Keys are never rewritten: the radix key of an element is computed when it
  * is needed (integers: sign bit flipped for signed types; floats: sign bit
@@ -19,6 +20,21 @@
  * which gives the next pass's digit starts without another sweep. Integer
  * keys of 8 bits without values are counted and rewritten (counting sort),
  * with no scratch array.
+ * MSD split (keys and values of SORT_MSD_MIN bytes or more whose span
+ * needs more than one pass): one pass as above on the leading digit of the
+ * span (keys to scratch) cuts the keys into buckets that share it; then
+ * each thread claims buckets one at a time and sorts each in its own cache
+ * (cpu_sort_scatter.inc's bucket: LSD passes of up to 8 bits between two
+ * buffers of the bucket's size, the result streamed into the user's
+ * arrays). So the keys cross memory about twice instead of once per pass.
+ * The leading digit is counted on 11 bits, and takes as few of them as
+ * leave no bucket above SORT_BUCKET_MAX bytes (uniform keys: buckets of
+ * about SORT_BUCKET bytes); skewed keys (floats' exponents, duplicates)
+ * can still leave larger buckets, which are split again the same way: by
+ * the thread that claimed them up to SORT_SEQ_MAX bytes (msd_seq: one
+ * scatter, no look-back), by all threads above that (msd_range). A digit
+ * that is the same in every key of a range moves nothing. Every step is
+ * stable, so the whole sort is.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  *
  * The per-type kernels (radix keys, digit counts, scatters) are the
@@ -86,13 +102,26 @@ typedef struct sort_kernels {
     void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
                     uint64_t mask, const sort_digits *dg, const size_t *off, void *wc);
     void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
+    void (*bucket)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
+                   uint64_t mask, unsigned lo, unsigned bits, char *tmp);
 } sort_kernels;
 /* The table: the X-macro of types.h over the names the template defined. */
 #define SORT_ENTRY(E, T, S, K, U, W) \
-    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, bits_##S, count_at_##S, scatter_##S, fill_digit_##S},
+    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, bits_##S, count_at_##S, scatter_##S, fill_digit_##S, bucket_##S},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
+
+/* MSD split: from SORT_MSD_MIN bytes of keys and values, buckets of about
+ * SORT_BUCKET bytes (the core's cache holds one with its two buffers),
+ * SORT_BUCKET_MAX bytes at most. */
+#define SORT_MSD_MIN ((size_t)8 << 20)
+#define SORT_BUCKET ((size_t)256 << 10)
+#define SORT_BUCKET_MAX ((size_t)1 << 20)
+#define SORT_SEQ_MAX ((size_t)16 << 20)
+/* Levels of the split: a range split further holds more than
+ * SORT_BUCKET_MAX bytes, so its leading digit has 2 bits at least. */
+#define SORT_MSD_DEPTH (64 / 2 + 2)
 
 typedef struct sort_job {
     const sort_kernels *k;
@@ -108,13 +137,33 @@ typedef struct sort_job {
     char *vdst;
     char *wc;              /* write-combining buffers, wcbytes per thread */
     size_t wcbytes;
+    size_t base;           /* the tiles cover [base, base + n) */
+    /* MSD split (msd_range) */
+    char *ukeys, *uvals;   /* the user's arrays (the results' place) */
+    char *skeys, *svals;   /* scratch arrays of as many keys and values */
+    unsigned lo, rest;     /* the buckets' bits [lo, lo + rest) */
+    size_t buckets;        /* buckets (start[] has as many) */
+    size_t bucket_max;     /* keys in the largest bucket sorted in cache */
+    size_t seq_max;        /* keys in the largest range split by one thread (msd_seq) */
+    char *tmp;             /* buffers of the buckets, tmpbytes per thread */
+    size_t tmpbytes;
+    void *chain;           /* the look-back's scratch */
+    size_t *starts;        /* SORT_MSD_DEPTH rows of RADIX_MAX digit starts, one per level */
 } sort_job;
+
+/* [*b, *e): tile t of the job's range. */
+static void job_tile(const sort_job *j, size_t t, size_t *b, size_t *e)
+{
+    pp_cpu_tile_range(j->n, SORT_TILE, t, b, e);
+    *b += j->base;
+    *e += j->base;
+}
 
 static void bits_tile(const void *job, size_t t, int thread)
 {
     const sort_job *j = (const sort_job *)job;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
+    job_tile(j, t, &b, &e);
     j->k->bits(j->src, b, e, j->mask, &j->bits[8 * thread], &j->bits[8 * thread + 1]);
 }
 
@@ -122,7 +171,7 @@ static void count_tile(const void *job, size_t t, int thread)
 {
     const sort_job *j = (const sort_job *)job;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
+    job_tile(j, t, &b, &e);
     j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, j->hist + (size_t)thread * RADIX_MAX);
 }
 
@@ -131,7 +180,7 @@ static void pass_counts(const void *job, size_t t, uint64_t *value)
     const sort_job *j = (const sort_job *)job;
     size_t b, e, h[RADIX_MAX];
     const size_t radix = j->dg.dmask + 1;
-    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
+    job_tile(j, t, &b, &e);
     memset(h, 0, radix * sizeof *h);
     j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, h);
     for (size_t d = 0; d < radix; d++) value[d] = h[d];
@@ -150,7 +199,7 @@ static void pass_scatter(const void *job, size_t t, const uint64_t *before, cons
     const int thread = omp_get_thread_num();
     const size_t radix = j->dg.dmask + 1;
     size_t b, e, off[RADIX_MAX];
-    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
+    job_tile(j, t, &b, &e);
     for (size_t d = 0; d < radix; d++) off[d] = j->start[d] + (size_t)before[d];
     sort_digits dg = j->dg;
     dg.next = j->hist + (size_t)thread * RADIX_MAX;
@@ -185,7 +234,7 @@ static void copy_tile(const void *job, size_t t, int thread)
     (void)thread;
     const sort_job *j = (const sort_job *)job;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SORT_TILE, t, &b, &e);
+    job_tile(j, t, &b, &e);
     memcpy(j->dst + b * j->k->size, j->src + b * j->k->size, (e - b) * j->k->size);
     if (j->vsrc) memcpy(j->vdst + b * j->vsize, j->vsrc + b * j->vsize, (e - b) * j->vsize);
 }
@@ -205,12 +254,190 @@ static unsigned bit_length(uint64_t v)
     return i;
 }
 
-/* PP_ALGO_AUTO (see the top of the file): a count sweep of every digit over
- * tiles claimed one at a time; then per pass one region in which each
- * thread claims a tile, counts its digits, gets the counts of every tile
- * before it from the look-back (cpu_tiles.h: no thread waits for another)
- * and scatters the tile from there. Only the passes themselves are
- * ordered (a pass reads what the one before wrote). */
+/* One pass of the chained scatter over the job's range: the digit
+ * (dg.shift, dg.dmask), from j->src/vsrc to j->dst/vdst, start[] the
+ * digits' first positions; each scatter counts the digit (next_shift,
+ * next_dmask) into the threads' rows of j->hist. */
+static void chain_pass(sort_job *j, int nt)
+{
+    static const uint64_t zero[RADIX_MAX];
+    const size_t ntiles = (j->n + SORT_TILE - 1) / SORT_TILE;
+    memset(j->hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
+    pp_cpu_chain_spec spec = {ntiles, j->dg.dmask + 1, zero, pass_counts, add_counts, pass_scatter, j, NULL};
+    pp_cpu_chain(&spec, nt, j->chain, NULL);
+}
+
+/* Digit d's counts of the job's range per thread (j->hist), and from them
+ * start[d] = base + the keys of the range with smaller digits. */
+static void range_starts(sort_job *j, int nt, size_t *start)
+{
+    const size_t ntiles = (j->n + SORT_TILE - 1) / SORT_TILE;
+    memset(j->hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
+    const int used = pp_cpu_for_tiles(nt, ntiles, count_tile, j);
+    digit_starts(j->hist, used, j->dg.dmask + 1, start);
+    for (size_t d = 0; d <= j->dg.dmask; d++) start[d] += j->base;
+}
+
+/* The other place of keys at ks: scratch for the user's arrays and back. */
+static char *other_keys(const sort_job *j, const char *ks) { return ks == j->ukeys ? j->skeys : j->ukeys; }
+static char *other_vals(const sort_job *j, const char *ks) { return ks == j->ukeys ? j->svals : j->uvals; }
+
+/* The leading digit of a range [b, e) of m keys with `bits` bits left,
+ * given start[] of its top wc bits (counted): of those, the fewest bits
+ * (from enough for buckets of SORT_BUCKET bytes on average) whose largest
+ * bucket holds at most bucket_max keys, else all wc of them, so that skewed
+ * keys (floats' exponents) get more buckets than uniform ones. start[]
+ * becomes the chosen digit's; returns its width. */
+static unsigned leading_width(const sort_job *j, size_t *start, unsigned wc, size_t e, size_t m, unsigned bits)
+{
+    const size_t esize = j->k->size + j->vsize;
+    unsigned w = bits <= WIDTH_MAX ? bits : bit_length((m * esize + SORT_BUCKET - 1) / SORT_BUCKET - 1);
+    if (w > wc) w = wc;
+    if (w < 1) w = 1;
+    for (; w < wc; w++) { /* buckets of w bits: groups of 2^(wc - w) counted digits */
+        const unsigned g = wc - w;
+        size_t most = 0;
+        for (size_t d = 0; d < ((size_t)1 << w); d++) {
+            const size_t c = ((d + 1) << g < ((size_t)1 << wc) ? start[(d + 1) << g] : e) - start[d << g];
+            if (c > most) most = c;
+        }
+        if (most <= j->bucket_max) break;
+    }
+    for (size_t d = 0; d < ((size_t)1 << w); d++) start[d] = start[d << (wc - w)];
+    return w;
+}
+
+/* 1 if one of the radix digits holds all m keys of the range. */
+static int one_digit(const size_t *start, size_t radix, size_t e, size_t m)
+{
+    for (size_t d = 0; d < radix; d++)
+        if ((d + 1 < radix ? start[d + 1] : e) - start[d] == m) return 1;
+    return 0;
+}
+
+/* The MSD split of one range by one thread (thread: its buffers), as
+ * msd_range does with all of them, but with a single scatter of the whole
+ * range in order (no look-back) and no parallel region: for buckets of the
+ * parallel split too large for the cache but not for a thread. */
+static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b, size_t e, unsigned lo,
+                    unsigned bits, int thread)
+{
+    const size_t m = e - b, ksz = j->k->size;
+    if (m <= j->bucket_max) {
+        j->k->bucket(ks, j->ukeys, vs, j->uvals, j->vsize, b, e, j->mask, lo, bits,
+                     j->tmp + (size_t)thread * j->tmpbytes);
+        return;
+    }
+    char *ok = other_keys(j, ks), *ov = vs ? other_vals(j, ks) : NULL;
+    size_t *h = j->hist + (size_t)thread * RADIX_MAX, start[RADIX_MAX];
+    const unsigned wc = bits < WIDTH_MAX ? bits : WIDTH_MAX;
+    memset(h, 0, ((size_t)1 << wc) * sizeof *h);
+    j->k->count_at(ks, b, e, j->mask, lo + bits - wc, ((size_t)1 << wc) - 1, h);
+    for (size_t d = 0, run = b; d < ((size_t)1 << wc); d++) {
+        start[d] = run;
+        run += h[d];
+    }
+    const unsigned w = leading_width(j, start, wc, e, m, bits);
+    const size_t radix = (size_t)1 << w;
+    const char *src = ks, *vsrc = vs;
+    if (!one_digit(start, radix, e, m)) {
+        sort_digits dg = {lo + bits - w, lo + bits - w, radix - 1, radix - 1, h};
+        j->k->scatter(ks, ok, vs, ov, j->vsize, b, e, j->mask, &dg, start, j->wc + (size_t)thread * j->wcbytes);
+        src = ok;
+        vsrc = ov;
+    } else if (bits > w) { /* one digit in all keys: nothing to move */
+        msd_seq(j, ks, vs, b, e, lo, bits - w, thread);
+        return;
+    }
+    if (bits == w) { /* the last digit: in order now */
+        if (src != j->ukeys) {
+            memcpy(j->ukeys + b * ksz, src + b * ksz, m * ksz);
+            if (vs) memcpy(j->uvals + b * j->vsize, vsrc + b * j->vsize, m * j->vsize);
+        }
+        return;
+    }
+    for (size_t d = 0; d < radix; d++)
+        msd_seq(j, src, vsrc, start[d], d + 1 < radix ? start[d + 1] : e, lo, bits - w, thread);
+}
+
+/* MSD split: bucket d of the parallel split, by the thread that claimed it,
+ * unless it is too large for one thread (msd_range splits it further). */
+static void bucket_tile(const void *job, size_t d, int thread)
+{
+    const sort_job *j = (const sort_job *)job;
+    const size_t e = d + 1 < j->buckets ? j->start[d + 1] : j->base + j->n;
+    if (e - j->start[d] > j->seq_max) return;
+    msd_seq(j, j->src, j->vsrc, j->start[d], e, j->lo, j->rest, thread);
+}
+
+/* The MSD split (see the top of the file). Keys [b, e) and their values
+ * lie in ks/vs (the user's arrays or scratch's) and end sorted in the
+ * user's, by the bits [lo, lo + bits) of their radix keys (the others are
+ * equal in all of them). */
+static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t b, size_t e, unsigned lo,
+                      unsigned bits, int nt, unsigned depth)
+{
+    sort_job j = *j0;
+    const size_t m = e - b;
+    char *ok = other_keys(&j, ks), *ov = other_vals(&j, ks);
+    j.base = b;
+    j.n = m;
+    j.src = ks;
+    j.vsrc = vs;
+    if (m <= j.seq_max) { /* one thread's */
+        msd_seq(&j, ks, vs, b, e, lo, bits, 0);
+        return;
+    }
+    /* The leading digit, counted on up to WIDTH_MAX bits (leading_width). */
+    const unsigned wc = bits < WIDTH_MAX ? bits : WIDTH_MAX;
+    size_t *start = j.starts + (size_t)depth * RADIX_MAX; /* this level's row */
+    j.dg.shift = lo + bits - wc;
+    j.dg.dmask = ((size_t)1 << wc) - 1;
+    range_starts(&j, nt, start);
+    const unsigned w = leading_width(&j, start, wc, e, m, bits);
+    const size_t radix = (size_t)1 << w;
+    j.dg.shift = lo + bits - w;
+    j.dg.dmask = radix - 1;
+    if (one_digit(start, radix, e, m)) { /* one digit in all keys: no move */
+        if (bits > w) msd_range(j0, ks, vs, b, e, lo, bits - w, nt, depth + 1);
+        else if (ks != j.ukeys) { /* sorted already, in scratch: copy back */
+            j.dst = j.ukeys;
+            j.vdst = j.uvals;
+            pp_cpu_for_tiles(nt, (m + SORT_TILE - 1) / SORT_TILE, copy_tile, &j);
+        }
+        return;
+    }
+    j.dst = ok;
+    j.vdst = vs ? ov : NULL;
+    j.start = start;
+    j.dg.next_shift = j.dg.shift;
+    j.dg.next_dmask = j.dg.dmask;
+    chain_pass(&j, nt);
+    if (bits == w) { /* the last digit: in order now */
+        if (ok != j.ukeys) {
+            j.src = ok;
+            j.vsrc = j.vdst;
+            j.dst = j.ukeys;
+            j.vdst = j.uvals;
+            pp_cpu_for_tiles(nt, (m + SORT_TILE - 1) / SORT_TILE, copy_tile, &j);
+        }
+        return;
+    }
+    /* The buckets: each one of at most bucket_max keys sorted in cache by
+     * a thread (bucket_tile), then the larger ones split again. */
+    j.src = ok;
+    j.vsrc = j.vdst;
+    j.lo = lo;
+    j.rest = bits - w;
+    j.buckets = radix;
+    pp_cpu_for_tiles(nt, radix, bucket_tile, &j);
+    for (size_t d = 0; d < radix; d++) {
+        const size_t be = d + 1 < radix ? start[d + 1] : e;
+        if (be - start[d] > j.seq_max) msd_range(j0, ok, j.vsrc, start[d], be, lo, bits - w, nt, depth + 1);
+    }
+}
+
+/* PP_ALGO_AUTO (see the top of the file). */
 static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential)
 {
     const sort_kernels *k = &sort_table[a->type];
@@ -236,7 +463,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
      * into a first, small scratch), in as few digits of WIDTH_MAX bits at
      * most as cover it, of equal widths. Counting sort: one 8-bit digit. */
     const int counting = k->counting && k->size == 1 && !vals;
-    unsigned npass = 1, width = 8, lo = 0;
+    unsigned npass = 1, width = 8, lo = 0, span = 8;
     if (!counting) {
         j.bits = (uint64_t *)pp_cpu_scratch(ctx, (size_t)nt * 8 * sizeof(uint64_t), fn);
         if (!j.bits) return PP_ERROR_OUT_OF_MEMORY;
@@ -253,33 +480,55 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         const uint64_t differ = o ^ an;
         if (!differ) return PP_SUCCESS; /* every radix key equal: already in (stable) order */
         lo = low_bit(differ);
-        const unsigned span = bit_length(differ) - lo, wmax = n >= SORT_WIDE ? WIDTH_MAX : 8;
+        span = bit_length(differ) - lo;
+        const unsigned wmax = n >= SORT_WIDE ? WIDTH_MAX : 8;
         npass = (span + wmax - 1) / wmax;
         width = (span + npass - 1) / npass;
     }
-    const size_t radix = (size_t)1 << width;
+    const int msd = !counting && n * (k->size + vsize) >= SORT_MSD_MIN && span > WIDTH_MAX;
+    const size_t radix = msd ? RADIX_MAX : (size_t)1 << width;
 
     /* Scratch: keys, values, per-thread digit counts, digit starts, the
-     * write-combining buffers and the look-back's state. */
+     * write-combining buffers, the look-back's state and (MSD split) each
+     * thread's two buffers of a bucket. */
+    const size_t bmax = SORT_BUCKET_MAX / (k->size + vsize);
     const size_t kbytes = counting ? 0 : (n * k->size + 63) / 64 * 64;
     const size_t vbytes = (n * vsize + 63) / 64 * 64;
     const size_t hbytes = ((size_t)nt + 1) * RADIX_MAX * sizeof(size_t);
     const size_t wcbytes = counting ? 0 : WC_BYTES(k->size);
-    const size_t cbytes = counting ? 0 : pp_cpu_chain_scratch_bytes(ntiles, radix);
-    char *scr = (char *)pp_cpu_scratch(ctx, kbytes + vbytes + hbytes + (size_t)nt * wcbytes + cbytes, fn);
+    const size_t tmpbytes = msd ? 2 * ((bmax * k->size + 63) / 64 * 64 + (bmax * vsize + 63) / 64 * 64) : 0;
+    const size_t cbytes = counting ? 0 : (pp_cpu_chain_scratch_bytes(ntiles, radix) + 63) / 64 * 64;
+    const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * sizeof(size_t) : 0;
+    char *scr = (char *)pp_cpu_scratch(
+        ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes, fn);
     if (!scr) return PP_ERROR_OUT_OF_MEMORY;
     j.hist = (size_t *)(scr + kbytes + vbytes);
     size_t *start = j.hist + (size_t)nt * RADIX_MAX;
     j.wc = scr + kbytes + vbytes + hbytes;
     j.wcbytes = wcbytes;
-    void *chain = j.wc + (size_t)nt * wcbytes;
+    j.tmp = j.wc + (size_t)nt * wcbytes;
+    j.tmpbytes = tmpbytes;
+    j.chain = j.tmp + (size_t)nt * tmpbytes;
+    j.starts = (size_t *)((char *)j.chain + cbytes);
+    if (msd) {
+        j.ukeys = (char *)keys;
+        j.uvals = (char *)vals;
+        j.skeys = scr;
+        j.svals = vals ? scr + kbytes : NULL;
+        j.bucket_max = bmax;
+        /* ranges one thread splits: up to SORT_SEQ_MAX bytes, and a
+         * quarter of a thread's share, so that the threads stay balanced */
+        j.seq_max = SORT_SEQ_MAX / (k->size + vsize);
+        if (j.seq_max > n / (4 * (size_t)nt)) j.seq_max = n / (4 * (size_t)nt);
+        if (j.seq_max < bmax) j.seq_max = bmax;
+        msd_range(&j, (const char *)keys, (const char *)vals, 0, n, lo, span, nt, 0);
+        return PP_SUCCESS;
+    }
 
     /* The first digit's counts, per thread, then added. */
     j.dg.shift = lo;
     j.dg.dmask = radix - 1;
-    memset(j.hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
-    const int used = pp_cpu_for_tiles(nt, ntiles, count_tile, &j);
-    digit_starts(j.hist, used, radix, start);
+    range_starts(&j, nt, start);
     j.start = start;
     if (counting) {
         j.dst = (char *)keys;
@@ -291,15 +540,12 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.dst = scr;
     j.vsrc = (const char *)vals;
     j.vdst = vals ? scr + kbytes : NULL;
-    static const uint64_t zero[RADIX_MAX];
     for (unsigned p = 0; p < npass; p++) {
         const unsigned q = p + 1 < npass ? p + 1 : p; /* the last pass counts its own digit again, unused */
         j.dg.shift = lo + p * width;
         j.dg.next_shift = lo + q * width;
         j.dg.next_dmask = radix - 1;
-        memset(j.hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
-        pp_cpu_chain_spec spec = {ntiles, radix, zero, pass_counts, add_counts, pass_scatter, &j, NULL};
-        pp_cpu_chain(&spec, nt, chain, NULL);
+        chain_pass(&j, nt);
         digit_starts(j.hist, nt, radix, start);
         const char *ts = j.src, *tv = j.vsrc;
         j.src = j.dst;

@@ -3,6 +3,9 @@
 
 #include <omp.h>
 #include <stdatomic.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 enum { HAS_VALUE = 1, HAS_INCLUSIVE = 2 };
 
@@ -133,4 +136,28 @@ int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job)
         }
     }
     return nt;
+}
+
+void pp_cpu_copy_stream(void *dst_, const void *src_, size_t bytes)
+{
+    char *dst = (char *)dst_;
+    const char *src = (const char *)src_;
+#if defined(__SSE2__)
+    size_t head = (64 - ((uintptr_t)dst & 63u)) & 63u;
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, head);
+    size_t i = head;
+    for (; i + 64 <= bytes; i += 64) {
+        __m128i *d = (__m128i *)(void *)(dst + i);
+        const __m128i *s = (const __m128i *)(const void *)(src + i);
+        _mm_stream_si128(d, _mm_loadu_si128(s));
+        _mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
+        _mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
+        _mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+    }
+    memcpy(dst + i, src + i, bytes - i);
+    _mm_sfence();
+#else
+    memcpy(dst, src, bytes);
+#endif
 }

@@ -97,6 +97,12 @@ int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
 #define PP_CPU_PREFETCH(p) ((void)(p))
 #endif
 
+/* dst[0, bytes) = src[0, bytes): the whole 64-byte lines of dst with
+ * streaming stores (no read for ownership; the lines go to memory, not to
+ * the cache), the partial lines at either end with plain copies. For
+ * outputs larger than the caches. */
+void pp_cpu_copy_stream(void *dst, const void *src, size_t bytes);
+
 /* ---- vector instructions ----------------------------------------------------------
  * The library is compiled for generic x86-64; kernels written with AVX-512
  * intrinsics carry PP_CPU_AVX512 (a target attribute: that function alone

@@ -40,6 +40,11 @@ class _Op:
         self.h, self.obj, self.dtype, self.code, self.n, self.count = h, obj, dtype, code, n, None
 
 
+# From this size a host run copies arrays with pp_copy (measured on 2 cores:
+# 64 MiB in 6.1-7.5 ms against 11.0-12.1 ms for ndarray.copy).
+_PARALLEL_COPY_BYTES = 1 << 20
+
+
 class _HostRun:
     """cpu context, NumPy arrays (or PyTorch CPU tensors, seen through
     NumPy): C works on the arrays' own memory."""
@@ -72,13 +77,23 @@ class _HostRun:
         src's own memory); inplace: the input out may be (exactly)."""
         code = CODE.get(dtype, -1)
         if out is None:
-            y = src.h.copy() if src is not None else np.empty(n, dtype)
+            y = np.empty(n, dtype)
+            if src is not None:
+                self.copy_in(y, src.h)
             return _Op(y, y, dtype, code, n)
         y = host_out(out, dtype, n, what)
         check_no_overlap(y, [i.h for i in inputs], what, () if inplace is None else (inplace.h,))
         if src is not None and not same_memory(y, src.h):
-            np.copyto(y, src.h)
+            self.copy_in(y, src.h)
         return _Op(y, out, dtype, code, n)
+
+    def copy_in(self, y, x):
+        """y[:] = x (C-contiguous, same size): large arrays with pp_copy, on
+        every thread of the context (NumPy copies on one)."""
+        if x.nbytes >= _PARALLEL_COPY_BYTES and y.flags.c_contiguous and x.flags.c_contiguous:
+            self.c.copy(y.ctypes.data, x.ctypes.data, x.nbytes)
+        else:
+            np.copyto(y, x)
 
     def scratch(self, dtype, n):
         t = np.empty(n, dtype)

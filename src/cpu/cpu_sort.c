@@ -20,8 +20,8 @@
  * which gives the next pass's digit starts without another sweep. Integer
  * keys of 8 bits without values are counted and rewritten (counting sort),
  * with no scratch array.
- * MSD split (keys and values of SORT_MSD_MIN bytes or more whose span
- * needs more than one pass): one pass as above on the leading digit of the
+ * MSD split (keys whose span needs more than one pass, at any n: the
+ * bucket sort below is also the fastest small sort, in one thread's cache): one pass as above on the leading digit of the
  * span (keys to scratch) cuts the keys into buckets that share it; then
  * each thread claims buckets one at a time and sorts each in its own cache
  * (cpu_sort_scatter.inc's bucket: LSD passes of up to 8 bits between two
@@ -103,7 +103,7 @@ typedef struct sort_kernels {
                     uint64_t mask, const sort_digits *dg, const size_t *off, void *wc);
     void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
     void (*bucket)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
-                   uint64_t mask, unsigned lo, unsigned bits, char *tmp);
+                   uint64_t mask, unsigned lo, unsigned bits, int stream, char *tmp);
 } sort_kernels;
 /* The table: the X-macro of types.h over the names the template defined. */
 #define SORT_ENTRY(E, T, S, K, U, W) \
@@ -112,10 +112,11 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
 
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
 
-/* MSD split: from SORT_MSD_MIN bytes of keys and values, buckets of about
- * SORT_BUCKET bytes (the core's cache holds one with its two buffers),
- * SORT_BUCKET_MAX bytes at most. */
-#define SORT_MSD_MIN ((size_t)8 << 20)
+/* MSD split: buckets of about SORT_BUCKET bytes (the core's cache holds
+ * one with its two buffers), SORT_BUCKET_MAX bytes at most; sorted buckets
+ * are streamed out (past the caches) from SORT_STREAM_BYTES of keys and
+ * values. */
+#define SORT_STREAM_BYTES ((size_t)16 << 20)
 #define SORT_BUCKET ((size_t)256 << 10)
 #define SORT_BUCKET_MAX ((size_t)1 << 20)
 #define SORT_SEQ_MAX ((size_t)16 << 20)
@@ -145,6 +146,7 @@ typedef struct sort_job {
     size_t buckets;        /* buckets (start[] has as many) */
     size_t bucket_max;     /* keys in the largest bucket sorted in cache */
     size_t seq_max;        /* keys in the largest range split by one thread (msd_seq) */
+    int stream;            /* sorted buckets go out with streaming stores */
     char *tmp;             /* buffers of the buckets, tmpbytes per thread */
     size_t tmpbytes;
     void *chain;           /* the look-back's scratch */
@@ -324,7 +326,7 @@ static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b,
 {
     const size_t m = e - b, ksz = j->k->size;
     if (m <= j->bucket_max) {
-        j->k->bucket(ks, j->ukeys, vs, j->uvals, j->vsize, b, e, j->mask, lo, bits,
+        j->k->bucket(ks, j->ukeys, vs, j->uvals, j->vsize, b, e, j->mask, lo, bits, j->stream,
                      j->tmp + (size_t)thread * j->tmpbytes);
         return;
     }
@@ -485,13 +487,13 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         npass = (span + wmax - 1) / wmax;
         width = (span + npass - 1) / npass;
     }
-    const int msd = !counting && n * (k->size + vsize) >= SORT_MSD_MIN && span > WIDTH_MAX;
+    const int msd = !counting && span > WIDTH_MAX;
     const size_t radix = msd ? RADIX_MAX : (size_t)1 << width;
 
     /* Scratch: keys, values, per-thread digit counts, digit starts, the
      * write-combining buffers, the look-back's state and (MSD split) each
      * thread's two buffers of a bucket. */
-    const size_t bmax = SORT_BUCKET_MAX / (k->size + vsize);
+    const size_t bmax = SORT_BUCKET_MAX / (k->size + vsize) < n ? SORT_BUCKET_MAX / (k->size + vsize) : n;
     const size_t kbytes = counting ? 0 : (n * k->size + 63) / 64 * 64;
     const size_t vbytes = (n * vsize + 63) / 64 * 64;
     const size_t hbytes = ((size_t)nt + 1) * RADIX_MAX * sizeof(size_t);
@@ -516,6 +518,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.skeys = scr;
         j.svals = vals ? scr + kbytes : NULL;
         j.bucket_max = bmax;
+        j.stream = n * (k->size + vsize) >= SORT_STREAM_BYTES;
         /* ranges one thread splits: up to SORT_SEQ_MAX bytes, and a
          * quarter of a thread's share, so that the threads stay balanced */
         j.seq_max = SORT_SEQ_MAX / (k->size + vsize);

@@ -1,5 +1,5 @@
-/* cpu sort: radix sort, an MSD split into cache-sized buckets for large
- * inputs, LSD passes with digits of up to 11 bits otherwise.
+/* cpu sort: radix sort; an MSD split into cache-sized buckets where the
+ * keys differ in more than 11 bits, one or two LSD passes otherwise.
  *
  * Keys are never rewritten: the radix key of an element is computed when it
  * is needed (integers: sign bit flipped for signed types; floats: sign bit
@@ -9,32 +9,37 @@
  *
  * PP_ALGO_AUTO: a first sweep over tiles that threads claim one at a time
  * takes the OR and the AND of all radix keys: the bits where keys differ
- * span [lo, hi), and the sort makes ceil((hi - lo) / 11) passes over
- * digits of equal width (8 bits at most below SORT_WIDE keys), so 32-bit
- * keys take 3 passes at most and keys that differ only in 24 bits 3 of 8.
- * A second sweep counts the first digit. Each pass is one region: a thread
- * claims a tile of SORT_TILE keys, counts its digits, takes the digit
- * counts of every tile before it from the look-back of cpu_tiles.h (no
- * thread waits for another) and scatters the tile in order from there, so
- * every pass is stable; while scattering it counts the next pass's digit,
- * which gives the next pass's digit starts without another sweep. Integer
- * keys of 8 bits without values are counted and rewritten (counting sort),
- * with no scratch array.
- * MSD split (keys whose span needs more than one pass, at any n: the
- * bucket sort below is also the fastest small sort, in one thread's cache): one pass as above on the leading digit of the
+ * span [lo, hi), and only those are sorted on.
+ *
+ * The pass (chain_pass): one region in which a thread claims a tile of
+ * SORT_TILE keys, counts its digits, takes the digit counts of every tile
+ * before it from the look-back of cpu_tiles.h (no thread waits for
+ * another) and scatters the tile in order from there (write-combining
+ * lines, streaming stores), so it is stable; while scattering it counts the
+ * digit of the next pass, if any.
+ *
+ * Spans of at most 11 bits: LSD passes over digits of equal width (one of
+ * up to 11 bits; below SORT_WIDE keys up to 8, so two for 9 to 11 bits),
+ * the first digit counted by a second sweep. Integer keys of 8 bits
+ * without values are counted and rewritten (counting sort), with no
+ * scratch array.
+ *
+ * Wider spans, any n (msd_range): one pass on the leading digit of the
  * span (keys to scratch) cuts the keys into buckets that share it; then
  * each thread claims buckets one at a time and sorts each in its own cache
- * (cpu_sort_scatter.inc's bucket: LSD passes of up to 8 bits between two
- * buffers of the bucket's size, the result streamed into the user's
- * arrays). So the keys cross memory about twice instead of once per pass.
- * The leading digit is counted on 11 bits, and takes as few of them as
- * leave no bucket above SORT_BUCKET_MAX bytes (uniform keys: buckets of
- * about SORT_BUCKET bytes); skewed keys (floats' exponents, duplicates)
- * can still leave larger buckets, which are split again the same way: by
- * the thread that claimed them up to SORT_SEQ_MAX bytes (msd_seq: one
- * scatter, no look-back), by all threads above that (msd_range). A digit
- * that is the same in every key of a range moves nothing. Every step is
- * stable, so the whole sort is.
+ * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 8
+ * bits between two buffers of the bucket's size, the result copied into
+ * the user's arrays, with streaming stores from SORT_STREAM_BYTES). So the
+ * keys cross memory about twice instead of once per pass, and a small
+ * input is one bucket sorted in one thread's cache (faster than the
+ * passes at every size measured). The leading digit is counted on 11 bits,
+ * and takes as few of them as leave no bucket above SORT_BUCKET_MAX bytes
+ * (uniform keys: buckets of about SORT_BUCKET bytes); skewed keys (floats'
+ * exponents, duplicates) can still leave larger buckets, which are split
+ * again the same way: by the thread that claimed them up to SORT_SEQ_MAX
+ * bytes (msd_seq: one scatter in order, no look-back, no region), by all
+ * threads above that (msd_range). A digit that is the same in every key of
+ * a range moves nothing. Every step is stable, so the whole sort is.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  *
  * The per-type kernels (radix keys, digit counts, scatters) are the

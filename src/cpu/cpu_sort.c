@@ -49,6 +49,7 @@
 #include "cpu_tiles.h"
 
 #include <omp.h>
+#include <stdlib.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -156,6 +157,8 @@ typedef struct sort_job {
     size_t tmpbytes;
     void *chain;           /* the look-back's scratch */
     size_t *starts;        /* SORT_MSD_DEPTH rows of RADIX_MAX digit starts, one per level */
+    uint32_t *orders;      /* as many rows of buckets in the order threads claim them */
+    uint32_t *order;       /* this level's row */
 } sort_job;
 
 /* [*b, *e): tile t of the job's range. */
@@ -367,11 +370,46 @@ static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b,
         msd_seq(j, src, vsrc, start[d], d + 1 < radix ? start[d + 1] : e, lo, bits - w, thread);
 }
 
-/* MSD split: bucket d of the parallel split, by the thread that claimed it,
- * unless it is too large for one thread (msd_range splits it further). */
-static void bucket_tile(const void *job, size_t d, int thread)
+/* A bucket of the parallel split larger than a cache's: its size and
+ * digit, for the order of the claims. */
+typedef struct big_bucket {
+    size_t size;
+    uint32_t d;
+} big_bucket;
+
+static int larger_first(const void *a_, const void *b_)
+{
+    const big_bucket *a = (const big_bucket *)a_, *b = (const big_bucket *)b_;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1;
+    return a->d < b->d ? -1 : a->d > b->d;
+}
+
+/* j->order (a row of j->orders): the buckets of more than bucket_max and
+ * at most seq_max keys, largest first, then the others in digit order. */
+static void bucket_order(sort_job *j, size_t radix, size_t e)
+{
+    big_bucket big[RADIX_MAX];
+    uint32_t *order = j->order;
+    size_t nbig = 0, k = 0;
+    for (size_t d = 0; d < radix; d++) {
+        const size_t c = (d + 1 < radix ? j->start[d + 1] : e) - j->start[d];
+        if (c > j->bucket_max && c <= j->seq_max) big[nbig++] = (big_bucket){c, (uint32_t)d};
+    }
+    qsort(big, nbig, sizeof *big, larger_first);
+    for (size_t i = 0; i < nbig; i++) order[k++] = big[i].d;
+    for (size_t d = 0; d < radix; d++) {
+        const size_t c = (d + 1 < radix ? j->start[d + 1] : e) - j->start[d];
+        if (!(c > j->bucket_max && c <= j->seq_max)) order[k++] = (uint32_t)d;
+    }
+}
+
+/* MSD split: the t-th bucket of the parallel split in j->order, by the
+ * thread that claimed it, unless it is too large for one thread
+ * (msd_range splits it further). */
+static void bucket_tile(const void *job, size_t t, int thread)
 {
     const sort_job *j = (const sort_job *)job;
+    const size_t d = j->order[t];
     const size_t e = d + 1 < j->buckets ? j->start[d + 1] : j->base + j->n;
     if (e - j->start[d] > j->seq_max) return;
     msd_seq(j, j->src, j->vsrc, j->start[d], e, j->lo, j->rest, thread);
@@ -430,13 +468,17 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
         }
         return;
     }
-    /* The buckets: each one of at most bucket_max keys sorted in cache by
-     * a thread (bucket_tile), then the larger ones split again. */
+    /* The buckets: each one of at most seq_max keys sorted by the thread
+     * that claims it (bucket_tile), the ones larger than a cache's claimed
+     * first, largest first (so that no thread is left with a large one at
+     * the end while the others wait); then the larger ones split again. */
     j.src = ok;
     j.vsrc = j.vdst;
     j.lo = lo;
     j.rest = bits - w;
     j.buckets = radix;
+    j.order = j.orders + (size_t)depth * RADIX_MAX;
+    bucket_order(&j, radix, e);
     pp_cpu_for_tiles(nt, radix, bucket_tile, &j);
     for (size_t d = 0; d < radix; d++) {
         const size_t be = d + 1 < radix ? start[d + 1] : e;
@@ -505,7 +547,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     const size_t wcbytes = counting ? 0 : WC_BYTES(k->size);
     const size_t tmpbytes = msd ? 2 * ((bmax * k->size + 63) / 64 * 64 + (bmax * vsize + 63) / 64 * 64) : 0;
     const size_t cbytes = counting ? 0 : (pp_cpu_chain_scratch_bytes(ntiles, radix) + 63) / 64 * 64;
-    const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * sizeof(size_t) : 0;
+    const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * (sizeof(size_t) + sizeof(uint32_t)) : 0;
     char *scr = (char *)pp_cpu_scratch(
         ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes, fn);
     if (!scr) return PP_ERROR_OUT_OF_MEMORY;
@@ -517,6 +559,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.tmpbytes = tmpbytes;
     j.chain = j.tmp + (size_t)nt * tmpbytes;
     j.starts = (size_t *)((char *)j.chain + cbytes);
+    j.orders = (uint32_t *)(j.starts + SORT_MSD_DEPTH * RADIX_MAX);
     if (msd) {
         j.ukeys = (char *)keys;
         j.uvals = (char *)vals;
@@ -524,10 +567,10 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.svals = vals ? scr + kbytes : NULL;
         j.bucket_max = bmax;
         j.stream = n * (k->size + vsize) >= SORT_STREAM_BYTES;
-        /* ranges one thread splits: up to SORT_SEQ_MAX bytes, and a
-         * quarter of a thread's share, so that the threads stay balanced */
+        /* ranges one thread splits: up to SORT_SEQ_MAX bytes and a thread's
+         * share (claimed largest first, they keep the threads balanced) */
         j.seq_max = SORT_SEQ_MAX / (k->size + vsize);
-        if (j.seq_max > n / (4 * (size_t)nt)) j.seq_max = n / (4 * (size_t)nt);
+        if (j.seq_max > n / (size_t)nt) j.seq_max = n / (size_t)nt;
         if (j.seq_max < bmax) j.seq_max = bmax;
         msd_range(&j, (const char *)keys, (const char *)vals, 0, n, lo, span, nt, 0);
         return PP_SUCCESS;

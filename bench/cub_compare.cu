@@ -26,14 +26,6 @@
 #include <math.h>
 #include <algorithm>
 
-#define CK(call)                                                                          \
-    do {                                                                                  \
-        cudaError_t e_ = (call);                                                          \
-        if (e_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(3);                                                                      \
-        }                                                                                 \
-    } while (0)
 #define PK(ctx, call)                                                                     \
     do {                                                                                  \
         pp_status s_ = (call);                                                            \

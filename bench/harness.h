@@ -1,7 +1,7 @@
 // harness.h: what the comparison benchmarks share (bench_tbb,
 // tbb_compare.cpp; bench_cub, cub_compare.cu): the median of timed runs,
 // the host clock, and the pieces of their reports (parprim's version, the
-// date, JSON strings). Header-only C++ (C++17; nvcc compiles it as host
+// date, JSON strings), and CK for CUDA calls. Header-only C++ (C++17; nvcc compiles it as host
 // code). Each benchmark keeps its own clock where it needs another (CUDA
 // events in bench_cub), its own options and its own report layout.
 #ifndef PP_BENCH_HARNESS_H
@@ -16,6 +16,21 @@
 #include <ctime>
 #include <string>
 #include <vector>
+
+// A CUDA runtime call that must succeed (CUDA benchmarks): otherwise the
+// benchmark stops with the call and CUDA's message, exit status 3.
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include <cstdlib>
+#define CK(call)                                                                                      \
+    do {                                                                                              \
+        cudaError_t e_ = (call);                                                                      \
+        if (e_ != cudaSuccess) {                                                                      \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
+            exit(3);                                                                                  \
+        }                                                                                             \
+    } while (0)
+#endif
 
 namespace harness {
 

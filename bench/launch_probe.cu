@@ -17,14 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CK(x)                                                                       \
-    do {                                                                            \
-        cudaError_t e_ = (x);                                                       \
-        if (e_ != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            exit(1);                                                                \
-        }                                                                           \
-    } while (0)
 
 __global__ void empty_kernel(int *p)
 {

@@ -2,7 +2,7 @@
 // bits for 32-bit keys) beat the 8-bit one (4 passes)? A standalone probe,
 // not part of the library or its build.
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo bench/onesweep11_probe.cu -o /tmp/p11
+//   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Iinclude -Isrc/core bench/onesweep11_probe.cu -o /tmp/p11
 //   /tmp/p11 [log2n=28] [repeats=15]
 //
 // What it times (CUDA events, median of `repeats` runs after 2 warm-ups, one
@@ -49,14 +49,9 @@
 #include <algorithm>
 #include <vector>
 
-#define CK(call)                                                                                      \
-    do {                                                                                              \
-        cudaError_t e_ = (call);                                                                      \
-        if (e_ != cudaSuccess) {                                                                      \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
-            exit(3);                                                                                  \
-        }                                                                                             \
-    } while (0)
+#include "harness.h"
+#include "../src/cuda/device/warp_scan.cuh"
+
 
 static cudaStream_t g_s;
 static int g_rep = 15;
@@ -179,12 +174,7 @@ template <int SCHEME> __global__ void __launch_bounds__(1024) offsets_kernel(con
             v[j] = hist[S::hoff(p) + t * per + j];
             s += v[j];
         }
-    uint32_t inc = s;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const uint32_t y = __shfl_up_sync(~0u, inc, o);
-        if (lane >= o) inc += y;
-    }
+    const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(s);
     if (lane == 31) wsum[w] = inc;
     __syncthreads();
     uint32_t ex = inc - s;
@@ -213,8 +203,6 @@ template <int BITS, int BLOCK, int ITEMS> struct Cfg {
     static_assert(TILE < 65536, "16-bit counters");
     static_assert(BLOCK % 32 == 0 && W <= 32, "block");
 };
-
-constexpr int kWindowDefault = 4; // tiles read per look-back round trip per digit pair (ABL 32: 8, 64: 2)
 
 // ABL (timing diagnostics only; the output is then NOT a valid pass):
 //   1: no look-back wait (earlier tiles' counts taken as 0; words still published)
@@ -399,12 +387,7 @@ __global__ void __launch_bounds__(BLOCK, MINB)
             v[q] = c < PAIRS ? sstart[c] : 0u;
             s += (v[q] & 0xffffu) + (v[q] >> 16);
         }
-        uint32_t inc = s;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const uint32_t y = __shfl_up_sync(~0u, inc, o);
-            if (lane >= o) inc += y;
-        }
+        const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(s);
         if (lane == 31) misc[warp] = inc;
         __syncthreads();
         uint32_t ex = inc - s;
@@ -509,21 +492,19 @@ template <typename F> static double time_median(F fn, int rep = -1)
     CK(cudaEventCreate(&e1));
     for (int w = 0; w < 2; w++) fn();
     CK(cudaStreamSynchronize(g_s));
-    std::vector<double> t;
-    for (int r = 0; r < rep; r++) {
+    const double ms = harness::median_of_runs(rep, [&] {
         CK(cudaEventRecord(e0, g_s));
         fn();
         CK(cudaEventRecord(e1, g_s));
         CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
-    }
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        return (double)t;
+    });
     CK(cudaGetLastError());
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return ms;
 }
 
 static unsigned long long ndiff(Bufs &B, const uint32_t *x, const uint32_t *y)

@@ -225,10 +225,6 @@ static fold_fn fold_kernel_of(pp_type type, pp_op op)
     return kernels(type, op)->fold;
 }
 
-/* Outputs of at least this many bytes are written with streaming stores
- * (where the kernel has them): they would not stay in the caches anyway. */
-#define PP_SCAN_STREAM_BYTES ((size_t)16 << 20)
-
 /* The tile scan for type and op: the AVX-512 one where there is one and
  * the processor has the instructions, else the template's. */
 static scan_fn scan_kernel_of(pp_type type, pp_op op, size_t n)
@@ -240,7 +236,7 @@ static scan_fn scan_kernel_of(pp_type type, pp_op op, size_t n)
     if (pp_cpu_avx512()) {
         static const scan_fn by[2][2][2] = {{{scan_sum_4, scan_sum_4_nt}, {scan_sum_8, scan_sum_8_nt}},
                                             {{scan_sum_f4, scan_sum_f4_nt}, {scan_sum_f8, scan_sum_f8_nt}}};
-        return by[flt][size == 8][n * size >= PP_SCAN_STREAM_BYTES];
+        return by[flt][size == 8][n * size >= PP_CPU_STREAM_BYTES];
     }
 #else
     (void)n;

@@ -27,7 +27,6 @@
 
 #define SEL_BUF 256
 #define SEL_TILE ((size_t)16384)
-#define SEL_STREAM_BYTES ((size_t)16 << 20) /* inputs from this size: streaming stores (vec_out) */
 
 /* Predicates: the six comparisons keep their pp_cmp values. */
 enum { MC_FLAG = 6, MC_UNIQUE = 7 };
@@ -364,7 +363,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     char value[8] = {0};
     if (a->value) memcpy(value, a->value, pp_type_size(a->type));
     select_job j = {&sel_table[a->type], sequential ? NULL : vec_kernel_of(a->type), mc, part, (const char *)a->in, a->flags, value, (char *)a->out, n,
-                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= SEL_STREAM_BYTES, NULL};
+                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= PP_CPU_STREAM_BYTES, NULL};
     if (n == 0) { /* out may be NULL */
         *a->count = 0;
         return PP_SUCCESS;

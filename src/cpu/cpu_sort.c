@@ -29,7 +29,7 @@
  * each thread claims buckets one at a time and sorts each in its own cache
  * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 8
  * bits between two buffers of the bucket's size, the result copied into
- * the user's arrays, with streaming stores from SORT_STREAM_BYTES). So the
+ * the user's arrays, with streaming stores from PP_CPU_STREAM_BYTES). So the
  * keys cross memory about twice instead of once per pass, and a small
  * input is one bucket sorted in one thread's cache (faster than the
  * passes at every size measured). The leading digit is counted on 11 bits,
@@ -119,16 +119,15 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
 
 /* MSD split: buckets of about SORT_BUCKET bytes (the core's cache holds
- * one with its two buffers), SORT_BUCKET_MAX bytes at most; sorted buckets
- * are streamed out (past the caches) from SORT_STREAM_BYTES of keys and
- * values. */
-#define SORT_STREAM_BYTES ((size_t)16 << 20)
+ * one with its two buffers), SORT_BUCKET_MAX bytes at most. */
 #define SORT_BUCKET ((size_t)256 << 10)
 #define SORT_BUCKET_MAX ((size_t)1 << 20)
 #define SORT_SEQ_MAX ((size_t)16 << 20)
-/* Levels of the split: a range split further holds more than
- * SORT_BUCKET_MAX bytes, so its leading digit has 2 bits at least. */
-#define SORT_MSD_DEPTH (64 / 2 + 2)
+/* Levels of the split: a range is split again (or passed on whole, its
+ * leading digit the same in every key) only when buckets of fewer than
+ * WIDTH_MAX bits would not all fit SORT_BUCKET_MAX (leading_width), so
+ * every level but the last takes WIDTH_MAX bits of at most 64. */
+#define SORT_MSD_DEPTH ((64 + WIDTH_MAX - 1) / WIDTH_MAX)
 
 typedef struct sort_job {
     const sort_kernels *k;
@@ -566,7 +565,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.skeys = scr;
         j.svals = vals ? scr + kbytes : NULL;
         j.bucket_max = bmax;
-        j.stream = n * (k->size + vsize) >= SORT_STREAM_BYTES;
+        j.stream = n * (k->size + vsize) >= PP_CPU_STREAM_BYTES;
         /* ranges one thread splits: up to SORT_SEQ_MAX bytes and a thread's
          * share (claimed largest first, they keep the threads balanced) */
         j.seq_max = SORT_SEQ_MAX / (k->size + vsize);

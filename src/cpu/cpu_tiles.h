@@ -97,6 +97,10 @@ int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
 #define PP_CPU_PREFETCH(p) ((void)(p))
 #endif
 
+/* Outputs of this many bytes or more are written with streaming stores
+ * (compaction, the sort's buckets): they would not stay in the caches. */
+#define PP_CPU_STREAM_BYTES ((size_t)16 << 20)
+
 /* dst[0, bytes) = src[0, bytes): the whole 64-byte lines of dst with
  * streaming stores (no read for ownership; the lines go to memory, not to
  * the cache), the partial lines at either end with plain copies. For

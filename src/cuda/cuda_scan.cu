@@ -229,6 +229,21 @@ __device__ __forceinline__ void tile_rescan(pp_vec16<T> (&x)[SCAN_V], const T (&
     }
 }
 
+// The end of a tile for both kernels, once s_warp holds each warp's
+// exclusive prefix (wp, this warp's): rescans the thread's vectors from it
+// (the first element of an exclusive scan is the public identity) and
+// stores them.
+template <typename T, typename Op>
+__device__ __forceinline__ void tile_finish(pp_vec16<T> (&x)[SCAN_V], const T (&pre)[SCAN_V], T wp, bool first,
+                                            int flags, T *out, size_t tile_base, int off, size_t n, bool whole,
+                                            T *stage)
+{
+    launder<T>(x);
+    tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
+    if ((flags & F_EXCL) && first && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+    store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
+}
+
 // Scans one tile per block, grid = tiles. LOOKBACK: each block draws its
 // tile's ticket when it starts (pp_take_tile), so tiles are numbered in the
 // order blocks start and every predecessor of a tile is running or done, and
@@ -266,11 +281,7 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
             }
         });
     __syncthreads();
-    const T wp = s_warp[warp];
-    launder<T>(x);
-    tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
-    if ((flags & F_EXCL) && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
-    store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
+    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, flags, out, tile_base, off, n, whole, stage);
 }
 
 // Small n (at most PP_CLUSTER tiles): one cluster of PP_CLUSTER blocks,
@@ -317,11 +328,7 @@ __global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK,
             return p;
         });
     __syncthreads();
-    const T wp = s_warp[warp];
-    launder<T>(x);
-    tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
-    if ((flags & F_EXCL) && tile == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
-    store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
+    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, flags, out, tile_base, off, n, whole, stage);
 }
 
 // Reduce-then-scan, pass 1: sums[blockIdx.x] = fold of tile blockIdx.x.

@@ -380,6 +380,24 @@ static void test_reference_known(void **state)
 
 TC_TYPE_TESTS(test_type)
 
+/* Many tiles: a little over 1024 tiles of 32 KB (the cuda scan's tile), so
+ * that the cuda look-back runs with its throttled polling (from 512 tiles)
+ * and the cpu and opencl scans with many tiles per thread or group. Every
+ * type size, rotating operators; quick mode (compute-sanitizer): i32 sum
+ * only. */
+static void test_many_tiles(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("reduce_scan_many_tiles");
+    static const pp_type types[] = {PP_I32, PP_U8, PP_I16, PP_F32, PP_U64, PP_F64};
+    static const pp_op ops[] = {PP_SUM, PP_MAX, PP_SUM, PP_SUM, PP_XOR, PP_MIN};
+    const size_t count = tc_quick ? 1 : sizeof types / sizeof types[0];
+    for (size_t i = 0; i < count; i++) {
+        const size_t n = (size_t)1030 * (32768 / tc_size(types[i])) + 2 * i + 1;
+        run_case(&r, types[i], ops[i], n, (int)i, 0, 1);
+    }
+}
+
 static void test_nan_f32(void **state)
 {
     (void)state;
@@ -400,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_nan_f32),
         cmocka_unit_test(test_nan_f64),
         cmocka_unit_test(test_out_inside_in),
+        cmocka_unit_test(test_many_tiles),
     };
     int rc = cmocka_run_group_tests_name("reduce_scan", tests, NULL, NULL);
     tc_finish();

@@ -49,27 +49,7 @@ static bool want(const char *what) { return strstr(g_only, what) != NULL; }
 // g_repeat runs (256 at most) after 2 warm-up runs.
 template <typename F, typename S> static double time_median(F fn, S setup)
 {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int w = 0; w < 2; w++) {
-        setup();
-        fn();
-    }
-    CK(cudaStreamSynchronize(g_stream));
-    double med = harness::median_of_runs(g_repeat > 256 ? 256 : g_repeat, [&] {
-        setup();
-        CK(cudaEventRecord(a, g_stream));
-        fn();
-        CK(cudaEventRecord(b, g_stream));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        return double(ms);
-    });
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return med;
+    return harness::event_median_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, setup, fn);
 }
 template <typename F> static double time_median(F fn)
 {

@@ -1,9 +1,9 @@
 // harness.h: what the comparison benchmarks share (bench_tbb,
-// tbb_compare.cpp; bench_cub, cub_compare.cu): the median of timed runs,
-// the host clock, and the pieces of their reports (parprim's version, the
-// date, JSON strings), and CK for CUDA calls. Header-only C++ (C++17; nvcc compiles it as host
-// code). Each benchmark keeps its own clock where it needs another (CUDA
-// events in bench_cub), its own options and its own report layout.
+// tbb_compare.cpp; bench_cub, cub_compare.cu; the CUDA probes): the median
+// of timed runs, the host clock and CUDA events (event_median_ms), the
+// pieces of their reports (parprim's version, the date, JSON strings), and
+// CK for CUDA calls. Header-only C++ (C++17; nvcc compiles it as host code).
+// Each benchmark keeps its own options and its own report layout.
 #ifndef PP_BENCH_HARNESS_H
 #define PP_BENCH_HARNESS_H
 
@@ -64,6 +64,37 @@ double median_of_runs(int runs, F timed_run)
     for (int i = 0; i < runs; ++i) t.push_back(timed_run());
     return median(t);
 }
+
+#if defined(__CUDACC__)
+// The median, in ms, of runs timings of fn (a callable that queues work on
+// stream) between two CUDA events, after `warmups` untimed runs; setup runs
+// (untimed, before the start event in stream order) before each run.
+template <typename S, typename F>
+double event_median_ms(cudaStream_t stream, int runs, int warmups, S setup, F fn)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int w = 0; w < warmups; w++) {
+        setup();
+        fn();
+    }
+    CK(cudaStreamSynchronize(stream));
+    const double med = median_of_runs(runs, [&] {
+        setup();
+        CK(cudaEventRecord(a, stream));
+        fn();
+        CK(cudaEventRecord(b, stream));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        return double(ms);
+    });
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return med;
+}
+#endif
 
 // ---- reports ---------------------------------------------------------------
 

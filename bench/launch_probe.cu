@@ -27,23 +27,7 @@ static cudaStream_t g_st;
 
 template <class F> static double event_us(F f)
 {
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5; i++) f();
-    CK(cudaStreamSynchronize(g_st));
-    const double us = harness::median_of_runs(300, [&] {
-        CK(cudaEventRecord(a, g_st));
-        f();
-        CK(cudaEventRecord(b, g_st));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        return ms * 1000.0;
-    });
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return us;
+    return 1000.0 * harness::event_median_ms(g_st, 300, 5, [] {}, f);
 }
 
 template <class F> static double host_us(F f)

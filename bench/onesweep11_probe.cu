@@ -484,27 +484,17 @@ static uint32_t next_epoch(Bufs &B)
     return e;
 }
 
-template <typename F> static double time_median(F fn, int rep = -1)
+// Median over g_rep runs (after two warm-ups) of fn's time on g_s; setup
+// runs before each, untimed. A failed launch in fn stops the probe.
+template <typename S, typename F> static double time_median_after(S setup, F fn)
 {
-    if (rep < 0) rep = g_rep;
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    for (int w = 0; w < 2; w++) fn();
-    CK(cudaStreamSynchronize(g_s));
-    const double ms = harness::median_of_runs(rep, [&] {
-        CK(cudaEventRecord(e0, g_s));
-        fn();
-        CK(cudaEventRecord(e1, g_s));
-        CK(cudaEventSynchronize(e1));
-        float t;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        return (double)t;
-    });
+    const double ms = harness::event_median_ms(g_s, g_rep, 2, setup, fn);
     CK(cudaGetLastError());
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
     return ms;
+}
+template <typename F> static double time_median(F fn)
+{
+    return time_median_after([] {}, fn);
 }
 
 static unsigned long long ndiff(Bufs &B, const uint32_t *x, const uint32_t *y)
@@ -786,23 +776,12 @@ int main(int argc, char **argv)
         size_t tb = B.cub_temp_bytes;
         cub::DoubleBuffer<uint32_t> kb(B.a, B.b);
         // DoubleBuffer form (what bench/cub_compare.cu times): restore the input first (untimed)
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        std::vector<double> t;
-        for (int r = 0; r < g_rep + 2; r++) {
-            CK(cudaMemcpyAsync(B.a, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
-            kb.selector = 0;
-            CK(cudaEventRecord(e0, g_s));
-            CK(cub::DeviceRadixSort::SortKeys(B.cub_temp, tb, kb, n, 0, 32, g_s));
-            CK(cudaEventRecord(e1, g_s));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 2) t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        cub_keys_db = t[t.size() / 2];
+        cub_keys_db = time_median_after(
+            [&] {
+                CK(cudaMemcpyAsync(B.a, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
+                kb.selector = 0;
+            },
+            [&] { CK(cub::DeviceRadixSort::SortKeys(B.cub_temp, tb, kb, n, 0, 32, g_s)); });
         add_row("CUB SortKeys u32, DoubleBuffer, 32 bits", cub_keys_db, 4.0 * n + 4 * 8.0 * n, "ok (reference)");
         cub_keys_io = time_median([&] {
             size_t tb2 = B.cub_temp_bytes;
@@ -810,23 +789,15 @@ int main(int argc, char **argv)
         });
         add_row("CUB SortKeys u32, in->out, 32 bits", cub_keys_io, 4.0 * n + 4 * 8.0 * n, "ok (reference)");
         // SortPairs u32/u32, DoubleBuffer (values: the keys buffer copy, any data)
-        t.clear();
         cub::DoubleBuffer<uint32_t> k2(B.a, B.b), v2(B.ref, B.valt);
-        for (int r = 0; r < g_rep + 2; r++) {
-            CK(cudaMemcpyAsync(B.a, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
-            CK(cudaMemcpyAsync(B.ref, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
-            k2.selector = 0;
-            v2.selector = 0;
-            CK(cudaEventRecord(e0, g_s));
-            CK(cub::DeviceRadixSort::SortPairs(B.cub_temp, tb, k2, v2, n, 0, 32, g_s));
-            CK(cudaEventRecord(e1, g_s));
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r >= 2) t.push_back(ms);
-        }
-        std::sort(t.begin(), t.end());
-        cub_pairs_db = t[t.size() / 2];
+        cub_pairs_db = time_median_after(
+            [&] {
+                CK(cudaMemcpyAsync(B.a, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
+                CK(cudaMemcpyAsync(B.ref, B.keys, n * 4, cudaMemcpyDeviceToDevice, g_s));
+                k2.selector = 0;
+                v2.selector = 0;
+            },
+            [&] { CK(cub::DeviceRadixSort::SortPairs(B.cub_temp, tb, k2, v2, n, 0, 32, g_s)); });
         add_row("CUB SortPairs u32/u32, DoubleBuffer, 32 bits", cub_pairs_db, 8.0 * n + 4 * 16.0 * n, "ok (reference)");
         // CUB one 11-bit and one 8-bit pass (stable sort by bits 0..B-1), for scale
         double c11 = time_median([&] {
@@ -839,8 +810,6 @@ int main(int argc, char **argv)
             CK(cub::DeviceRadixSort::SortKeys(B.cub_temp, tb2, B.keys, B.a, n, 0, 8, g_s));
         });
         add_row("CUB SortKeys bits 0..7 (1 pass + count)", c8, 4.0 * n + 8.0 * n, "ok (reference)");
-        CK(cudaEventDestroy(e0));
-        CK(cudaEventDestroy(e1));
     }
 
     // count kernels

@@ -1,6 +1,7 @@
 /* cpu stream compaction: select_flagged, select_if, unique, partition_if.
  *
- * PP_ALGO_AUTO: fixed tiles of SEL_TILE elements claimed one at a time by
+ * PP_ALGO_AUTO: tiles of SEL_TILE_MAX elements (fewer, down to SEL_TILE_MIN,
+ * where that leaves under four tiles per thread) claimed one at a time by
  * the threads (cpu_tiles.h). select, select_flagged and unique: a thread
  * packs its tile's selected elements into its own staging buffer (their
  * number is the tile's value), gets the count of every tile before it from
@@ -26,7 +27,13 @@
 #include <omp.h>
 
 #define SEL_BUF 256
-#define SEL_TILE ((size_t)16384)
+/* Tile sizes in elements. Large tiles amortize each tile's look-back and
+ * staging (2^24 u32 select_if on 2 cores: 0.73-0.76 of pp_copy's time with
+ * 8192, 0.76-0.79 with 16384, 0.80-0.87 with 32768, 0.85-0.89 with 65536,
+ * bench/RESULTS.md); a thread's staged tile (65536 x 8 bytes at most) stays
+ * within its L2. */
+#define SEL_TILE_MAX ((size_t)65536)
+#define SEL_TILE_MIN ((size_t)16384)
 
 /* Predicates: the six comparisons keep their pp_cmp values. */
 enum { MC_FLAG = 6, MC_UNIQUE = 7 };
@@ -63,7 +70,8 @@ struct select_job {
     uint64_t *offset;     /* partition: selected before each tile */
     uint64_t total;       /* partition */
     int stream;           /* vector kernels: write whole output lines with streaming stores */
-    char *stage;          /* select, unique: per thread, SEL_TILE elements (select_own) */
+    size_t tile;          /* elements per tile */
+    char *stage;          /* select, unique: per thread, `tile` elements (select_own) */
 };
 
 /* What a vector kernel does with a range. */
@@ -297,7 +305,7 @@ static uint64_t tile_count(const void *job_, size_t t)
 {
     const select_job *j = (const select_job *)job_;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
+    pp_cpu_tile_range(j->n, j->tile, t, &b, &e);
     return (uint64_t)count_range(j, b, e);
 }
 
@@ -317,10 +325,10 @@ static void select_own(const void *job_, size_t t, uint64_t *value, int thread)
 {
     const select_job *j = (const select_job *)job_;
     select_job c = *j;
-    c.out = j->stage + (size_t)thread * SEL_TILE * j->size;
+    c.out = j->stage + (size_t)thread * j->tile * j->size;
     c.stream = 0;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
+    pp_cpu_tile_range(j->n, j->tile, t, &b, &e);
     *value = (uint64_t)write_range(&c, b, e, 0, 0);
 }
 
@@ -329,7 +337,7 @@ static void select_staged(const void *job_, size_t t, const uint64_t *before, co
 {
     (void)t;
     const select_job *j = (const select_job *)job_;
-    const char *src = j->stage + (size_t)omp_get_thread_num() * SEL_TILE * j->size;
+    const char *src = j->stage + (size_t)omp_get_thread_num() * j->tile * j->size;
     char *dst = j->out + (size_t)*before * j->size;
     const size_t bytes = (size_t)*mine * j->size;
     if (j->stream) pp_cpu_copy_stream(dst, src, bytes);
@@ -348,7 +356,7 @@ static void partition_tile(const void *job_, size_t t, int thread)
     (void)thread;
     const select_job *j = (const select_job *)job_;
     size_t b, e;
-    pp_cpu_tile_range(j->n, SEL_TILE, t, &b, &e);
+    pp_cpu_tile_range(j->n, j->tile, t, &b, &e);
     size_t sel = (size_t)j->offset[t], rej = (size_t)j->total + (b - sel);
     write_range(j, b, e, sel, rej);
 }
@@ -363,13 +371,15 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
     char value[8] = {0};
     if (a->value) memcpy(value, a->value, pp_type_size(a->type));
     select_job j = {&sel_table[a->type], sequential ? NULL : vec_kernel_of(a->type), mc, part, (const char *)a->in, a->flags, value, (char *)a->out, n,
-                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= PP_CPU_STREAM_BYTES, NULL};
+                    pp_type_size(a->type), NULL, NULL, 0, n * pp_type_size(a->type) >= PP_CPU_STREAM_BYTES, 0, NULL};
     if (n == 0) { /* out may be NULL */
         *a->count = 0;
         return PP_SUCCESS;
     }
-    const size_t ntiles = (n + SEL_TILE - 1) / SEL_TILE;
-    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE);
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE_MIN);
+    j.tile = SEL_TILE_MAX;
+    while (j.tile > SEL_TILE_MIN && n / j.tile < 4 * (size_t)nt) j.tile /= 2;
+    const size_t ntiles = (n + j.tile - 1) / j.tile;
     if (nt <= 1) {
         size_t total = part ? count_range(&j, 0, n) : 0;
         *a->count = (uint64_t)write_range(&j, 0, n, 0, total);
@@ -390,7 +400,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
         return PP_SUCCESS;
     }
     const size_t chain_bytes = (pp_cpu_chain_scratch_bytes(ntiles, 1) + 63) & ~(size_t)63;
-    char *scratch = (char *)pp_cpu_scratch(ctx, chain_bytes + (size_t)nt * SEL_TILE * j.size, a->fn);
+    char *scratch = (char *)pp_cpu_scratch(ctx, chain_bytes + (size_t)nt * j.tile * j.size, a->fn);
     if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
     j.stage = scratch + chain_bytes;
     const uint64_t zero = 0;

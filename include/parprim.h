@@ -77,7 +77,9 @@
  *             only queues its work: none waits for the device. No
  *             work-group ever waits for another, so no primitive relies on
  *             work-groups making progress concurrently (which OpenCL does
- *             not promise: a CPU device may run them one after another).
+ *             not promise: a CPU device may run them one after another),
+ *             except the sort on NVIDIA GPUs (PP_ALGO_ONESWEEP), whose
+ *             tiles wait for earlier ones there as cuda's do.
  * Threads.    A context may be used by one thread at a time. Distinct
  *             contexts may be used from different threads at once (except
  *             opencl contexts on PoCL, whose shared kernel cache can abort
@@ -578,8 +580,11 @@ typedef enum pp_algorithm {
     PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cpu, cuda and opencl scan (the opencl default): tile
                                         totals, a scan of them, then a scan of each tile
                                         from its prefix */
-    PP_ALGO_ONESWEEP = 4,            /* cuda sort (the cuda default): LSD radix sort, one
-                                        pass per digit with look-back over digit offsets */
+    PP_ALGO_ONESWEEP = 4,            /* cuda sort (the cuda default), and opencl sort on
+                                        NVIDIA GPUs of compute capability 7.0 on (the
+                                        default there but for 1-byte keys alone; elsewhere
+                                        PP_ERROR_UNSUPPORTED): LSD radix sort, one pass per
+                                        digit with look-back over digit offsets */
     PP_ALGO_BLELLOCH = 5,            /* cuda scan: Blelloch's work-efficient up-sweep and
                                         down-sweep, unpadded */
     PP_ALGO_GLOBAL_ATOMIC = 6,       /* cuda and opencl histogram: samples counted straight
@@ -623,7 +628,8 @@ typedef enum pp_algorithm {
     PP_ALGO_BALLOT = 21,             /* cuda select: warp ballot and popcount */
     PP_ALGO_SPLIT_RADIX = 22,        /* cuda sort: split radix sort, one bit per pass, on a
                                         scan */
-    PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda sort: LSD radix sort with multi-bit digits,
+    PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda and opencl sort (the opencl default on other
+                                        devices): LSD radix sort with multi-bit digits,
                                         each pass a count, a scan and a scatter */
     PP_ALGO_EXACT = 24               /* cpu, cuda and opencl reduce and scan: f32 and f64 sums correctly
                                         rounded, the same bits on every backend, device,

@@ -109,7 +109,10 @@ _CONTEXTS = {}
 
 def context(backend, prim=None, algo="auto"):
     """The session's context of backend, with algo chosen for prim and "auto"
-    for every other primitive."""
+    for every other primitive. opencl's "onesweep" sort runs on NVIDIA GPUs
+    only (elsewhere the header documents Unsupported): skipped there."""
+    if backend == "opencl" and algo == "onesweep" and "NVIDIA" not in str(INFO["backends"]["opencl"].get("device")):
+        pytest.skip("opencl's onesweep sort needs an NVIDIA GPU (Unsupported on this device, as documented)")
     ctx = _CONTEXTS.get(backend)
     if ctx is None:
         ctx = _CONTEXTS[backend] = parprim.Context(backend=backend)

@@ -1,4 +1,6 @@
-/* parprim opencl prelude: prepended to every program (OpenCL C 1.2).
+/* parprim opencl prelude: prepended to every program (OpenCL C 1.2); the
+ * build embeds it after src/core/nv_ptx.h (PTX text shared with the cuda
+ * backend).
  *
  * The host passes -DPP_<NAME> defines (opencl_program.h: pp_ocl_def_type,
  * pp_ocl_def_op, pp_ocl_def_cmp); this file maps them to the short names
@@ -30,6 +32,10 @@
  *   with a comparison (PP_CMP):
  *     CMP_LT ... CMP_NE  1 for the comparison
  *     pp_compare(x, v)   C's x cmp v (NaN only satisfies NE)
+ *   with PP_NV_PTX (NVIDIA GPUs of compute capability 7.0 on; the host
+ *   defines it only there: pp_ocl_nv_ptx): warp-level operations in inline
+ *   PTX, the block below (nv_same_bit, nv_shfl, nv_shfl_up, nv_syncwarp,
+ *   nv_load_relaxed, nv_store_relaxed and their 64-bit twins, nv_red_add64)
  *   always:
  *     PP_HAS_FP64, PP_HAS_INT64_ATOMICS (0/1; extensions enabled when 1)
  *     PP_KIND_SINT 0, PP_KIND_UINT 1, PP_KIND_FLOAT 2
@@ -192,5 +198,58 @@ int pp_compare(T x, T v) { return x != v; }
 #error "parprim: PP_CMP without one of PP_CMP_LT ... PP_CMP_NE"
 #endif
 #endif /* PP_CMP */
+
+/* ---- warp level, NVIDIA only (PP_NV_PTX) ------------------------------------------------------------
+ * OpenCL 1.2 on NVIDIA GPUs has no sub-group functions, but its compiler
+ * takes inline PTX. A warp is 32 consecutive work-items of a 1-D work-group
+ * (local ids 32w .. 32w + 31), lane = local id % 32. The *_sync operations
+ * name all 32 lanes: every lane of the warp must reach them together. */
+#if PP_NV_PTX
+/* For helpers that take a work-item's private arrays: inlined, so that
+ * those stay in registers. */
+#define NV_INLINE __attribute__((always_inline))
+/* The lanes whose w has the bit(s) `bit` set exactly when this lane's has. */
+uint nv_same_bit(uint w, uint bit)
+{
+    uint r;
+    asm volatile(PP_PTX_SAME_BIT : "=r"(r) : "r"(w), "r"(bit));
+    return r;
+}
+/* v of lane src. */
+uint nv_shfl(uint v, uint src)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(src));
+    return r;
+}
+/* v of lane (this lane - delta); this lane's own v where that is below 0. */
+uint nv_shfl_up(uint v, uint delta)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0x0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
+    return r;
+}
+/* Orders the warp's local-memory accesses before it against those after. */
+void nv_syncwarp(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
+/* Strong relaxed accesses at device scope, for words that carry their own
+ * payload (a reader sees 0 or a whole published word, never a torn or a
+ * stale cached one): look-back status words between work-groups. */
+#define NV_RELAXED_(T, SUFFIX, C, LOAD, STORE)                                                            \
+    T nv_load_relaxed##SUFFIX(__global const T *p)                                                          \
+    {                                                                                                       \
+        T v;                                                                                                \
+        asm volatile(LOAD : "=" C(v) : "l"((ulong)p) : "memory");                                           \
+        return v;                                                                                           \
+    }                                                                                                       \
+    void nv_store_relaxed##SUFFIX(__global T *p, T v) { asm volatile(STORE ::"l"((ulong)p), C(v) : "memory"); }
+NV_RELAXED_(uint, , "r", PP_PTX_LD_RELAXED_U32, PP_PTX_ST_RELAXED_U32)
+NV_RELAXED_(ulong, 64, "l", PP_PTX_LD_RELAXED_U64, PP_PTX_ST_RELAXED_U64)
+/* *p += v at device scope, no result (the hardware's 64-bit reduction; no
+ * cl_khr_int64_base_atomics needed). */
+void nv_red_add64(__global ulong *p, ulong v)
+{
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"((ulong)p), "l"(v) : "memory");
+}
+#endif /* PP_NV_PTX */
 
 /* ---- from here on: the program ---------------------------------------------------------------------------- */

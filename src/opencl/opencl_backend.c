@@ -296,6 +296,8 @@ const pp_backend_ops pp_opencl_ops = {
                   [PP_ALGO_GLOBAL_ATOMIC] = pp_ocl_histogram_global_atomic,
                   [PP_ALGO_PRIVATE_REDUCE] = pp_ocl_histogram_private_reduce},
     .select = {[PP_ALGO_AUTO] = pp_ocl_select},
-    .sort = {[PP_ALGO_AUTO] = pp_ocl_sort},
+    .sort = {[PP_ALGO_AUTO] = pp_ocl_sort,
+             [PP_ALGO_ONESWEEP] = pp_ocl_sort_onesweep,
+             [PP_ALGO_COUNT_SCAN_SCATTER] = pp_ocl_sort_count_scan_scatter},
     .exact_sum = pp_ocl_exact_sum,
 };

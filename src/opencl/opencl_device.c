@@ -136,6 +136,15 @@ cl_int pp_ocl_query_caps(cl_device_id dev, pp_ocl_caps *c)
     ext[need] = '\0';
     c->fp64 = has_extension(ext, "cl_khr_fp64");
     c->int64_atomics = has_extension(ext, "cl_khr_int64_base_atomics");
+    c->nv_sm = 0;
+    if (has_extension(ext, "cl_nv_device_attribute_query") && (c->type & CL_DEVICE_TYPE_GPU)) {
+        /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, _MINOR_NV (cl_ext.h spells them; the values are the
+         * extension's) */
+        cl_uint major = 0, minor = 0;
+        if (clGetDeviceInfo(dev, 0x4000, sizeof major, &major, NULL) == CL_SUCCESS &&
+            clGetDeviceInfo(dev, 0x4001, sizeof minor, &minor, NULL) == CL_SUCCESS && major < 100 && minor < 10)
+            c->nv_sm = (int)(10 * major + minor);
+    }
     free(ext);
     char ver[128];
     pp_ocl_info_string(dev, NULL, CL_DEVICE_OPENCL_C_VERSION, ver, sizeof ver);

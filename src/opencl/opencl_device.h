@@ -18,7 +18,15 @@ typedef struct pp_ocl_caps {
     int fp64;                    /* cl_khr_fp64 */
     int int64_atomics;           /* cl_khr_int64_base_atomics (global 64-bit atom_add, ...) */
     int c_major, c_minor;        /* OpenCL C version (CL_DEVICE_OPENCL_C_VERSION) */
+    int nv_sm;                   /* NVIDIA GPU: compute capability as 10 * major + minor
+                                    (cl_nv_device_attribute_query), else 0 */
 } pp_ocl_caps;
+
+/* 1 where kernels may use the warp-level inline PTX of common.cl
+ * (PP_NV_PTX): an NVIDIA GPU of compute capability 7.0 or later, whose
+ * OpenCL compiler takes inline PTX (vote.sync, shfl.sync and the .relaxed
+ * memory accesses need sm_70). */
+static inline int pp_ocl_nv_ptx(const pp_ocl_caps *caps) { return caps->nv_sm >= 70; }
 
 /* Walks the devices of every platform, in platform order, all device types.
  * Returns CL_SUCCESS and the total in *count; if index < *count, the

@@ -5,30 +5,45 @@
 #include "opencl_internal.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- defines ------------------------------------------------------------------------------------------------- */
 
-void pp_ocl_def(pp_ocl_defines *d, const char *fmt, ...)
+/* Appends prefix and the formatted text to d (on overflow: d unchanged, marked). */
+static void append_option(pp_ocl_defines *d, const char *prefix, const char *fmt, va_list ap)
 {
     size_t len = strlen(d->text);
-    int k = snprintf(d->text + len, sizeof d->text - len, " -DPP_");
+    int k = snprintf(d->text + len, sizeof d->text - len, "%s", prefix);
     if (k < 0 || (size_t)k >= sizeof d->text - len) {
         d->text[len] = '\0';
         d->overflow = 1;
         return;
     }
     size_t len2 = len + (size_t)k;
-    va_list ap;
-    va_start(ap, fmt);
     k = vsnprintf(d->text + len2, sizeof d->text - len2, fmt, ap);
-    va_end(ap);
     if (k < 0 || (size_t)k >= sizeof d->text - len2) {
         d->text[len] = '\0';
         d->overflow = 1;
     }
+}
+
+void pp_ocl_def(pp_ocl_defines *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append_option(d, " -DPP_", fmt, ap);
+    va_end(ap);
+}
+
+void pp_ocl_option(pp_ocl_defines *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append_option(d, " ", fmt, ap);
+    va_end(ap);
 }
 
 /* The OpenCL C type of `size` bytes of kind (PP_KIND_*). */

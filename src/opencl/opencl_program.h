@@ -47,6 +47,9 @@ typedef struct pp_ocl_defines {
 #define PP_OCL_DEFINES_INIT {"", 0}
 /* Appends " -DPP_" followed by the formatted text: pp_ocl_def(&d, "ITEMS=%d", 8). */
 void pp_ocl_def(pp_ocl_defines *d, const char *fmt, ...) PP_PRINTF(2, 3);
+/* Appends " " followed by the formatted text: a build option of the
+ * device's compiler (pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", 80)). */
+void pp_ocl_option(pp_ocl_defines *d, const char *fmt, ...) PP_PRINTF(2, 3);
 /* The element type; PP_ERROR_UNSUPPORTED (with a message naming fn) for f64
  * on a device without cl_khr_fp64. */
 pp_status pp_ocl_def_type(pp_context *ctx, const char *fn, pp_ocl_defines *d, pp_type type);

@@ -1,5 +1,10 @@
 /* opencl sorting: pp_sort and pp_sort_pairs (kernels: sort.cl, program "sort").
  *
+ * Two algorithms. PP_ALGO_ONESWEEP (the default where it runs: NVIDIA GPUs
+ * of compute capability 7.0 on, pp_ocl_nv_ptx) is the cuda backend's
+ * Onesweep, at the end of this file. PP_ALGO_COUNT_SCAN_SCATTER (the
+ * default elsewhere, and what every other device runs) is below:
+ *
  * Stable LSD radix sort over 8-bit digits of a radix key computed on the fly
  * (keys are moved unchanged, so NaN payloads survive; the key map is the
  * cuda sort's: signed: sign bit flipped; floats: every NaN -> all ones,
@@ -168,7 +173,16 @@ static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_me
                          PP_OCL_ARG(starts_off));
 }
 
-pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
+/* The key map's XOR (signed: the sign bit; descending: every bit flipped too). */
+static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
+{
+    cl_ulong xmask = 0;
+    if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * ks - 1);
+    if (order == PP_DESCENDING) xmask = ~xmask;
+    return xmask;
+}
+
+pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
 {
     const char *fn = a->fn;
     const pp_type type = a->type;
@@ -186,9 +200,7 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
-    cl_ulong xmask = 0; /* the key map's XOR (signed: the sign bit; descending: every bit flipped too) */
-    if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * p.ks - 1);
-    if (order == PP_DESCENDING) xmask = ~xmask;
+    const cl_ulong xmask = sort_xmask(type, p.ks, order);
     cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km; /* keys', values' buffers */
     if (p.bytes) return sort_bytes(ctx, fn, &p, km, n, xmask);
 
@@ -244,4 +256,149 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
     return PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
                          PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64),
                          PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off));
+}
+
+/* ---- Onesweep (NVIDIA GPUs) ----------------------------------------------------------------------------
+ * sort.cl built with PP_ONESWEEP and PP_NV_PTX: os_count reads the keys once
+ * for the digit counts of every position, os_plan turns them into each
+ * pass's digit offsets and the passes' control words, then one os_pass per
+ * digit position (a pass whose digit is the same in every key exits at
+ * once: the device decides, the host never waits), copy_back last. Tiles
+ * of L work-items x items keys (L below; items the cuda sort's: 18 for keys
+ * of up to 4 bytes, 10 above, fewer where keys and values would not fit
+ * local memory), registers capped at 80 so that two work-groups of 384 (or
+ * three of 256) share a multiprocessor. NVIDIA's driver reports
+ * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
+ * (their reqd_work_group_size), so the device's limit decides.
+ *
+ * Scratch: ctrl (SORT_CTRL_WORDS uints: words 24 + p are pass p's tickets),
+ * hist and pbase (key bytes x 256 ulongs each), carry (key bytes x portions
+ * x 256 ulongs, zero on entry), two sets of look-back rows (tiles x 256
+ * uints each; os_count clears the first, each pass the other set for the
+ * next pass), the alternate keys and values. */
+/* Work-group sizes: 384 (12 warps, the cuda sort's) for keys alone from
+ * OS_L_MAX_FROM keys, else 256 (8 warps: the fewest, one work-item per
+ * digit). Measured on an H200 (u32, 2^20 / 2^24 / 2^28 keys, ms): keys
+ * 0.111 / 0.523 / 6.92 with 384, 0.093 / 0.542 / 7.25 with 256; pairs
+ * 0.140 / 0.893 / 13.03 with 384, 0.118 / 0.764 / 10.70 with 256. */
+#define OS_L_MAX 384
+#define OS_L_MIN 256
+#define OS_L_MAX_FROM ((size_t)1 << 22)
+#define OS_MAXRREG 80
+#define OS_PORTION_KEYS (((size_t)1 << 30) - 1) /* look-back counts are 30 bits */
+enum { OS_COUNT, OS_PLAN, OS_PASS, OS_COPY_BACK, OS_KERNELS };
+static const char *const os_kernel_names[OS_KERNELS] = {"os_count", "os_plan", "os_pass", "copy_back"};
+
+static int onesweep_runs(const pp_ocl_caps *caps)
+{
+    return pp_ocl_nv_ptx(caps) && caps->max_work_group >= OS_L_MIN && caps->max_work_item0 >= OS_L_MIN;
+}
+
+/* Local memory of os_pass with L work-items of items keys (sort.cl). */
+static size_t os_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
+{
+    return (L / 32) * SORT_RADIX * 4 + SORT_RADIX * 8 + 64 + L * items * (vs > ks ? vs : ks);
+}
+
+/* Keys per work-item: the cuda sort's, fewer while the tile's keys (or
+ * values) and the pass's counters would not fit local memory. */
+static size_t os_items(const pp_ocl_caps *caps, size_t L, size_t ks, size_t vs)
+{
+    size_t items = ks <= 4 ? 18 : 10;
+    while (items > 1 && os_local_bytes(L, items, ks, vs) > caps->local_mem) items--;
+    return items;
+}
+
+pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
+{
+    const char *fn = a->fn;
+    const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
+    const size_t n = a->n, ks = pp_type_size(a->type), vs = a->values ? a->value_size : 0;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->keys, n * ks, "keys"}, {a->values, n * vs, "values"}));
+    if (!onesweep_runs(caps))
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
+                       "%s: PP_ALGO_ONESWEEP on opencl needs an NVIDIA GPU of compute capability 7.0 or later "
+                       "(its warp operations are inline PTX) taking work-groups of %d; this device is not one "
+                       "(PP_ALGO_COUNT_SCAN_SCATTER runs everywhere)",
+                       fn, OS_L_MIN);
+    if (n < 2) return PP_SUCCESS;
+    const size_t L = !vs && n >= OS_L_MAX_FROM && caps->max_work_group >= OS_L_MAX && caps->max_work_item0 >= OS_L_MAX
+                         ? OS_L_MAX
+                         : OS_L_MIN;
+    const size_t items = os_items(caps, L, ks, vs), tile = L * items;
+    if (os_local_bytes(L, items, ks, vs) > caps->local_mem)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
+                       fn, (unsigned long long)caps->local_mem);
+    const size_t tiles = n / tile + (n % tile != 0);
+    if (tiles > UINT32_MAX)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %zu keys are more than the sort's 2^32 tiles hold", fn, n);
+    const size_t tpp = OS_PORTION_KEYS / tile, portions = tiles / tpp + 1;
+
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    pp_ocl_def(&d, "KS=%zu", ks);
+    pp_ocl_def(&d, "VS=%zu", vs);
+    pp_ocl_def(&d, "ITEMS=%zu", items);
+    pp_ocl_def(&d, "OFF64=%d", (uint64_t)n > UINT32_MAX);
+    pp_ocl_def(&d, "L=%zu", L);
+    pp_ocl_def(&d, "ONESWEEP=1");
+    pp_ocl_def(&d, "NV_PTX=1");
+    pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
+    cl_kernel k[OS_KERNELS];
+    for (int i = 0; i < OS_KERNELS; i++) {
+        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort", &d, os_kernel_names[i], &k[i]));
+    }
+
+    const size_t hist_words = ks * SORT_RADIX, rows = tiles * SORT_RADIX;
+    size_t at = 0, o_ctrl, o_hist, o_pbase, o_carry, o_status, o_alt, o_valt = 0;
+    int ok = carve(&at, SORT_CTRL_WORDS * 4, &o_ctrl) && carve(&at, hist_words * 8, &o_hist) &&
+             carve(&at, hist_words * 8, &o_pbase) && carve(&at, ks * portions * SORT_RADIX * 8, &o_carry) &&
+             rows <= SIZE_MAX / 8 && carve(&at, 2 * rows * 4, &o_status) && n <= SIZE_MAX / ks &&
+             carve(&at, n * ks, &o_alt) && (!vs || (n <= SIZE_MAX / vs && carve(&at, n * vs, &o_valt)));
+    if (!ok) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: the working memory for %zu keys overflows size_t", fn, n);
+    cl_mem s;
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, at, fn, &s));
+    const cl_ulong zero = 0;
+    PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_hist, hist_words * 8));
+    PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_carry, ks * portions * SORT_RADIX * 8));
+
+    cl_mem km = pp_ocl_mem(a->keys), vm = a->values ? pp_ocl_mem(a->values) : km;
+    const cl_uint is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
+    const cl_ulong xmask = sort_xmask(a->type, ks, a->order), n64 = n, ctrl_off = o_ctrl / 4, hist_off = o_hist / 8,
+                   pbase_off = o_pbase / 8, status_off = o_status / 4, rows64 = rows, alt_off = o_alt / ks,
+                   valt_off = vs ? o_valt / vs : 0;
+    /* os_count: about four groups per multiprocessor, none counting 2^31 keys */
+    size_t groups = n / 8192 + 1;
+    if (groups > 4 * (size_t)caps->compute_units) groups = 4 * (size_t)caps->compute_units;
+    if (groups < n / ((size_t)1 << 31) + 1) groups = n / ((size_t)1 << 31) + 1;
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+                                PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(hist_off),
+                                PP_OCL_ARG(s), PP_OCL_ARG(status_off), PP_OCL_ARG(rows64)));
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(hist_off), PP_OCL_ARG(n64),
+                                PP_OCL_ARG(s), PP_OCL_ARG(pbase_off), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+    const cl_uint tpp32 = (cl_uint)tpp, tiles32 = (cl_uint)tiles;
+    for (cl_uint pass = 0; pass < (cl_uint)ks; pass++) {
+        const cl_ulong st_off = status_off + (pass & 1u) * rows64, next_off = status_off + ((pass + 1) & 1u) * rows64,
+                       carry_off = o_carry / 8 + (cl_ulong)pass * portions * SORT_RADIX;
+        const cl_uint has_next = pass + 1 < (cl_uint)ks;
+        PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_PASS], tiles, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
+                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off),
+                                    PP_OCL_ARG(n64), PP_OCL_ARG(pass), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask),
+                                    PP_OCL_ARG(s), PP_OCL_ARG(st_off), PP_OCL_ARG(next_off), PP_OCL_ARG(has_next),
+                                    PP_OCL_ARG(s), PP_OCL_ARG(pbase_off), PP_OCL_ARG(s), PP_OCL_ARG(carry_off),
+                                    PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off), PP_OCL_ARG(tpp32), PP_OCL_ARG(tiles32)));
+    }
+    const size_t cgroups = pp_ocl_groups_for(n, L * 16);
+    return PP_OCL_LAUNCH(ctx, fn, k[OS_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s), PP_OCL_ARG(alt_off),
+                         PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64), PP_OCL_ARG(s),
+                         PP_OCL_ARG(ctrl_off));
+}
+
+/* PP_ALGO_AUTO: Onesweep where it runs, except for 1-byte keys alone (the
+ * count-and-fill path: one read and one write, no alternate buffer); else
+ * count, scan and scatter. */
+pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
+{
+    const int bytes = pp_type_size(a->type) == 1 && !a->values;
+    if (!bytes && onesweep_runs(pp_ocl_device_caps(ctx))) return pp_ocl_sort_onesweep(ctx, a);
+    return pp_ocl_sort_count_scan_scatter(ctx, a);
 }

@@ -117,6 +117,28 @@ uint digit_of(U r, uint shift)
 #endif
 }
 
+/* In a pass's kernel (parameters keys, alt, alt_off, vals, valt, valt_off):
+ * ksrc, kdst (and with values vsrc, vdst), the buffers the pass reads and
+ * writes: the user's or the alternate ones, as ctrl says (from_alt). */
+#if VS
+#define PASS_BUFFERS(from_alt)                                                                                  \
+    const int from_alt_ = (from_alt);                                                                       \
+    __global const U *ksrc = from_alt_ ? alt + alt_off : keys;                                               \
+    __global U *kdst = from_alt_ ? keys : alt + alt_off;                                                     \
+    __global const V *vsrc = from_alt_ ? valt + valt_off : vals;                                             \
+    __global V *vdst = from_alt_ ? vals : valt + valt_off
+#else
+#define PASS_BUFFERS(from_alt)                                                                                  \
+    const int from_alt_ = (from_alt);                                                                       \
+    __global const U *ksrc = from_alt_ ? alt + alt_off : keys;                                               \
+    __global U *kdst = from_alt_ ? keys : alt + alt_off;                                                     \
+    (void)vals;                                                                                             \
+    (void)valt;                                                                                             \
+    (void)valt_off
+#endif
+
+#if !PP_ONESWEEP /* the portable passes: key_bits, plan, count, scatter */
+
 /* ---- key_bits: OR and AND of the radix keys of every chunk ---------------------------------------------
  * Group g folds keys [g*chunk, min(n, (g+1)*chunk)) and writes
  * part[part_off + 2g] = OR, part[part_off + 2g + 1] = AND (as ulong). */
@@ -292,17 +314,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scatter(
     __local ushort start[RADIX];
     __local ulong goff[RADIX];
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return;
-    const int from_alt = ctrl[ctrl_off + CTRL_ALT + pass] != 0;
-    __global const U *ksrc = from_alt ? alt + alt_off : keys;
-    __global U *kdst = from_alt ? keys : alt + alt_off;
-#if VS
-    __global const V *vsrc = from_alt ? valt + valt_off : vals;
-    __global V *vdst = from_alt ? vals : valt + valt_off;
-#else
-    (void)vals;
-    (void)valt;
-    (void)valt_off;
-#endif
+    PASS_BUFFERS(ctrl[ctrl_off + CTRL_ALT + pass] != 0);
 
 
     const uint lid = get_local_id(0), shift = 8 * pass;
@@ -378,6 +390,8 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scatter(
     }
 }
 
+#endif /* !PP_ONESWEEP */
+
 /* ---- copy_back: the result into the user's buffers, when it ended in the alternate ones ---------------- */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void copy_back(__global U *keys, __global const U *alt,
                                                                       ulong alt_off, __global V *vals,
@@ -400,7 +414,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void copy_back(__global 
 #endif
 }
 
-#if KS == 1 && VS == 0
+#if KS == 1 && VS == 0 && !PP_ONESWEEP
 /* ---- 8-bit keys without values: count, then fill -------------------------------------------------------
  * A 1-byte key is its own digit (the radix key is key ^ xmask), so writing
  * the runs of each digit equals moving the keys: one read and one write of
@@ -476,3 +490,346 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void fill8(__global ucha
     }
 }
 #endif
+
+#if PP_ONESWEEP
+/* ---- Onesweep: NVIDIA GPUs (PP_NV_PTX) -----------------------------------------------------------------
+ * The cuda backend's sort, in OpenCL C with the warp operations of the
+ * prelude (inline PTX): every digit count in one read of the keys, then per
+ * digit position one pass that reads each key once, ranks each tile's keys
+ * stably by warp ballots and finds the tile's offsets by a decoupled
+ * look-back over the digit counts of earlier tiles. A tile waits for
+ * earlier tiles, which OpenCL does not promise will progress; on NVIDIA's
+ * GPUs they do, as in CUDA: tiles are numbered by tickets drawn when a
+ * work-group starts, so every tile waited on belongs to a running group
+ * that publishes without waiting for later ones. Launches of one call:
+ *   os_count  (every key) the digit counts of every pass, global atomics;
+ *             clears the first pass's look-back rows
+ *   os_plan   (one group) the exclusive digit offsets of each pass, and ctrl
+ *             as plan makes it: which passes run (a digit that every key
+ *             has makes its pass a no-op), which buffers each reads
+ *   os_pass   per digit position: tile = one ticket; stable rank (warp
+ *             ballots, per-warp digit counters), publish the tile's counts,
+ *             look back, scatter keys (values after them, ranked alike)
+ *   copy_back as above.
+ * Defines: PP_L = 384 work-items (12 warps; the digit steps use the first
+ * 256), ITEMS keys per work-item (a tile of L * ITEMS).
+ *
+ * Look-back status word (uint) per (tile, digit): state in bits 31:30
+ * (ST_AGG: the tile's own count; ST_INCL: the count in every tile of the
+ * portion up to this one), count in bits 29:0, 0 = not published. Tiles
+ * are grouped in portions of fewer than 2^30 keys so that counts fit; the
+ * last tile of portion k publishes, per digit, the 64-bit start of portion
+ * k + 1 (+ 1, so that 0 means not yet) in carry. Every such word carries its
+ * own payload, so strong relaxed accesses suffice (no fence). */
+#define WARPS (L / 32)
+#define ST_AGG (1u << 30)
+#define ST_INCL (2u << 30)
+#define ST_VALUE ((1u << 30) - 1)
+#define LOOKBACK_WINDOW 8 /* status words read per round trip (the cuda sort's measured best) */
+#define CTRL_TICKET 24    /* ctrl[24 + p]: tickets drawn in pass p (zeroed by os_plan) */
+#define COUNT_COPIES 4    /* os_count's copies of the counters, against same-address atomics */
+
+/* os_count: the digit counts of every pass over the keys (grid-stride),
+ * hist[hist_off + p * 256 + d] += count of digit d at position p (zero on
+ * entry). Each group's counts are 32-bit: the host sizes the grid so that
+ * no group counts 2^32 keys. Also clears status[status_off ..
+ * status_off + status_words), the first pass's look-back rows. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_count(__global const U *keys, ulong n, uint is_float,
+                                                                     ulong xmask, __global ulong *hist, ulong hist_off,
+                                                                     __global uint *status, ulong status_off,
+                                                                     ulong status_words)
+{
+    __local uint sh[KS * RADIX * COUNT_COPIES];
+    const uint lid = get_local_id(0), copy = lid & (COUNT_COPIES - 1);
+    for (uint i = lid; i < KS * RADIX * COUNT_COPIES; i += L) sh[i] = 0;
+    const ulong step = get_global_size(0);
+    for (ulong i = get_global_id(0); i < status_words; i += step) status[status_off + i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong i = get_global_id(0);
+    for (; i + 3 * step < n; i += 4 * step) {
+        U r[4];
+        for (uint u = 0; u < 4; u++) r[u] = radix_key(keys[i + u * step], is_float, (U)xmask);
+        for (uint u = 0; u < 4; u++)
+            for (uint p = 0; p < KS; p++) atomic_inc(&sh[(p * RADIX + digit_of(r[u], 8 * p)) * COUNT_COPIES + copy]);
+    }
+    for (; i < n; i += step) {
+        const U r = radix_key(keys[i], is_float, (U)xmask);
+        for (uint p = 0; p < KS; p++) atomic_inc(&sh[(p * RADIX + digit_of(r, 8 * p)) * COUNT_COPIES + copy]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = lid; d < KS * RADIX; d += L) {
+        uint c = 0;
+        for (uint k = 0; k < COUNT_COPIES; k++) c += sh[d * COUNT_COPIES + k];
+        if (c) nv_red_add64(&hist[hist_off + d], (ulong)c);
+    }
+}
+
+/* os_plan (one group): pbase[pbase_off + p * 256 + d] = keys whose digit at
+ * position p is below d; ctrl as the portable plan writes it (a pass is
+ * active unless one digit has all n keys), tickets zeroed. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_plan(__global const ulong *hist, ulong hist_off,
+                                                                    ulong n, __global ulong *pbase, ulong pbase_off,
+                                                                    __global uint *ctrl, ulong ctrl_off)
+{
+    __local ulong sc[RADIX];
+    __local uint full;
+    const uint lid = get_local_id(0);
+    for (uint p = 0; p < KS; p++) {
+        if (lid == 0) full = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ulong tot = 0;
+        if (lid < RADIX) {
+            tot = hist[hist_off + p * RADIX + lid];
+            sc[lid] = tot;
+            if (tot == n) full = 1;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint off = 1; off < RADIX; off <<= 1) { /* inclusive scan of sc (Hillis-Steele) */
+            const ulong left = lid < RADIX && lid >= off ? sc[lid - off] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid < RADIX) sc[lid] += left;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid < RADIX) pbase[pbase_off + p * RADIX + lid] = sc[lid] - tot;
+        if (lid == 0) ctrl[ctrl_off + CTRL_ACTIVE + p] = !full;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        uint alt = 0;
+        for (uint p = 0; p < 8; p++) {
+            if (p >= KS) ctrl[ctrl_off + CTRL_ACTIVE + p] = 0;
+            ctrl[ctrl_off + CTRL_ALT + p] = alt;
+            alt ^= ctrl[ctrl_off + CTRL_ACTIVE + p];
+            ctrl[ctrl_off + CTRL_TICKET + p] = 0;
+        }
+        ctrl[ctrl_off + CTRL_COPY_BACK] = alt;
+    }
+}
+
+/* Digit i of a work-item's ITEMS (four 8-bit digits to a uint). */
+#define DG_GET(dg, i) (((dg)[(i) / 4] >> (8 * ((i) % 4))) & 255u)
+#define DG_SET(dg, i, d) ((dg)[(i) / 4] = (i) % 4 == 0 ? (d) : (dg)[(i) / 4] | ((d) << (8 * ((i) % 4))))
+
+/* Stable ranking of the warp's 32 * ITEMS keys (item i of lane l is key
+ * 32 i + l of the warp's part of the tile, so "item by item, lane by lane"
+ * is input order; valid of them exist). For each item the lanes with the
+ * same digit (peers) are found with eight ballots; the highest peer adds
+ * their number to the warp's counter of the digit and hands the old value
+ * to its peers; a lane's rank is that plus its lower peers. nv_syncwarp
+ * orders the items, so ranks follow input order. On return wcnt[d] holds
+ * the warp's count of digit d, rk[i] the rank of item i among the warp's
+ * keys of its digit. */
+NV_INLINE void os_warp_rank(const uint *dg, uint *rk, __local uint *wcnt, int valid, uint lane)
+{
+    const uint lower = (1u << lane) - 1u;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) { /* the peers of every item first: independent ballots */
+        if (valid - 32 * i <= 0) { /* warp-uniform */
+            rk[i] = 0;
+            continue;
+        }
+        const uint w = dg[i / 4], b0 = 8 * (i % 4);
+        rk[i] = nv_same_bit(w, 1u << b0) & nv_same_bit(w, 1u << (b0 + 1)) & nv_same_bit(w, 1u << (b0 + 2)) &
+                nv_same_bit(w, 1u << (b0 + 3)) & nv_same_bit(w, 1u << (b0 + 4)) & nv_same_bit(w, 1u << (b0 + 5)) &
+                nv_same_bit(w, 1u << (b0 + 6)) & nv_same_bit(w, 1u << (b0 + 7));
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const int nv = valid - 32 * i;
+        if (nv <= 0) continue; /* warp-uniform; rk[i] stays 0 */
+        const uint live = nv >= 32 ? ~0u : (1u << nv) - 1u;
+        const uint peers = rk[i] & live;
+        const uint ok = (live >> lane) & 1u;
+        const uint leader = ok ? 31u - clz(peers) : lane;
+        uint base = 0;
+        if (ok && lane == leader) base = atomic_add(&wcnt[DG_GET(dg, i)], popcount(peers));
+        base = nv_shfl(base, leader);
+        rk[i] = base + popcount(peers & lower);
+        nv_syncwarp();
+    }
+}
+
+/* The count of digit d in the portion's tiles before `tile` (not the first
+ * of its portion): walks back LOOKBACK_WINDOW status words at a time,
+ * adding counts, to the first inclusive one. */
+NV_INLINE uint os_lookback(__global const uint *status, uint tile, uint d)
+{
+    uint sum = 0;
+    long t = (long)tile - 1;
+    for (;;) {
+        uint w[LOOKBACK_WINDOW];
+#pragma unroll
+        for (int j = 0; j < LOOKBACK_WINDOW; j++)
+            w[j] = t - j >= 0 ? nv_load_relaxed(status + (ulong)(t - j) * RADIX + d) : ST_INCL;
+        int j = 0, done = 0;
+#pragma unroll
+        for (; j < LOOKBACK_WINDOW; j++) {
+            if (w[j] == 0) break;
+            sum += w[j] & ST_VALUE;
+            if (w[j] & ST_INCL) {
+                done = 1;
+                break;
+            }
+        }
+        if (done) return sum;
+        t -= j;
+    }
+}
+
+/* os_pass: one digit position `pass`, one tile per work-group (by ticket;
+ * the grid is exactly `tiles` groups). First every group clears its row of
+ * the next pass's look-back status (rows the pass before this one used;
+ * has_next 0 on the last pass); then, if the pass is inactive, it exits.
+ * Keys of tile t: [t * TILE, min(n, (t + 1) * TILE)); item i of work-item
+ * (warp w, lane l) is key w * 32 * ITEMS + 32 i + l of the tile. The local
+ * buffer xk holds the tile's keys in sorted order, then (pairs) its values:
+ * sorted position j goes to shiftv[digit] + j, so consecutive work-items
+ * write consecutive addresses within each digit's run. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
+    __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off, ulong n,
+    uint pass, uint is_float, ulong xmask, __global uint *status, ulong status_off, ulong next_off, uint has_next,
+    __global const ulong *pbase, ulong pbase_off, __global ulong *carry, ulong carry_off, __global uint *ctrl,
+    ulong ctrl_off, uint tiles_per_portion, uint tiles)
+{
+    __local uint cnt[WARPS * RADIX]; /* per warp, per digit: counts, then the warp's start in the tile */
+    __local OFF shiftv[RADIX];
+    __local uint misc[WARPS + 1];    /* warp sums of the digit scan; [WARPS]: the ticket */
+    __local ulong xmem[(TILE * XS + 7) / 8];
+    __local U *xk = (__local U *)xmem;
+#if VS
+    __local V *xv = (__local V *)xmem;
+#endif
+    const uint lid = get_local_id(0), lane = lid & 31u, warp = lid >> 5;
+    if (has_next && lid < RADIX) status[next_off + (ulong)get_group_id(0) * RADIX + lid] = 0;
+    if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return; /* the same in every work-item */
+    if (lid == 0) misc[WARPS] = atomic_inc(&ctrl[ctrl_off + CTRL_TICKET + pass]);
+    for (uint i = lid; i < WARPS * RADIX; i += L) cnt[i] = 0;
+    PASS_BUFFERS(ctrl[ctrl_off + CTRL_ALT + pass] != 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = misc[WARPS];
+    const ulong start = (ulong)tile * TILE;
+    const uint count = (uint)min((ulong)TILE, n - start);
+    const uint wfirst = warp * 32u * ITEMS;
+    const int lim = (int)count - (int)(wfirst + lane); /* item i exists if 32 i < lim */
+    const ulong mine = start + wfirst + lane;
+    const uint shift = 8 * pass;
+
+    /* 1. load (coalesced) and rank */
+    U k[ITEMS];
+    uint dg[(ITEMS + 3) / 4], rk[ITEMS];
+    {
+        __global const U *p = ksrc + mine;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) k[i] = 32 * i < lim ? p[32 * i] : (U)0;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) DG_SET(dg, i, digit_of(radix_key(k[i], is_float, (U)xmask), shift));
+    os_warp_rank(dg, rk, cnt + warp * RADIX, (int)count - (int)wfirst, lane);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 2. per digit (work-items 0-255): the tile's count, published at once
+     * (inclusive for a portion's first tile); each warp's start within the
+     * digit; the digit's start in the tile (a scan over the 256 digits) */
+    const uint tpp = tiles_per_portion;
+    const int first = tile % tpp == 0;
+    __global uint *row = status + status_off + (ulong)tile * RADIX;
+    uint total = 0, excl = 0;
+    if (lid < RADIX) {
+        for (uint w = 0; w < WARPS; w++) {
+            const uint c = cnt[w * RADIX + lid];
+            cnt[w * RADIX + lid] = total;
+            total += c;
+        }
+        nv_store_relaxed(row + lid, (first ? ST_INCL : ST_AGG) | total);
+        uint inc = total;
+        for (uint dlt = 1; dlt < 32; dlt <<= 1) {
+            const uint y = nv_shfl_up(inc, dlt);
+            if (lane >= dlt) inc += y;
+        }
+        if (lane == 31) misc[warp] = inc;
+        excl = inc - total;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < RADIX) {
+        for (uint w = 0; w < warp; w++) excl += misc[w];
+        for (uint w = 0; w < WARPS; w++) cnt[w * RADIX + lid] += excl;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 3. keys into local memory in (stable) digit order; ranks kept for the values */
+#if VS
+    uint rank[ITEMS];
+#endif
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const uint r = rk[i] + cnt[warp * RADIX + DG_GET(dg, i)];
+        if (32 * i < lim) xk[r] = k[i];
+#if VS
+        rank[i] = r;
+#endif
+    }
+
+    /* 4. look-back per digit, then each digit's shift: its global start for
+     * this tile (the portion's start, from pbase or the carry of the previous
+     * portion's last tile, plus the earlier tiles' count) minus its start in
+     * the tile */
+    if (lid < RADIX) {
+        uint ex = 0;
+        if (!first) {
+            ex = os_lookback(status + status_off, tile, lid);
+            nv_store_relaxed(row + lid, ST_INCL | (ex + total));
+        }
+        const uint portion = tile / tpp;
+        ulong base;
+        if (portion == 0) {
+            base = pbase[pbase_off + pass * RADIX + lid];
+        } else {
+            __global const ulong *c = carry + carry_off + (ulong)portion * RADIX + lid;
+            ulong w;
+            while ((w = nv_load_relaxed64(c)) == 0) {
+            }
+            base = w - 1;
+        }
+        if (tile + 1 - portion * tpp == tpp && tile + 1 < tiles)
+            nv_store_relaxed64(carry + carry_off + (ulong)(portion + 1) * RADIX + lid, base + ex + total + 1);
+        shiftv[lid] = (OFF)(base + ex - excl);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 5. scatter: sorted position j = k L + lid (values loaded first, their
+     * latency behind the keys' writes) */
+#if VS
+    V v[ITEMS];
+    {
+        __global const V *p = vsrc + mine;
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) v[i] = 32 * i < lim ? p[32 * i] : (V)0;
+    }
+    uint od[(ITEMS + 3) / 4];
+#endif
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const uint j = q * L + lid;
+        if (j < count) {
+            const U key = xk[j];
+            const uint d = digit_of(radix_key(key, is_float, (U)xmask), shift);
+            kdst[(ulong)(OFF)(shiftv[d] + j)] = key;
+#if VS
+            DG_SET(od, q, d);
+#endif
+        }
+    }
+#if VS
+    barrier(CLK_LOCAL_MEM_FENCE); /* xk read: xv takes its place */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (32 * i < lim) xv[rank[i]] = v[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int q = 0; q < ITEMS; q++) {
+        const uint j = q * L + lid;
+        if (j < count) vdst[(ulong)(OFF)(shiftv[DG_GET(od, q)] + j)] = xv[j];
+    }
+#endif
+}
+#endif /* PP_ONESWEEP */

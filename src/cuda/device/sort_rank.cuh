@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "nv_ptx.h"
 #include "sort_keys.cuh"
 
 namespace {
@@ -31,13 +32,7 @@ template <int ITEMS> struct Digits {
 __device__ __forceinline__ unsigned same_bit(uint32_t w, uint32_t bit)
 {
     unsigned r;
-    asm volatile("{\n\t.reg .pred q;\n\t"
-                 "and.b32 %0, %1, %2;\n\t"
-                 "setp.ne.u32 q, %0, 0;\n\t"
-                 "vote.sync.ballot.b32 %0, q, 0xffffffff;\n\t"
-                 "@!q not.b32 %0, %0;\n\t}"
-                 : "=r"(r)
-                 : "r"(w), "r"(bit));
+    asm volatile(PP_PTX_SAME_BIT : "=r"(r) : "r"(w), "r"(bit));
     return r;
 }
 

@@ -21,8 +21,10 @@
 //         the passes whose digit is the same for every key, and decides on
 //         the device which buffer each pass reads.
 //      2. one pass_kernel launch per digit position, each one kernel over
-//         tiles: stable ranking of the tile's keys by digit, decoupled
-//         look-back across tiles per digit, scatter through shared memory.
+//         tiles: the tile's digit counts (published before the ranking, so
+//         later tiles find them early), stable ranking of the tile's keys
+//         by digit, decoupled look-back across tiles per digit, scatter
+//         through shared memory.
 //         A pass whose digit is constant exits at once (a device-side flag),
 //         so no host synchronization is ever needed.
 //      3. copy_back_kernel moves the data from the alternate buffers into the

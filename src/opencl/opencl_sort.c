@@ -264,9 +264,9 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * pass's digit offsets and the passes' control words, then one os_pass per
  * digit position (a pass whose digit is the same in every key exits at
  * once: the device decides, the host never waits), copy_back last. Tiles
- * of L work-items x items keys (L below; items the cuda sort's: 18 for keys
- * of up to 4 bytes, 10 above, fewer where keys and values would not fit
- * local memory), registers capped at 80 so that two work-groups of 384 (or
+ * of L work-items x items keys (L below; items the cuda sort's: 14 for
+ * 8-byte keys, else 24 for keys alone and 20 with values, fewer where keys
+ * or values would not fit local memory), registers capped at 80 so that two work-groups of 384 (or
  * three of 256) share a multiprocessor. NVIDIA's driver reports
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
@@ -304,7 +304,7 @@ static size_t os_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
  * values) and the pass's counters would not fit local memory. */
 static size_t os_items(const pp_ocl_caps *caps, size_t L, size_t ks, size_t vs)
 {
-    size_t items = ks <= 4 ? 18 : 10;
+    size_t items = ks > 4 ? 14 : vs ? 20 : 24;
     while (items > 1 && os_local_bytes(L, items, ks, vs) > caps->local_mem) items--;
     return items;
 }

@@ -507,9 +507,10 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void fill8(__global ucha
  *   os_plan   (one group) the exclusive digit offsets of each pass, and ctrl
  *             as plan makes it: which passes run (a digit that every key
  *             has makes its pass a no-op), which buffers each reads
- *   os_pass   per digit position: tile = one ticket; stable rank (warp
- *             ballots, per-warp digit counters), publish the tile's counts,
- *             look back, scatter keys (values after them, ranked alike)
+ *   os_pass   per digit position: tile = one ticket; count the tile's
+ *             digits per warp, publish the tile's counts, stable rank (warp
+ *             ballots counting on from each warp's start), look back,
+ *             scatter keys (values after them, ranked alike)
  *   copy_back as above.
  * Defines: PP_L = 384 work-items (12 warps; the digit steps use the first
  * 256), ITEMS keys per work-item (a tile of L * ITEMS).
@@ -616,9 +617,10 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_plan(__global co
  * same digit (peers) are found with eight ballots; the highest peer adds
  * their number to the warp's counter of the digit and hands the old value
  * to its peers; a lane's rank is that plus its lower peers. nv_syncwarp
- * orders the items, so ranks follow input order. On return wcnt[d] holds
- * the warp's count of digit d, rk[i] the rank of item i among the warp's
- * keys of its digit. */
+ * orders the items, so ranks follow input order. The counters count on from
+ * their values at entry c[d]: rk[i] is c[d] plus the rank of item i among
+ * the warp's keys of its digit; on return wcnt[d] is c[d] plus the warp's
+ * count of digit d. */
 NV_INLINE void os_warp_rank(const uint *dg, uint *rk, __local uint *wcnt, int valid, uint lane)
 {
     const uint lower = (1u << lane) - 1u;
@@ -714,7 +716,8 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     const ulong mine = start + wfirst + lane;
     const uint shift = 8 * pass;
 
-    /* 1. load (coalesced) and rank */
+    /* 1. load (coalesced) and count each warp's digits (before ranking:
+     * the tile's counts go out as early as possible) */
     U k[ITEMS];
     uint dg[(ITEMS + 3) / 4], rk[ITEMS];
     {
@@ -724,7 +727,9 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) DG_SET(dg, i, digit_of(radix_key(k[i], is_float, (U)xmask), shift));
-    os_warp_rank(dg, rk, cnt + warp * RADIX, (int)count - (int)wfirst, lane);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (32 * i < lim) atomic_inc(&cnt[warp * RADIX + DG_GET(dg, i)]);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* 2. per digit (work-items 0-255): the tile's count, published at once
@@ -756,18 +761,13 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* 3. keys into local memory in (stable) digit order; ranks kept for the values */
-#if VS
-    uint rank[ITEMS];
-#endif
+    /* 3. stable ranks within the warp, counting on from the warp's starts:
+     * each is the key's position in the tile, where it goes in local memory
+     * (digit order); kept for the values */
+    os_warp_rank(dg, rk, cnt + warp * RADIX, (int)count - (int)wfirst, lane);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const uint r = rk[i] + cnt[warp * RADIX + DG_GET(dg, i)];
-        if (32 * i < lim) xk[r] = k[i];
-#if VS
-        rank[i] = r;
-#endif
-    }
+    for (int i = 0; i < ITEMS; i++)
+        if (32 * i < lim) xk[rk[i]] = k[i];
 
     /* 4. look-back per digit, then each digit's shift: its global start for
      * this tile (the portion's start, from pbase or the carry of the previous
@@ -823,7 +823,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     barrier(CLK_LOCAL_MEM_FENCE); /* xk read: xv takes its place */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
-        if (32 * i < lim) xv[rank[i]] = v[i];
+        if (32 * i < lim) xv[rk[i]] = v[i];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int q = 0; q < ITEMS; q++) {

@@ -51,6 +51,13 @@ __device__ __forceinline__ uint32_t leader_add(uint32_t *p, uint32_t v, bool lea
     return old;
 }
 
+// *p += 1 in shared memory, no value returned (a reduction, not an atomic
+// that waits for the old value).
+__device__ __forceinline__ void shared_increment(uint32_t *p)
+{
+    asm volatile("red.shared.add.u32 [%0], 1;" ::"r"((uint32_t)__cvta_generic_to_shared(p)) : "memory");
+}
+
 // A thread's ITEMS keys; keys of 1 or 2 bytes are kept packed in 32-bit
 // registers (get/set with compile-time indices become bit-field ops).
 template <typename U, int ITEMS, bool SMALL = (sizeof(U) < 4)> struct KeyRegs {
@@ -77,8 +84,10 @@ template <typename U, int ITEMS> struct KeyRegs<U, ITEMS, true> {
 // value; no other lane touches that counter in this item) and later hands
 // the old value to its peers; each lane's rank is the old value plus the
 // number of lower peers. __syncwarp orders the items, so the counters and ranks follow
-// input order: the ranking is stable. On return wcnt[d] holds the warp's count
-// of digit d, rk[i] the rank of item i among the warp's keys of digit d.
+// input order: the ranking is stable. The counters count on from their
+// values at entry c[d]: rk[i] is c[d] plus the rank of item i among the
+// warp's keys of digit d, and on return wcnt[d] is c[d] plus the warp's
+// count of digit d.
 // valid: keys of the warp's chunk that exist (FULL: all of them).
 template <int ITEMS, bool FULL>
 __device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk)[ITEMS], uint32_t *wcnt, int valid)

@@ -48,15 +48,6 @@ struct SortCtrl {
 // 0 or a whole word that some tile published. The 64-bit portion carries
 // hold value + 1, so 0 means "not yet".
 
-// Streaming load (each key is read once per pass).
-template <typename T> __device__ __forceinline__ T ld_stream(const T *p)
-{
-    if constexpr (sizeof(T) == 1) return (T)__ldcs((const unsigned char *)p);
-    else if constexpr (sizeof(T) == 2) return (T)__ldcs((const unsigned short *)p);
-    else if constexpr (sizeof(T) == 4) return (T)__ldcs((const unsigned int *)p);
-    else return (T)__ldcs((const unsigned long long *)p);
-}
-
 // An identity the optimizer cannot see through: keeps one base register for
 // a run of loads at constant offsets (instead of an address per load).
 template <typename T> __device__ __forceinline__ T *opaque(T *p)
@@ -202,24 +193,28 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 
 // ---- one Onesweep pass -------------------------------------------------------------
 
-// Tile shape: 384 threads (12 warps); keys per thread by key size, fewer when
-// keys and values together would need more than 48 KiB of shared memory (so
-// that the whole tile, 63.5 KiB at most, fits every GPU from sm_75 on).
+// Tile shape: 384 threads (12 warps), two blocks per SM (80 registers);
+// keys per thread: 14 for 8-byte keys; else 24 for keys alone (16 for 1-byte
+// keys), 20 with values; fewer where the staging area would pass 48 KiB.
+// Keys and then values are staged in the same area (one at a time), so a
+// tile takes less than 64 KiB of shared memory and fits every GPU from
+// sm_75 on. (bench/RESULTS.md: keys per thread against time.)
 template <typename U, typename V> struct PassCfg {
     static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
-    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB <= 4 ? 18 : 10);
-    static constexpr int FIT = (48 * 1024) / (BLOCK * (KB + VB));
+    static constexpr int SB = KB > VB ? KB : VB; // bytes per staged item
+    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB > 4 ? 14 : (VB ? 20 : 24));
+    static constexpr int FIT = (48 * 1024) / (BLOCK * SB);
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int TILE = BLOCK * ITEMS;
     // shared memory: per-warp digit counters, per-digit destination shifts
-    // (64-bit, or 32-bit when every index fits), small scratch, keys, values
+    // (64-bit, or 32-bit when every index fits), small scratch, the staging
+    // area (keys, then values)
     static constexpr size_t OFF_CNT = 0;
     static constexpr size_t OFF_SHIFT = OFF_CNT + (size_t)WARPS * kRadix * 4;
     static constexpr size_t OFF_MISC = OFF_SHIFT + (size_t)kRadix * 8;
-    static constexpr size_t OFF_KEYS = OFF_MISC + 64;
-    static constexpr size_t OFF_VALS = OFF_KEYS + align_up((size_t)TILE * KB, 16);
-    static constexpr size_t SMEM = OFF_VALS + (size_t)TILE * VB;
+    static constexpr size_t OFF_STAGE = OFF_MISC + 64;
+    static constexpr size_t SMEM = OFF_STAGE + (size_t)TILE * SB;
     static_assert(ITEMS >= 1 && 32 * ITEMS <= 65535, "tile shape");
     static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
 };
@@ -290,52 +285,39 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
     else return (uint32_t)(((const uint32_t *)(smem + C::OFF_SHIFT))[d] + (uint32_t)j);
 }
 
-// Writes the tile's keys (sorted position j = k * BLOCK + tid); in full tiles
-// records their digits in od for the values. The last (partial) tile runs a
-// rolled loop, to keep the kernel's register count that of the full tiles.
+// Writes the tile's staged keys (sorted position j = k * BLOCK + tid, those
+// below count) and records their digits in od for the values.
 template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
 __device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
                                            Digits<PassCfg<U, V>::ITEMS> &od)
 {
     typedef PassCfg<U, V> C;
     typedef Radix<FLOAT, U> R;
-    const U *sk = (const U *)(smem + C::OFF_KEYS);
-    if constexpr (FULL) {
+    const U *sk = (const U *)(smem + C::OFF_STAGE);
 #pragma unroll
-        for (int k = 0; k < C::ITEMS; k++) {
-            const int j = k * C::BLOCK + threadIdx.x;
+    for (int k = 0; k < C::ITEMS; k++) {
+        const int j = k * C::BLOCK + threadIdx.x;
+        if (FULL || j < count) {
             const U key = sk[j];
             const uint32_t d = R::digit(R::map(key, xm), shift);
             dst[dest_of<U, V, WIDE>(smem, d, j)] = key;
             if constexpr (VInfo<V>::has) od.set(k, d);
         }
-    } else {
-#pragma unroll 1
-        for (int j = threadIdx.x; j < count; j += C::BLOCK) {
-            const U key = sk[j];
-            dst[dest_of<U, V, WIDE>(smem, R::digit(R::map(key, xm), shift), j)] = key;
-        }
     }
 }
 
-template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
-__device__ __forceinline__ void write_values(const unsigned char *smem, int count, U xm, int shift, V *dstv,
+// Writes the staged values to the destinations of the keys at the same
+// sorted positions (digits from write_keys).
+template <typename U, typename V, bool FULL, bool WIDE>
+__device__ __forceinline__ void write_values(const unsigned char *smem, int count, V *dstv,
                                              const Digits<PassCfg<U, V>::ITEMS> &od)
 {
     typedef PassCfg<U, V> C;
-    typedef Radix<FLOAT, U> R;
-    const V *sv = (const V *)(smem + C::OFF_VALS);
-    if constexpr (FULL) {
+    const V *sv = (const V *)(smem + C::OFF_STAGE);
 #pragma unroll
-        for (int k = 0; k < C::ITEMS; k++) {
-            const int j = k * C::BLOCK + threadIdx.x;
-            dstv[dest_of<U, V, WIDE>(smem, od.get(k), j)] = sv[j];
-        }
-    } else {
-        const U *sk = (const U *)(smem + C::OFF_KEYS);
-#pragma unroll 1
-        for (int j = threadIdx.x; j < count; j += C::BLOCK)
-            dstv[dest_of<U, V, WIDE>(smem, R::digit(R::map(sk[j], xm), shift), j)] = sv[j];
+    for (int k = 0; k < C::ITEMS; k++) {
+        const int j = k * C::BLOCK + threadIdx.x;
+        if (FULL || j < count) dstv[dest_of<U, V, WIDE>(smem, od.get(k), j)] = sv[j];
     }
 }
 
@@ -345,22 +327,22 @@ __device__ __forceinline__ void load_keys(KeyRegs<U, ITEMS> &k, const U *p, int 
 {
     const U *ps = opaque(p);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ld_stream(ps + 32 * i) : (U)0);
+    for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ps[32 * i] : (U)0);
 }
 
 template <bool FLOAT, typename U, typename V, bool FULL>
 __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
-                                          U *dst, const V *srcv, V *dstv,
-                                          KeyRegs<U, PassCfg<U, V>::ITEMS> &k, bool loaded)
+                                          U *dst, const V *srcv, V *dstv)
 {
     typedef PassCfg<U, V> C;
     typedef Radix<FLOAT, U> R;
     constexpr int ITEMS = C::ITEMS;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
+    uint32_t *wc = cnt + warp * kRadix;
     uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
-    U *sk = (U *)(smem + C::OFF_KEYS);
-    V *sv = (V *)(smem + C::OFF_VALS);
+    U *sk = (U *)(smem + C::OFF_STAGE);
+    V *sv = (V *)(smem + C::OFF_STAGE);
     const U xm = (U)a.xmask;
     const int shift = 8 * a.pass;
     const size_t start = (size_t)tile * C::TILE;
@@ -370,19 +352,23 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     const int lim = count - wfirst - lane;
     const size_t mine = start + (size_t)(wfirst + lane);
 
-    // 1. Load (coalesced: item i of the warp is 32 consecutive keys; unless
-    // already loaded, see pass_kernel) and rank.
+    // 1. Load (coalesced: item i of the warp is 32 consecutive keys) and
+    // count the digits of each warp's keys (one shared-memory reduction per
+    // key), before ranking: the tile's counts go out as early as possible.
     Digits<ITEMS> dg;
-    uint32_t rk[ITEMS];
-    if (!loaded) load_keys<U, ITEMS, FULL>(k, src + mine, lim);
+    KeyRegs<U, ITEMS> k;
+    load_keys<U, ITEMS, FULL>(k, src + mine, lim);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm), shift));
-    warp_rank<ITEMS, FULL>(dg, rk, cnt + warp * kRadix, count - wfirst);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (FULL || 32 * i < lim) shared_increment(wc + dg.get(i));
     __syncthreads();
 
     // 2. Per digit: the tile's count, published at once (the first tile of a
-    // portion publishes it as its inclusive count); warp offsets; the tile's
-    // exclusive digit offsets (a scan over the 256 digits by warps 0-7).
+    // portion publishes it as its inclusive count); the tile's exclusive
+    // digit offsets (a scan over the 256 digits by warps 0-7); each warp's
+    // counter of each digit becomes the tile position of its first key.
     const uint32_t tpp = a.tiles_per_portion;
     const bool first = tile % tpp == 0;
     uint32_t *row = a.status + (size_t)tile * kRadix;
@@ -402,18 +388,20 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     }
     __syncthreads();
 
-    // 3. Keys into shared memory in (stable) digit order. The final ranks
-    // (< 2^16) are kept two to a register for the values.
+    // 3. Stable ranking within the warp, counting on from those positions:
+    // each rank is the key's position in the tile; the keys are staged there
+    // (in digit order). The ranks (< 2^16) are kept two to a register for
+    // the values.
     [[maybe_unused]] uint32_t rp[(ITEMS + 1) / 2];
     {
-        const uint32_t *wc = cnt + warp * kRadix;
+        uint32_t rk[ITEMS];
+        warp_rank<ITEMS, FULL>(dg, rk, wc, count - wfirst);
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            const uint32_t r = rk[i] + wc[dg.get(i)];
-            if (FULL || 32 * i < lim) sk[r] = k.get(i);
+            if (FULL || 32 * i < lim) sk[rk[i]] = k.get(i);
             if constexpr (VInfo<V>::has) {
-                if (i % 2 == 0) rp[i / 2] = r & 0xffffu;
-                else rp[i / 2] |= r << 16;
+                if (i % 2 == 0) rp[i / 2] = rk[i] & 0xffffu;
+                else rp[i / 2] |= rk[i] << 16;
             }
         }
     }
@@ -450,24 +438,25 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     __syncthreads();
 
     // 5. Scatter to global memory. Values: loaded now (their latency is
-    // hidden behind the keys' writes), put in digit order in shared memory by
-    // the same ranks, then written to the keys' destinations.
+    // hidden behind the keys' writes), staged by the same ranks once every
+    // key has left the staging area, then written to the keys' destinations.
     [[maybe_unused]] V v[VInfo<V>::has ? ITEMS : 1];
     if constexpr (VInfo<V>::has) {
         const V *pv = opaque(srcv + mine);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? ld_stream(pv + 32 * i) : (V)0;
+        for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? pv[32 * i] : (V)0;
     }
     Digits<ITEMS> od;
     if (a.wide) write_keys<FLOAT, U, V, FULL, true>(smem, count, xm, shift, dst, od);
     else write_keys<FLOAT, U, V, FULL, false>(smem, count, xm, shift, dst, od);
     if constexpr (VInfo<V>::has) {
+        __syncthreads();
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
             if (FULL || 32 * i < lim) sv[(rp[i / 2] >> (16 * (i % 2))) & 0xffffu] = v[i];
         __syncthreads();
-        if (a.wide) write_values<FLOAT, U, V, FULL, true>(smem, count, xm, shift, dstv, od);
-        else write_values<FLOAT, U, V, FULL, false>(smem, count, xm, shift, dstv, od);
+        if (a.wide) write_values<U, V, FULL, true>(smem, count, dstv, od);
+        else write_values<U, V, FULL, false>(smem, count, dstv, od);
     }
 }
 
@@ -479,8 +468,9 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // count_kernel found the digit constant, the block exits (the pass is
 // skipped; the device-side src_alt already accounts for it, and no block of
 // the pass takes a ticket). Otherwise the block takes a ticket (tiles are
-// numbered in the order blocks start), ranks its tile stably, publishes per
-// digit its count and then its inclusive count within the portion
+// numbered in the order blocks start), counts its tile's digits, publishes
+// per digit its count, ranks the tile stably, then publishes per digit its
+// inclusive count within the portion
 // (decoupled look-back; the portion's start comes from the carry chain), and
 // scatters keys (and values): within the tile by stable rank, across tiles
 // by the counts of the digit in all earlier tiles, so equal digits keep
@@ -506,20 +496,12 @@ __global__ void __launch_bounds__(384, 2) pass_kernel(const PassArgs a)
     U *dst = (U *)(from_alt ? a.keys : a.alt_keys);
     const V *srcv = (const V *)(from_alt ? a.alt_vals : a.vals);
     V *dstv = (V *)(from_alt ? a.vals : a.alt_vals);
-    // While the ticket is on its way, load the keys of tile blockIdx.x if it
-    // is a full one: blocks usually start in index order, so the ticket is
-    // usually that tile; if not, the keys are loaded again below.
-    const int lane_first = (threadIdx.x >> 5) * 32 * C::ITEMS + (threadIdx.x & 31);
-    const bool guess = (size_t)(blockIdx.x + 1) * C::TILE <= a.n;
-    KeyRegs<U, C::ITEMS> k;
-    if (guess) load_keys<U, C::ITEMS, true>(k, src + (size_t)blockIdx.x * C::TILE + lane_first, C::TILE);
     __syncthreads();
     const uint32_t tile = misc[8];
     const size_t left = a.n - (size_t)tile * C::TILE;
     const int count = left < (size_t)C::TILE ? (int)left : C::TILE;
-    const bool loaded = guess && tile == blockIdx.x; // same for every thread
-    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv, k, loaded);
-    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv, k, false);
+    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv);
+    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv);
 }
 
 // ---- final copy ------------------------------------------------------------------------

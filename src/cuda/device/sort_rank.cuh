@@ -85,45 +85,61 @@ template <typename U, int ITEMS> struct KeyRegs<U, ITEMS, true> {
 // the old value to its peers; each lane's rank is the old value plus the
 // number of lower peers. __syncwarp orders the items, so the counters and ranks follow
 // input order: the ranking is stable. The counters count on from their
-// values at entry c[d]: rk[i] is c[d] plus the rank of item i among the
-// warp's keys of digit d, and on return wcnt[d] is c[d] plus the warp's
-// count of digit d.
+// values at entry c[d]: item i's rank r is c[d] plus its rank among the
+// warp's keys of digit d, handed to f(i, r) in item order (r = 0 for an item
+// that does not exist); on return wcnt[d] is c[d] plus the warp's count of
+// digit d. The ballots of G items are issued before their atomics (they are
+// independent of each other; more in flight, more registers).
 // valid: keys of the warp's chunk that exist (FULL: all of them).
-template <int ITEMS, bool FULL>
-__device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk)[ITEMS], uint32_t *wcnt, int valid)
+template <int ITEMS, bool FULL, int G, typename F>
+__device__ __forceinline__ void warp_rank_each(const Digits<ITEMS> &dg, uint32_t *wcnt, int valid, F &&f)
 {
     const int lane = threadIdx.x & 31;
     const unsigned lower = (1u << lane) - 1u;
-    // Peers of every item first: the ballots are independent of each other.
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        if (!FULL && valid - i * 32 <= 0) { // warp-uniform
-            rk[i] = 0;
-            continue;
-        }
-        const uint32_t w = dg.w[i / 4];
-        const int b0 = 8 * (i % 4);
-        rk[i] = same_bit(w, 1u << b0) & same_bit(w, 1u << (b0 + 1)) & same_bit(w, 1u << (b0 + 2)) &
-                same_bit(w, 1u << (b0 + 3)) & same_bit(w, 1u << (b0 + 4)) & same_bit(w, 1u << (b0 + 5)) &
-                same_bit(w, 1u << (b0 + 6)) & same_bit(w, 1u << (b0 + 7));
-    }
+    for (int g = 0; g < ITEMS; g += G) {
+        unsigned pm[G];
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        unsigned peers = rk[i];
-        bool ok = true;
-        if (!FULL) {
-            const int nv = valid - i * 32;
-            if (nv <= 0) continue; // warp-uniform; rk[i] stays 0
-            const unsigned live = nv >= 32 ? ~0u : (1u << nv) - 1u;
-            peers &= live;
-            ok = (live >> lane) & 1u;
+        for (int u = 0; u < G; u++) {
+            const int i = g + u;
+            pm[u] = 0;
+            if (i >= ITEMS || (!FULL && valid - i * 32 <= 0)) continue; // warp-uniform
+            const uint32_t w = dg.w[i / 4];
+            const int b0 = 8 * (i % 4);
+            pm[u] = same_bit(w, 1u << b0) & same_bit(w, 1u << (b0 + 1)) & same_bit(w, 1u << (b0 + 2)) &
+                    same_bit(w, 1u << (b0 + 3)) & same_bit(w, 1u << (b0 + 4)) & same_bit(w, 1u << (b0 + 5)) &
+                    same_bit(w, 1u << (b0 + 6)) & same_bit(w, 1u << (b0 + 7));
         }
-        const int leader = ok ? 31 - __clz(peers) : lane;
-        uint32_t base = leader_add(&wcnt[dg.get(i)], (uint32_t)__popc(peers), ok && lane == leader);
-        base = __shfl_sync(~0u, base, leader);
-        rk[i] = base + (uint32_t)__popc(peers & lower);
-        __syncwarp();
+#pragma unroll
+        for (int u = 0; u < G; u++) {
+            const int i = g + u;
+            if (i >= ITEMS) break;
+            unsigned peers = pm[u];
+            bool ok = true;
+            if (!FULL) {
+                const int nv = valid - i * 32;
+                if (nv <= 0) { // warp-uniform
+                    f(i, 0u);
+                    continue;
+                }
+                const unsigned live = nv >= 32 ? ~0u : (1u << nv) - 1u;
+                peers &= live;
+                ok = (live >> lane) & 1u;
+            }
+            const int leader = ok ? 31 - __clz(peers) : lane;
+            uint32_t base = leader_add(&wcnt[dg.get(i)], (uint32_t)__popc(peers), ok && lane == leader);
+            base = __shfl_sync(~0u, base, leader);
+            f(i, base + (uint32_t)__popc(peers & lower));
+            __syncwarp();
+        }
     }
+}
+
+// warp_rank_each with every item's ballots first, the ranks into rk.
+template <int ITEMS, bool FULL>
+__device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk)[ITEMS], uint32_t *wcnt, int valid)
+{
+    warp_rank_each<ITEMS, FULL, ITEMS>(dg, wcnt, valid, [&](int i, uint32_t r) { rk[i] = r; });
 }
 
 // For digit d (thread d < 256, after a __syncthreads that follows the

@@ -193,19 +193,24 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 
 // ---- one Onesweep pass -------------------------------------------------------------
 
-// Tile shape: 384 threads (12 warps), two blocks per SM (80 registers);
-// keys per thread: 14 for 8-byte keys; else 24 for keys alone (16 for 1-byte
-// keys), 20 with values; fewer where the staging area would pass 48 KiB.
+// Tile shape: 384 threads (12 warps). Keys alone of up to 4 bytes: 20 keys
+// per thread (16 for 1-byte keys), three blocks per SM (56 registers), the
+// ranking's ballots issued two items ahead; otherwise two blocks per SM (80
+// registers), every item's ballots first, 20 keys per thread with values
+// and 14 for 8-byte keys; fewer where the staging area would pass 48 KiB.
 // Keys and then values are staged in the same area (one at a time), so a
 // tile takes less than 64 KiB of shared memory and fits every GPU from
-// sm_75 on. (bench/RESULTS.md: keys per thread against time.)
+// sm_75 on. (bench/RESULTS.md: these against other shapes.)
 template <typename U, typename V> struct PassCfg {
     static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
+    static constexpr bool LEAN = KB <= 4 && VB == 0; // keys alone, 3 blocks per SM
+    static constexpr int MIN_BLOCKS = LEAN ? 3 : 2;
     static constexpr int SB = KB > VB ? KB : VB; // bytes per staged item
-    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB > 4 ? 14 : (VB ? 20 : 24));
+    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB > 4 ? 14 : 20);
     static constexpr int FIT = (48 * 1024) / (BLOCK * SB);
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
+    static constexpr int RANK_GROUP = LEAN ? 2 : ITEMS; // warp_rank_each's G
     static constexpr int TILE = BLOCK * ITEMS;
     // shared memory: per-warp digit counters, per-digit destination shifts
     // (64-bit, or 32-bit when every index fits), small scratch, the staging
@@ -393,18 +398,14 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     // (in digit order). The ranks (< 2^16) are kept two to a register for
     // the values.
     [[maybe_unused]] uint32_t rp[(ITEMS + 1) / 2];
-    {
-        uint32_t rk[ITEMS];
-        warp_rank<ITEMS, FULL>(dg, rk, wc, count - wfirst);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            if (FULL || 32 * i < lim) sk[rk[i]] = k.get(i);
+    warp_rank_each<ITEMS, FULL, C::RANK_GROUP>(
+        dg, wc, count - wfirst, [&](int i, uint32_t r) {
+            if (FULL || 32 * i < lim) sk[r] = k.get(i);
             if constexpr (VInfo<V>::has) {
-                if (i % 2 == 0) rp[i / 2] = rk[i] & 0xffffu;
-                else rp[i / 2] |= rk[i] << 16;
+                if (i % 2 == 0) rp[i / 2] = r & 0xffffu;
+                else rp[i / 2] |= r << 16;
             }
-        }
-    }
+        });
     // 4. Look-back per digit (threads 0-255), then the destination shift of
     // each digit: global start of the digit's keys of this tile minus its
     // start within the tile. The global start is the portion's start of the
@@ -480,7 +481,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // accesses, and nothing else is communicated through it, so a reader that
 // sees a non-zero word sees the complete value; no fence is needed.
 template <bool FLOAT, typename U, typename V>
-__global__ void __launch_bounds__(384, 2) pass_kernel(const PassArgs a)
+__global__ void __launch_bounds__(384, PassCfg<U, V>::MIN_BLOCKS) pass_kernel(const PassArgs a)
 {
     typedef PassCfg<U, V> C;
     extern __shared__ __align__(16) unsigned char smem[];

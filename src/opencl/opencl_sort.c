@@ -266,9 +266,9 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * once: the device decides, the host never waits), copy_back last. Tiles
  * of L work-items x items keys (L below; items: 14 for 8-byte keys, 20 with
  * values, 24 for keys alone, fewer where keys or values would not fit local
- * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB, against the cuda
- * sort's 20, at 0.97 of the time), registers capped at 80 so that two work-groups of 384 (or
- * three of 256) share a multiprocessor. NVIDIA's driver reports
+ * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB, 0.97 of the time of
+ * the cuda sort's 20), registers capped at 80 so that two work-groups of
+ * 384 (or three of 256) share a multiprocessor. NVIDIA's driver reports
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
  *

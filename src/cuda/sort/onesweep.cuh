@@ -220,7 +220,7 @@ template <typename U, typename V> struct PassCfg {
     static constexpr size_t OFF_MISC = OFF_SHIFT + (size_t)kRadix * 8;
     static constexpr size_t OFF_STAGE = OFF_MISC + 64;
     static constexpr size_t SMEM = OFF_STAGE + (size_t)TILE * SB;
-    static_assert(ITEMS >= 1 && 32 * ITEMS <= 65535, "tile shape");
+    static_assert(ITEMS >= 1 && TILE <= 65536, "tile shape: ranks are tile positions kept in 16 bits");
     static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
 };
 

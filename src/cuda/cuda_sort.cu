@@ -95,11 +95,20 @@ static pp_status launch_count(pp_context *ctx, const void *keys, size_t n, unsig
     c.ctrl = (SortCtrl *)base;
     c.zero = (uint32_t *)(base + l.status);
     c.zero_words = zero_words;
-    // enough blocks to fill the GPU, and fewer than 2^31 keys per block
-    size_t gx = grid_for(ceil_div(n, 8192), pp_cuda_resident(s, 4));
+    // As many histogram copies as a block's shared memory holds beside the
+    // kernel's static 1 KiB, up to one per lane (32: 128 KiB for 4-byte
+    // keys; 8-byte keys get 16 where 227 KiB is the limit).
+    c.copies_log2 = 5;
+    while (c.copies_log2 > 0 && count_smem((int)sizeof(U), c.copies_log2) + 1024 > s->smem_optin) c.copies_log2--;
+    const size_t smem = count_smem((int)sizeof(U), c.copies_log2);
+    pp_status st = set_smem(ctx, count_kernel<FLOAT, U>, smem, fn);
+    if (st != PP_SUCCESS) return st;
+    // one block per SM (one per 8192 keys below that), and fewer than 2^31
+    // keys per block
+    size_t gx = grid_for(ceil_div(n, 8192), pp_cuda_resident(s, 1));
     const size_t need = (n >> 31) + 1;
     if (gx < need) gx = need;
-    count_kernel<FLOAT, U><<<(unsigned)gx, kCountBlock, 0, s->stream>>>(c);
+    count_kernel<FLOAT, U><<<(unsigned)gx, kCountBlock, smem, s->stream>>>(c);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

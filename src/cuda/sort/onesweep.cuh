@@ -75,35 +75,47 @@ struct CountArgs {
     SortCtrl *ctrl;
     uint32_t *zero;            // look-back status of the first pass, cleared here
     size_t zero_words;         // a multiple of 256 (zero is 256-byte aligned)
+    int copies_log2;           // histogram copies in shared memory: 2^copies_log2 (0 .. 5)
 };
 
-constexpr int kCountBlock = 256;
-constexpr int kCountCopies = 4; // histogram copies, so that lanes with equal digits spread
+constexpr int kCountBlock = 1024;
 
 // Each block counts the digits of every pass over its share of the keys in
-// shared memory (kCountCopies copies, indexed by lane, which cuts
-// same-address conflicts of equal digits; a block counts fewer than 2^31
-// keys, so 32-bit counters suffice), then adds its counts to the global
-// 64-bit histograms with atomics. The last block to finish (every thread
-// fences after its atomics, then one atomic counts the block done: the
-// classic threadfence pattern; the last block fences again and reads the
-// histograms from L2) computes for every pass the exclusive digit offsets,
-// whether the pass is constant (some digit has all n keys), and from that
-// which buffer each pass reads and whether a copy back is needed. Counts do
-// not depend on the order of the keys, so they hold for every pass.
+// shared memory, in 2^copies_log2 copies of the histograms (up to 32, as
+// many as the device's shared memory holds; launch_count chooses), laid out
+// so that lane l increments word (pass * 256 + digit) * copies + (l mod
+// copies): with 32 copies every lane of a warp hits its own bank whatever
+// the digits (random digits into 4 copies cost about 3-way bank conflicts),
+// so the count runs at the speed of its loads. A block counts fewer than
+// 2^31 keys, so 32-bit counters suffice. Then it adds its counts to the
+// global 64-bit histograms with atomics. The last block to finish (every
+// thread fences after its atomics, then one atomic counts the block done:
+// the classic threadfence pattern; the last block fences again and reads
+// the histograms from L2) computes for every pass the exclusive digit
+// offsets, whether the pass is constant (some digit has all n keys), and
+// from that which buffer each pass reads and whether a copy back is needed.
+// Counts do not depend on the order of the keys, so they hold for every
+// pass. Dynamic shared memory: count_smem bytes.
+__host__ __device__ constexpr size_t count_smem(int key_bytes, int copies_log2)
+{
+    return (size_t)key_bytes * kRadix * ((size_t)1 << copies_log2) * sizeof(uint32_t);
+}
+
 template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock) count_kernel(const CountArgs a)
 {
     typedef Radix<FLOAT, U> R;
     constexpr int NP = (int)sizeof(U);
     constexpr int PER = 16 / (int)sizeof(U);
-    __shared__ uint32_t sh[NP * kRadix * kCountCopies];
+    extern __shared__ __align__(16) uint32_t sh[];
     __shared__ unsigned int s_last;
     __shared__ uint64_t s_scan[kCountBlock / 32];
-    const int tid = threadIdx.x;
-    const int copy = tid & (kCountCopies - 1);
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int cl = a.copies_log2;
+    const int words = NP * kRadix << cl;
+    const int copy = lane & ((1 << cl) - 1);
     const U xm = (U)a.xmask;
 
-    for (int i = tid; i < NP * kRadix * kCountCopies; i += kCountBlock) sh[i] = 0;
+    for (int i = tid; i < words / 4; i += kCountBlock) ((uint4 *)sh)[i] = make_uint4(0, 0, 0, 0);
     // Clear the first pass's look-back status (the pass kernels run after this
     // kernel has completed).
     {
@@ -116,7 +128,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     auto count_key = [&](U bits) {
         const U r = R::map(bits, xm);
 #pragma unroll
-        for (int p = 0; p < NP; p++) atomicAdd(&sh[(p * kRadix + R::digit(r, 8 * p)) * kCountCopies + copy], 1u);
+        for (int p = 0; p < NP; p++) atomicAdd(&sh[((p * kRadix + (int)R::digit(r, 8 * p)) << cl) + copy], 1u);
     };
 
     const U *keys = (const U *)a.keys;
@@ -156,11 +168,12 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     }
     __syncthreads();
 
-    // Merge into the global histograms.
+    // Merge into the global histograms (the copies read from a rotated
+    // start, so that a warp's reads fall in distinct banks).
     for (int i = tid; i < NP * kRadix; i += kCountBlock) {
         uint32_t c = 0;
-#pragma unroll
-        for (int k = 0; k < kCountCopies; k++) c += sh[i * kCountCopies + k];
+        const int nc = 1 << cl;
+        for (int k = 0; k < nc; k++) c += sh[(i << cl) + ((k + lane) & (nc - 1))];
         if (c) atomicAdd(&a.hist[i], (unsigned long long)c);
     }
 
@@ -171,13 +184,15 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     if (!s_last) return;
     __threadfence();
 
-    const int d = tid; // kCountBlock == kRadix
+    const int d = tid; // digits: threads below kRadix
     for (int p = 0; p < NP; p++) {
-        const uint64_t tot = __ldcg(&a.hist[p * kRadix + d]);
-        const int constant = __syncthreads_or(tot == (uint64_t)n);
+        const uint64_t tot = d < kRadix ? __ldcg(&a.hist[p * kRadix + d]) : 0;
+        const int constant = __syncthreads_or(d < kRadix && tot == (uint64_t)n);
         uint64_t all;
-        a.pbase[p * kRadix + d] = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
+        const uint64_t ex = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
+        if (d < kRadix) a.pbase[p * kRadix + d] = ex;
         if (tid == 0) a.ctrl->active[p] = !constant;
+        __syncthreads(); // s_scan is reused by the next pass's scan
     }
     if (tid == 0) {
         // Pass p reads the user's buffers after an even number of active

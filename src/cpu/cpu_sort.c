@@ -12,11 +12,14 @@
  * span [lo, hi), and only those are sorted on.
  *
  * The pass (chain_pass): one region in which a thread claims a tile of
- * SORT_TILE keys, counts its digits, takes the digit counts of every tile
- * before it from the look-back of cpu_tiles.h (no thread waits for
- * another) and scatters the tile in order from there (write-combining
- * lines, streaming stores), so it is stable; while scattering it counts the
- * digit of the next pass, if any.
+ * SORT_TILE keys, counts its digits (or takes the counts that the sweep
+ * before the pass left per tile, when the pass's digit is the one that
+ * sweep counted or its leading bits: the first LSD pass and every MSD
+ * split), takes the digit counts of every tile before it from the
+ * look-back of cpu_tiles.h (no thread waits for another) and scatters the
+ * tile in order from there (write-combining lines, streaming stores), so
+ * it is stable; while scattering an LSD pass counts the digit of the next
+ * pass, if any.
  *
  * Spans of at most 11 bits: LSD passes over digits of equal width (one of
  * up to 11 bits; below SORT_WIDE keys up to 8, so two for 9 to 11 bits),
@@ -65,7 +68,8 @@
 #define WC_BYTES(ksize) ((size_t)RADIX_MAX * (WC_LINE + (WC_LINE / (ksize)) * 8))
 
 /* A pass's digit ((radix key >> shift) & dmask), and the next pass's, which
- * the scatter counts into next (a thread's counts) as it goes. */
+ * the scatter counts into next (a thread's counts; NULL: not counted, as
+ * in the MSD split, whose buckets count their own digits) as it goes. */
 typedef struct sort_digits {
     unsigned shift, next_shift;
     size_t dmask, next_dmask;
@@ -158,6 +162,14 @@ typedef struct sort_job {
     size_t *starts;        /* SORT_MSD_DEPTH rows of RADIX_MAX digit starts, one per level */
     uint32_t *orders;      /* as many rows of buckets in the order threads claim them */
     uint32_t *order;       /* this level's row */
+    /* Per-tile digit counts left by range_starts (NULL: none valid), rows of
+     * tc_stride counters; a pass on a digit of tc_group fewer bits (its
+     * leading ones) takes its tiles' counts from them instead of reading
+     * the keys again. */
+    uint32_t *tc;
+    size_t tc_stride;
+    unsigned tc_group;
+    int count_next;        /* scatters count the next pass's digit (LSD passes) */
 } sort_job;
 
 /* [*b, *e): tile t of the job's range. */
@@ -179,9 +191,21 @@ static void bits_tile(const void *job, size_t t, int thread)
 static void count_tile(const void *job, size_t t, int thread)
 {
     const sort_job *j = (const sort_job *)job;
-    size_t b, e;
+    size_t b, e, c[RADIX_MAX];
+    const size_t radix = j->dg.dmask + 1;
+    size_t *h = j->hist + (size_t)thread * RADIX_MAX;
     job_tile(j, t, &b, &e);
-    j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, j->hist + (size_t)thread * RADIX_MAX);
+    if (!j->tc) {
+        j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, h);
+        return;
+    }
+    memset(c, 0, radix * sizeof *c); /* the tile's own counts, kept for its pass */
+    j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, c);
+    uint32_t *row = j->tc + t * j->tc_stride;
+    for (size_t d = 0; d < radix; d++) {
+        row[d] = (uint32_t)c[d];
+        h[d] += c[d];
+    }
 }
 
 static void pass_counts(const void *job, size_t t, uint64_t *value)
@@ -189,6 +213,16 @@ static void pass_counts(const void *job, size_t t, uint64_t *value)
     const sort_job *j = (const sort_job *)job;
     size_t b, e, h[RADIX_MAX];
     const size_t radix = j->dg.dmask + 1;
+    if (j->tc) { /* counted already: groups of 2^tc_group counted digits */
+        const uint32_t *row = j->tc + t * j->tc_stride;
+        const size_t gs = (size_t)1 << j->tc_group;
+        for (size_t d = 0; d < radix; d++) {
+            uint64_t c = 0;
+            for (size_t k = 0; k < gs; k++) c += row[d * gs + k];
+            value[d] = c;
+        }
+        return;
+    }
     job_tile(j, t, &b, &e);
     memset(h, 0, radix * sizeof *h);
     j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, h);
@@ -211,7 +245,7 @@ static void pass_scatter(const void *job, size_t t, const uint64_t *before, cons
     job_tile(j, t, &b, &e);
     for (size_t d = 0; d < radix; d++) off[d] = j->start[d] + (size_t)before[d];
     sort_digits dg = j->dg;
-    dg.next = j->hist + (size_t)thread * RADIX_MAX;
+    dg.next = j->count_next ? j->hist + (size_t)thread * RADIX_MAX : NULL;
     j->k->scatter(j->src, j->dst, j->vsrc, j->vdst, j->vsize, b, e, j->mask, &dg, off,
                   j->wc + (size_t)thread * j->wcbytes);
 }
@@ -282,6 +316,8 @@ static void range_starts(sort_job *j, int nt, size_t *start)
 {
     const size_t ntiles = (j->n + SORT_TILE - 1) / SORT_TILE;
     memset(j->hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
+    j->tc_stride = j->dg.dmask + 1;
+    j->tc_group = 0;
     const int used = pp_cpu_for_tiles(nt, ntiles, count_tile, j);
     digit_starts(j->hist, used, j->dg.dmask + 1, start);
     for (size_t d = 0; d <= j->dg.dmask; d++) start[d] += j->base;
@@ -350,7 +386,7 @@ static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b,
     const size_t radix = (size_t)1 << w;
     const char *src = ks, *vsrc = vs;
     if (!one_digit(start, radix, e, m)) {
-        sort_digits dg = {lo + bits - w, lo + bits - w, radix - 1, radix - 1, h};
+        sort_digits dg = {lo + bits - w, lo + bits - w, radix - 1, radix - 1, NULL};
         j->k->scatter(ks, ok, vs, ov, j->vsize, b, e, j->mask, &dg, start, j->wc + (size_t)thread * j->wcbytes);
         src = ok;
         vsrc = ov;
@@ -440,6 +476,7 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
     range_starts(&j, nt, start);
     const unsigned w = leading_width(&j, start, wc, e, m, bits);
     const size_t radix = (size_t)1 << w;
+    j.tc_group = wc - w; /* the pass's tile counts: groups of the counted ones */
     j.dg.shift = lo + bits - w;
     j.dg.dmask = radix - 1;
     if (one_digit(start, radix, e, m)) { /* one digit in all keys: no move */
@@ -547,8 +584,9 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     const size_t tmpbytes = msd ? 2 * ((bmax * k->size + 63) / 64 * 64 + (bmax * vsize + 63) / 64 * 64) : 0;
     const size_t cbytes = counting ? 0 : (pp_cpu_chain_scratch_bytes(ntiles, radix) + 63) / 64 * 64;
     const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * (sizeof(size_t) + sizeof(uint32_t)) : 0;
+    const size_t tcbytes = counting ? 0 : ntiles * RADIX_MAX * sizeof(uint32_t); /* n / 8 bytes at most */
     char *scr = (char *)pp_cpu_scratch(
-        ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes, fn);
+        ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes + tcbytes, fn);
     if (!scr) return PP_ERROR_OUT_OF_MEMORY;
     j.hist = (size_t *)(scr + kbytes + vbytes);
     size_t *start = j.hist + (size_t)nt * RADIX_MAX;
@@ -559,6 +597,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.chain = j.tmp + (size_t)nt * tmpbytes;
     j.starts = (size_t *)((char *)j.chain + cbytes);
     j.orders = (uint32_t *)(j.starts + SORT_MSD_DEPTH * RADIX_MAX);
+    j.tc = counting ? NULL : (uint32_t *)((char *)j.starts + sbytes);
     if (msd) {
         j.ukeys = (char *)keys;
         j.uvals = (char *)vals;
@@ -586,7 +625,9 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         return PP_SUCCESS;
     }
 
-    /* The passes; each scatter counts the next pass's digit. */
+    /* The passes; each scatter counts the next pass's digit. The first
+     * pass takes its tiles' counts from range_starts. */
+    j.count_next = 1;
     j.dst = scr;
     j.vsrc = (const char *)vals;
     j.vdst = vals ? scr + kbytes : NULL;
@@ -596,6 +637,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.dg.next_shift = lo + q * width;
         j.dg.next_dmask = radix - 1;
         chain_pass(&j, nt);
+        j.tc = NULL; /* later passes count their tiles themselves */
         digit_starts(j.hist, nt, radix, start);
         const char *ts = j.src, *tv = j.vsrc;
         j.src = j.dst;

@@ -208,21 +208,23 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 
 // ---- one Onesweep pass -------------------------------------------------------------
 
-// Tile shape: 384 threads (12 warps). Keys alone of up to 4 bytes: 20 keys
-// per thread (16 for 1-byte keys), three blocks per SM (56 registers), the
-// ranking's ballots issued two items ahead; otherwise two blocks per SM (80
-// registers), every item's ballots first, 20 keys per thread with values
-// and 14 for 8-byte keys; fewer where the staging area would pass 48 KiB.
-// Keys and then values are staged in the same area (one at a time), so a
-// tile takes less than 64 KiB of shared memory and fits every GPU from
-// sm_75 on. (bench/RESULTS.md: these against other shapes.)
+// Tile shape. Keys alone of up to 4 bytes: 320 threads (10 warps) x 24
+// keys, three blocks per SM; 30 warps per SM leave 64 registers a thread
+// (384 threads x 20 keys, CUB's shape, leave 56 and spill more), the
+// ranking's ballots issued two items ahead. Otherwise: 384 threads (12
+// warps), two blocks per SM (80 registers), every item's ballots first, 20
+// keys per thread with values and 14 for 8-byte keys; fewer where the
+// staging area would pass 48 KiB. Keys and then values are staged in the
+// same area (one at a time), so a tile takes less than 64 KiB of shared
+// memory and fits every GPU from sm_75 on. (bench/RESULTS.md: these
+// against other shapes.)
 template <typename U, typename V> struct PassCfg {
-    static constexpr int BLOCK = 384, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
     static constexpr bool LEAN = KB <= 4 && VB == 0; // keys alone, 3 blocks per SM
+    static constexpr int BLOCK = LEAN ? 320 : 384, WARPS = BLOCK / 32;
     static constexpr int MIN_BLOCKS = LEAN ? 3 : 2;
     static constexpr int SB = KB > VB ? KB : VB; // bytes per staged item
-    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB > 4 ? 14 : 20);
+    static constexpr int IK = KB == 1 && VB == 0 ? 16 : (KB > 4 ? 14 : (LEAN ? 24 : 20));
     static constexpr int FIT = (48 * 1024) / (BLOCK * SB);
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int RANK_GROUP = LEAN ? 2 : ITEMS; // warp_rank_each's G
@@ -496,7 +498,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // accesses, and nothing else is communicated through it, so a reader that
 // sees a non-zero word sees the complete value; no fence is needed.
 template <bool FLOAT, typename U, typename V>
-__global__ void __launch_bounds__(384, PassCfg<U, V>::MIN_BLOCKS) pass_kernel(const PassArgs a)
+__global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCKS) pass_kernel(const PassArgs a)
 {
     typedef PassCfg<U, V> C;
     extern __shared__ __align__(16) unsigned char smem[];

@@ -4,7 +4,8 @@
  * +0.0, +-inf and NaNs of both signs and many payloads (the output must be
  * the exact bits of the stable order), every size of tc_sizes and one
  * around 2^20, on every configuration, and keys of 8 MiB (the cpu's MSD
- * split). */
+ * split), also skewed (floats from [0, 1), integers of random magnitude:
+ * the split's sampled buckets). */
 #include "test_common.h"
 
 #include <math.h>
@@ -12,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SKEWED (-1) /* gen_keys' mode of skewed keys */
+
 static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
 {
     size_t sz = tc_size(t);
-    switch (mode % 4) {
+    switch (mode == SKEWED ? 4 : mode % 4) {
     case 0: /* full range (floats: any bits but NaN) */
         if (tc_is_float(t))
             for (size_t i = 0; i < n; i++) tc_set_any_float(r, t, buf, i);
@@ -41,6 +44,17 @@ static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
                 if (x < 3) tc_set_int(t, buf, i, (uint64_t)tc_type_min(t));
                 else if (x < 6) tc_set_int(t, buf, i, tc_type_max(t));
                 else tc_set_int(t, buf, i, x == 6 ? 0 : (uint64_t)-1);
+            }
+        }
+        break;
+    case 4: /* skewed: floats from [0, 1), an eighth negated (exponents crowd
+             * the top bits); integers shifted right by a random amount */
+        for (size_t i = 0; i < n; i++) {
+            if (tc_is_float(t)) {
+                double x = (double)(tc_next(r) >> 11) * 0x1p-53;
+                tc_set_f(t, buf, i, tc_below(r, 8) == 0 ? -x : x);
+            } else {
+                tc_set_int(t, buf, i, tc_next(r) >> tc_below(r, 8 * sz));
             }
         }
         break;
@@ -167,7 +181,11 @@ static void test_type(pp_type t)
      * of them, so that the split and its in-cache buckets have bits to
      * sort on; 1-byte keys take one pass) */
     const size_t sz = tc_size(t);
-    if (sz >= 2 && !tc_quick) run_size(&r, t, sz == 2 ? 4194311 : ((size_t)8 << 20) / sz + 37, (int)t + 2, 1);
+    if (sz >= 2 && !tc_quick) {
+        const size_t n = sz == 2 ? 4194311 : ((size_t)8 << 20) / sz + 37;
+        run_size(&r, t, n, (int)t + 2, 1);
+        run_size(&r, t, n + 1000, SKEWED, 1);
+    }
 }
 
 TC_TYPE_TESTS(test_type)

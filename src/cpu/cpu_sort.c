@@ -35,14 +35,19 @@
  * the user's arrays, with streaming stores from PP_CPU_STREAM_BYTES). So the
  * keys cross memory about twice instead of once per pass, and a small
  * input is one bucket sorted in one thread's cache (faster than the
- * passes at every size measured). The leading digit is counted on 11 bits,
- * and takes as few of them as leave no bucket above SORT_BUCKET_MAX bytes
- * (uniform keys: buckets of about SORT_BUCKET bytes); skewed keys (floats'
- * exponents, duplicates) can still leave larger buckets, which are split
- * again the same way: by the thread that claimed them up to SORT_SEQ_MAX
- * bytes (msd_seq: one scatter in order, no look-back, no region), by all
- * threads above that (msd_range). A digit that is the same in every key of
- * a range moves nothing. Every step is stable, so the whole sort is.
+ * passes at every size measured). The top split's buckets are blocks of
+ * prefixes (the leading 16 bits of the span at most) sized from a sample
+ * of the keys (split_digit): a table maps each prefix to its bucket, so
+ * skewed keys (floats' exponents) get buckets of about SORT_BUCKET bytes
+ * as uniform ones do, each with as few bits left to sort as its block
+ * allows. Below the top, the leading digit is counted on 11 bits, and
+ * takes as few of them as leave no bucket above SORT_BUCKET_MAX bytes.
+ * Buckets that are still larger (a sample that missed, duplicates) are
+ * split again the second way: by the thread that claimed them up to
+ * SORT_SEQ_MAX bytes (msd_seq: one scatter in order, no look-back, no
+ * region), by all threads above that (msd_range). A digit that is the
+ * same in every key of a range moves nothing. Every step is stable, so the
+ * whole sort is; the sample decides only where buckets are cut.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  *
  * The per-type kernels (radix keys, digit counts, scatters) are the
@@ -69,11 +74,15 @@
 
 /* A pass's digit ((radix key >> shift) & dmask), and the next pass's, which
  * the scatter counts into next (a thread's counts; NULL: not counted, as
- * in the MSD split, whose buckets count their own digits) as it goes. */
+ * in the MSD split, whose buckets count their own digits) as it goes.
+ * Where lut is not NULL (the top MSD split, split_digit), the digit is
+ * lut[(radix key >> shift) & pmask] instead, one of dmask + 1. */
 typedef struct sort_digits {
     unsigned shift, next_shift;
     size_t dmask, next_dmask;
     size_t *next;
+    const uint16_t *lut;
+    size_t pmask;
 } sort_digits;
 
 /* Copies one 64-byte line from an aligned buffer to aligned memory. */
@@ -108,7 +117,9 @@ typedef struct sort_kernels {
     size_t size;
     int counting; /* 8-bit integer keys: a counting sort when there are no values */
     void (*bits)(const void *k, size_t b, size_t e, uint64_t mask, uint64_t *or_, uint64_t *and_);
-    void (*count_at)(const void *k, size_t b, size_t e, uint64_t mask, unsigned shift, size_t dmask, size_t *h);
+    void (*count_at)(const void *k, size_t b, size_t e, uint64_t mask, const sort_digits *dg, size_t *h);
+    void (*sample)(const void *k, size_t b, size_t m, uint64_t mask, unsigned shift, size_t pmask, size_t s,
+                   uint32_t *cnt);
     void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
                     uint64_t mask, const sort_digits *dg, const size_t *off, void *wc);
     void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
@@ -117,7 +128,8 @@ typedef struct sort_kernels {
 } sort_kernels;
 /* The table: the X-macro of types.h over the names the template defined. */
 #define SORT_ENTRY(E, T, S, K, U, W) \
-    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, bits_##S, count_at_##S, scatter_##S, fill_digit_##S, bucket_##S},
+    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, bits_##S, count_at_##S, sample_##S, scatter_##S, \
+           fill_digit_##S, bucket_##S},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
@@ -127,11 +139,22 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
 #define SORT_BUCKET ((size_t)256 << 10)
 #define SORT_BUCKET_MAX ((size_t)1 << 20)
 #define SORT_SEQ_MAX ((size_t)16 << 20)
-/* Levels of the split: a range is split again (or passed on whole, its
- * leading digit the same in every key) only when buckets of fewer than
- * WIDTH_MAX bits would not all fit SORT_BUCKET_MAX (leading_width), so
- * every level but the last takes WIDTH_MAX bits of at most 64. */
-#define SORT_MSD_DEPTH ((64 + WIDTH_MAX - 1) / WIDTH_MAX)
+/* Levels of the split: the top one takes at least one bit (split_digit);
+ * below it a range is split again (or passed on whole, its leading digit
+ * the same in every key) only when buckets of fewer than WIDTH_MAX bits
+ * would not all fit SORT_BUCKET_MAX (leading_width), so every level but
+ * the last takes WIDTH_MAX bits of at most 63. */
+#define SORT_MSD_DEPTH (1 + (63 + WIDTH_MAX - 1) / WIDTH_MAX)
+
+/* The top split's buckets (split_tree): blocks of prefixes of up to
+ * SPLIT_BITS leading bits of the span, from the prefixes of a sample of up
+ * to SPLIT_SAMPLE keys (split_digit); a block is halved while its
+ * keys (estimated) exceed SPLIT_BIG bytes, or while that saves its bucket
+ * an LSD pass and it holds more than SPLIT_MIN_KEYS keys. */
+#define SPLIT_BITS 16
+#define SPLIT_SAMPLE ((size_t)1 << 16)
+#define SPLIT_BIG (SORT_BUCKET + SORT_BUCKET / 2)
+#define SPLIT_MIN_KEYS 8192.0
 
 typedef struct sort_job {
     const sort_kernels *k;
@@ -162,6 +185,10 @@ typedef struct sort_job {
     size_t *starts;        /* SORT_MSD_DEPTH rows of RADIX_MAX digit starts, one per level */
     uint32_t *orders;      /* as many rows of buckets in the order threads claim them */
     uint32_t *order;       /* this level's row */
+    const uint8_t *bbits;  /* bits left to sort per bucket (the top split), else rest for all */
+    uint32_t *split_cnt;   /* the top split's sample counts (2^SPLIT_BITS + 1), */
+    uint16_t *split_lut;   /* buckets per prefix (2^SPLIT_BITS) */
+    uint8_t *split_bits;   /* and bits left per bucket (RADIX_MAX) */
     /* Per-tile digit counts left by range_starts (NULL: none valid), rows of
      * tc_stride counters; a pass on a digit of tc_group fewer bits (its
      * leading ones) takes its tiles' counts from them instead of reading
@@ -196,11 +223,11 @@ static void count_tile(const void *job, size_t t, int thread)
     size_t *h = j->hist + (size_t)thread * RADIX_MAX;
     job_tile(j, t, &b, &e);
     if (!j->tc) {
-        j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, h);
+        j->k->count_at(j->src, b, e, j->mask, &j->dg, h);
         return;
     }
     memset(c, 0, radix * sizeof *c); /* the tile's own counts, kept for its pass */
-    j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, c);
+    j->k->count_at(j->src, b, e, j->mask, &j->dg, c);
     uint32_t *row = j->tc + t * j->tc_stride;
     for (size_t d = 0; d < radix; d++) {
         row[d] = (uint32_t)c[d];
@@ -225,7 +252,7 @@ static void pass_counts(const void *job, size_t t, uint64_t *value)
     }
     job_tile(j, t, &b, &e);
     memset(h, 0, radix * sizeof *h);
-    j->k->count_at(j->src, b, e, j->mask, j->dg.shift, j->dg.dmask, h);
+    j->k->count_at(j->src, b, e, j->mask, &j->dg, h);
     for (size_t d = 0; d < radix; d++) value[d] = h[d];
 }
 
@@ -352,12 +379,89 @@ static unsigned leading_width(const sort_job *j, size_t *start, unsigned wc, siz
     return w;
 }
 
-/* 1 if one of the radix digits holds all m keys of the range. */
-static int one_digit(const size_t *start, size_t radix, size_t e, size_t m)
+/* The digit that holds all m keys of the range, else radix. */
+static size_t one_digit(const size_t *start, size_t radix, size_t e, size_t m)
 {
     for (size_t d = 0; d < radix; d++)
-        if ((d + 1 < radix ? start[d + 1] : e) - start[d] == m) return 1;
-    return 0;
+        if ((d + 1 < radix ? start[d + 1] : e) - start[d] == m) return d;
+    return radix;
+}
+
+/* The top split's buckets from the sample's counts of prefixes (cum[p]:
+ * samples of prefixes below p, 2^P + 1 of them; kps keys per sample):
+ * aligned blocks of 2^lev prefixes, the whole split in two and each block
+ * halved while it holds more keys (estimated) than SPLIT_BIG * scale
+ * bytes, or while halving saves its bucket an LSD pass (its rest + lev
+ * bits one above a multiple of 8) and it holds more than SPLIT_MIN_KEYS *
+ * scale keys. Blocks in order: lut[p] = prefix p's bucket, bbits[d] =
+ * the bits left to sort in bucket d. Returns the buckets, 0 if more than
+ * RADIX_MAX. */
+static size_t split_tree(const uint32_t *cum, unsigned P, unsigned rest, double kps, size_t esize, double scale,
+                         uint16_t *lut, uint8_t *bbits)
+{
+    uint32_t sa[SPLIT_BITS + 2]; /* blocks to do, the next on top: at most one per level, plus one */
+    unsigned sl[SPLIT_BITS + 2];
+    size_t top = 0, nb = 0;
+    sa[top] = 0;
+    sl[top++] = P;
+    while (top > 0) {
+        top--;
+        const uint32_t a = sa[top];
+        const unsigned lev = sl[top], bb = rest + lev;
+        const size_t p0 = (size_t)a << lev, p1 = ((size_t)a + 1) << lev;
+        const double keys = (double)(cum[p1] - cum[p0]) * kps;
+        if (lev > 0 && (lev == P || keys * (double)esize > (double)SPLIT_BIG * scale ||
+                        (bb % 8 == 1 && keys > SPLIT_MIN_KEYS * scale))) {
+            sa[top] = 2 * a + 1;
+            sl[top++] = lev - 1;
+            sa[top] = 2 * a;
+            sl[top++] = lev - 1;
+            continue;
+        }
+        if (nb == RADIX_MAX) return 0;
+        for (size_t p = p0; p < p1; p++) lut[p] = (uint16_t)nb;
+        bbits[nb++] = (uint8_t)bb;
+    }
+    return nb;
+}
+
+/* The top split's digit: the leading P < bits bits of the span [lo, lo +
+ * bits) (so every bucket has bits left to sort) counted in a sample of
+ * the range's keys, cut into blocks (split_tree, its thresholds doubled
+ * until there are at most RADIX_MAX), j->dg set to map keys to the blocks
+ * through j->split_lut, j->bbits to their bits. Returns the buckets. */
+static size_t split_digit(sort_job *j, const char *ks, size_t b, size_t m, unsigned lo, unsigned bits)
+{
+    const unsigned P = bits - 1 < SPLIT_BITS ? bits - 1 : SPLIT_BITS;
+    const size_t np = (size_t)1 << P, esize = j->k->size + j->vsize;
+    /* 512 keys per bucket of SORT_BUCKET bytes, 4096 at least, within
+     * SPLIT_SAMPLE and one key in 16 */
+    size_t s = 512 * (m * esize / SORT_BUCKET + 1);
+    if (s < 4096) s = 4096;
+    if (s > SPLIT_SAMPLE) s = SPLIT_SAMPLE;
+    if (s > m / 16) s = m / 16;
+    uint32_t *cum = j->split_cnt;
+    memset(cum, 0, (np + 1) * sizeof *cum);
+    j->k->sample(ks, b, m, j->mask, lo + bits - P, np - 1, s, cum + 1);
+    for (size_t p = 0; p < np; p++) cum[p + 1] += cum[p];
+    size_t nb = 0;
+    for (double scale = 1; !nb; scale *= 2)
+        nb = split_tree(cum, P, bits - P, (double)m / (double)s, esize, scale, j->split_lut, j->split_bits);
+    j->dg.shift = lo + bits - P;
+    j->dg.pmask = np - 1;
+    j->dg.lut = j->split_lut;
+    j->dg.dmask = nb - 1;
+    j->bbits = j->split_bits;
+    /* blocks all of one size (uniform keys): the plain digit of their
+     * leading bits, no table */
+    const unsigned lev = j->split_bits[0] - (bits - P);
+    size_t d = 1;
+    while (d < nb && j->split_bits[d] == j->split_bits[0]) d++;
+    if (d == nb && nb << lev == np) {
+        j->dg.shift += lev;
+        j->dg.lut = NULL;
+    }
+    return nb;
 }
 
 /* The MSD split of one range by one thread (thread: its buffers), as
@@ -376,8 +480,10 @@ static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b,
     char *ok = other_keys(j, ks), *ov = vs ? other_vals(j, ks) : NULL;
     size_t *h = j->hist + (size_t)thread * RADIX_MAX, start[RADIX_MAX];
     const unsigned wc = bits < WIDTH_MAX ? bits : WIDTH_MAX;
+    const size_t cmask = ((size_t)1 << wc) - 1;
+    const sort_digits lead = {lo + bits - wc, lo + bits - wc, cmask, cmask, NULL, NULL, 0};
     memset(h, 0, ((size_t)1 << wc) * sizeof *h);
-    j->k->count_at(ks, b, e, j->mask, lo + bits - wc, ((size_t)1 << wc) - 1, h);
+    j->k->count_at(ks, b, e, j->mask, &lead, h);
     for (size_t d = 0, run = b; d < ((size_t)1 << wc); d++) {
         start[d] = run;
         run += h[d];
@@ -385,8 +491,8 @@ static void msd_seq(const sort_job *j, const char *ks, const char *vs, size_t b,
     const unsigned w = leading_width(j, start, wc, e, m, bits);
     const size_t radix = (size_t)1 << w;
     const char *src = ks, *vsrc = vs;
-    if (!one_digit(start, radix, e, m)) {
-        sort_digits dg = {lo + bits - w, lo + bits - w, radix - 1, radix - 1, NULL};
+    if (one_digit(start, radix, e, m) == radix) {
+        const sort_digits dg = {lo + bits - w, lo + bits - w, radix - 1, radix - 1, NULL, NULL, 0};
         j->k->scatter(ks, ok, vs, ov, j->vsize, b, e, j->mask, &dg, start, j->wc + (size_t)thread * j->wcbytes);
         src = ok;
         vsrc = ov;
@@ -447,7 +553,7 @@ static void bucket_tile(const void *job, size_t t, int thread)
     const size_t d = j->order[t];
     const size_t e = d + 1 < j->buckets ? j->start[d + 1] : j->base + j->n;
     if (e - j->start[d] > j->seq_max) return;
-    msd_seq(j, j->src, j->vsrc, j->start[d], e, j->lo, j->rest, thread);
+    msd_seq(j, j->src, j->vsrc, j->start[d], e, j->lo, j->bbits ? j->bbits[d] : j->rest, thread);
 }
 
 /* The MSD split (see the top of the file). Keys [b, e) and their values
@@ -468,19 +574,30 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
         msd_seq(&j, ks, vs, b, e, lo, bits, 0);
         return;
     }
-    /* The leading digit, counted on up to WIDTH_MAX bits (leading_width). */
-    const unsigned wc = bits < WIDTH_MAX ? bits : WIDTH_MAX;
+    /* The leading digit: at the top, blocks of prefixes of a sampled size
+     * (split_digit); below, counted on up to WIDTH_MAX bits
+     * (leading_width). w: its bits (0: the top's). */
     size_t *start = j.starts + (size_t)depth * RADIX_MAX; /* this level's row */
-    j.dg.shift = lo + bits - wc;
-    j.dg.dmask = ((size_t)1 << wc) - 1;
-    range_starts(&j, nt, start);
-    const unsigned w = leading_width(&j, start, wc, e, m, bits);
-    const size_t radix = (size_t)1 << w;
-    j.tc_group = wc - w; /* the pass's tile counts: groups of the counted ones */
-    j.dg.shift = lo + bits - w;
-    j.dg.dmask = radix - 1;
-    if (one_digit(start, radix, e, m)) { /* one digit in all keys: no move */
-        if (bits > w) msd_range(j0, ks, vs, b, e, lo, bits - w, nt, depth + 1);
+    size_t radix;
+    unsigned w = 0;
+    if (depth == 0) {
+        radix = split_digit(&j, ks, b, m, lo, bits);
+        range_starts(&j, nt, start);
+    } else {
+        const unsigned wc = bits < WIDTH_MAX ? bits : WIDTH_MAX;
+        j.dg.shift = lo + bits - wc;
+        j.dg.dmask = ((size_t)1 << wc) - 1;
+        range_starts(&j, nt, start);
+        w = leading_width(&j, start, wc, e, m, bits);
+        radix = (size_t)1 << w;
+        j.tc_group = wc - w; /* the pass's tile counts: groups of the counted ones */
+        j.dg.shift = lo + bits - w;
+        j.dg.dmask = radix - 1;
+    }
+    const size_t all = one_digit(start, radix, e, m);
+    if (all < radix) { /* one digit in all keys: no move */
+        const unsigned rest = j.bbits ? j.bbits[all] : bits - w;
+        if (rest > 0) msd_range(j0, ks, vs, b, e, lo, rest, nt, depth + 1);
         else if (ks != j.ukeys) { /* sorted already, in scratch: copy back */
             j.dst = j.ukeys;
             j.vdst = j.uvals;
@@ -494,7 +611,7 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
     j.dg.next_shift = j.dg.shift;
     j.dg.next_dmask = j.dg.dmask;
     chain_pass(&j, nt);
-    if (bits == w) { /* the last digit: in order now */
+    if (!j.bbits && bits == w) { /* the last digit: in order now */
         if (ok != j.ukeys) {
             j.src = ok;
             j.vsrc = j.vdst;
@@ -518,7 +635,8 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
     pp_cpu_for_tiles(nt, radix, bucket_tile, &j);
     for (size_t d = 0; d < radix; d++) {
         const size_t be = d + 1 < radix ? start[d + 1] : e;
-        if (be - start[d] > j.seq_max) msd_range(j0, ok, j.vsrc, start[d], be, lo, bits - w, nt, depth + 1);
+        if (be - start[d] > j.seq_max)
+            msd_range(j0, ok, j.vsrc, start[d], be, lo, j.bbits ? j.bbits[d] : bits - w, nt, depth + 1);
     }
 }
 
@@ -585,8 +703,10 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     const size_t cbytes = counting ? 0 : (pp_cpu_chain_scratch_bytes(ntiles, radix) + 63) / 64 * 64;
     const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * (sizeof(size_t) + sizeof(uint32_t)) : 0;
     const size_t tcbytes = counting ? 0 : ntiles * RADIX_MAX * sizeof(uint32_t); /* n / 8 bytes at most */
+    const size_t np = (size_t)1 << SPLIT_BITS;
+    const size_t spbytes = msd ? (np + 1) * sizeof(uint32_t) + np * sizeof(uint16_t) + RADIX_MAX : 0;
     char *scr = (char *)pp_cpu_scratch(
-        ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes + tcbytes, fn);
+        ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes + tcbytes + spbytes, fn);
     if (!scr) return PP_ERROR_OUT_OF_MEMORY;
     j.hist = (size_t *)(scr + kbytes + vbytes);
     size_t *start = j.hist + (size_t)nt * RADIX_MAX;
@@ -598,6 +718,9 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.starts = (size_t *)((char *)j.chain + cbytes);
     j.orders = (uint32_t *)(j.starts + SORT_MSD_DEPTH * RADIX_MAX);
     j.tc = counting ? NULL : (uint32_t *)((char *)j.starts + sbytes);
+    j.split_cnt = (uint32_t *)((char *)j.starts + sbytes + tcbytes);
+    j.split_lut = (uint16_t *)(j.split_cnt + np + 1);
+    j.split_bits = (uint8_t *)(j.split_lut + np);
     if (msd) {
         j.ukeys = (char *)keys;
         j.uvals = (char *)vals;

@@ -110,6 +110,14 @@ static inline void pp_stream_fence(void)
 #endif
 }
 
+/* The first of the len keys of the sample's run i, in the stride of
+ * stride >= len keys from b + i * stride: a place that a hash of i picks. */
+static inline size_t sample_at(size_t b, size_t stride, size_t len, size_t i)
+{
+    const uint64_t hash = ((uint64_t)i + 1) * UINT64_C(0x9E3779B97F4A7C15);
+    return b + i * stride + (size_t)((hash >> 32) % (stride - len + 1));
+}
+
 #define PP_CPU_TEMPLATE "cpu_sort.inc"
 #include "cpu_each_type.inc"
 
@@ -118,7 +126,7 @@ typedef struct sort_kernels {
     int counting; /* 8-bit integer keys: a counting sort when there are no values */
     void (*bits)(const void *k, size_t b, size_t e, uint64_t mask, uint64_t *or_, uint64_t *and_);
     void (*count_at)(const void *k, size_t b, size_t e, uint64_t mask, const sort_digits *dg, size_t *h);
-    void (*sample)(const void *k, size_t b, size_t m, uint64_t mask, unsigned shift, size_t pmask, size_t s,
+    void (*sample)(const void *k, size_t b, size_t m, uint64_t mask, unsigned shift, size_t pmask, size_t runs,
                    uint32_t *cnt);
     void (*scatter)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
                     uint64_t mask, const sort_digits *dg, const size_t *off, void *wc);
@@ -152,7 +160,7 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
  * keys (estimated) exceed SPLIT_BIG bytes, or while that saves its bucket
  * an LSD pass and it holds more than SPLIT_MIN_KEYS keys. */
 #define SPLIT_BITS 16
-#define SPLIT_SAMPLE ((size_t)1 << 16)
+#define SPLIT_SAMPLE ((size_t)1 << 17)
 #define SPLIT_BIG (SORT_BUCKET + SORT_BUCKET / 2)
 #define SPLIT_MIN_KEYS 8192.0
 
@@ -427,25 +435,30 @@ static size_t split_tree(const uint32_t *cum, unsigned P, unsigned rest, double 
 
 /* The top split's digit: the leading P < bits bits of the span [lo, lo +
  * bits) (so every bucket has bits left to sort) counted in a sample of
- * the range's keys, cut into blocks (split_tree, its thresholds doubled
+ * the range's keys, cut into blocks (split_tree, its thresholds raised
  * until there are at most RADIX_MAX), j->dg set to map keys to the blocks
  * through j->split_lut, j->bbits to their bits. Returns the buckets. */
 static size_t split_digit(sort_job *j, const char *ks, size_t b, size_t m, unsigned lo, unsigned bits)
 {
     const unsigned P = bits - 1 < SPLIT_BITS ? bits - 1 : SPLIT_BITS;
     const size_t np = (size_t)1 << P, esize = j->k->size + j->vsize;
-    /* 512 keys per bucket of SORT_BUCKET bytes, 4096 at least, within
-     * SPLIT_SAMPLE and one key in 16 */
-    size_t s = 512 * (m * esize / SORT_BUCKET + 1);
+    /* 256 keys per bucket of SORT_BUCKET bytes, 4096 at least, within
+     * SPLIT_SAMPLE and one key in 16, in runs of 64 bytes */
+    const size_t run = 64 / j->k->size;
+    size_t s = 256 * (m * esize / SORT_BUCKET + 1);
     if (s < 4096) s = 4096;
     if (s > SPLIT_SAMPLE) s = SPLIT_SAMPLE;
     if (s > m / 16) s = m / 16;
+    s = (s + run - 1) / run * run;
     uint32_t *cum = j->split_cnt;
     memset(cum, 0, (np + 1) * sizeof *cum);
-    j->k->sample(ks, b, m, j->mask, lo + bits - P, np - 1, s, cum + 1);
+    j->k->sample(ks, b, m, j->mask, lo + bits - P, np - 1, s / run, cum + 1);
     for (size_t p = 0; p < np; p++) cum[p + 1] += cum[p];
+    /* too many buckets: thresholds a quarter higher each time (so that
+     * the few blocks that sampling noise puts over one do not halve every
+     * bucket's size) */
     size_t nb = 0;
-    for (double scale = 1; !nb; scale *= 2)
+    for (double scale = 1; !nb; scale *= 1.25)
         nb = split_tree(cum, P, bits - P, (double)m / (double)s, esize, scale, j->split_lut, j->split_bits);
     j->dg.shift = lo + bits - P;
     j->dg.pmask = np - 1;

@@ -465,13 +465,20 @@ static size_t split_digit(sort_job *j, const char *ks, size_t b, size_t m, unsig
     j->dg.lut = j->split_lut;
     j->dg.dmask = nb - 1;
     j->bbits = j->split_bits;
-    /* blocks all of one size (uniform keys): the plain digit of their
-     * leading bits, no table */
-    const unsigned lev = j->split_bits[0] - (bits - P);
-    size_t d = 1;
-    while (d < nb && j->split_bits[d] == j->split_bits[0]) d++;
-    if (d == nb && nb << lev == np) {
+    /* blocks of two sizes at most (uniform keys, some blocks put over a
+     * threshold by sampling noise): all of the smaller size, the plain
+     * digit of their leading bits, no table */
+    unsigned lmin = j->split_bits[0], lmax = lmin;
+    for (size_t d = 1; d < nb; d++) {
+        if (j->split_bits[d] < lmin) lmin = j->split_bits[d];
+        if (j->split_bits[d] > lmax) lmax = j->split_bits[d];
+    }
+    const unsigned lev = lmin - (bits - P);
+    if (lmax - lmin <= 1 && np >> lev <= RADIX_MAX) {
+        nb = np >> lev;
+        memset(j->split_bits, (int)lmin, nb);
         j->dg.shift += lev;
+        j->dg.dmask = nb - 1;
         j->dg.lut = NULL;
     }
     return nb;

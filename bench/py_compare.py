@@ -28,6 +28,12 @@ differ):
   sort stable   sort(a)            np.sort(a, kind="stable")
   sort default  sort(a)            np.sort(a)  (NumPy: introsort/SIMD, unstable)
   unique        unique(a, sort=True)  np.unique(a)
+
+NumPy picks its sort's instruction set when it is imported. On AMD Zen 4
+its AVX-512 sort is several times slower than its AVX2 one (the
+memory-destination compress stores it uses are microcoded there); run
+with NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" to compare
+against the AVX2 sort as well (bench/RESULTS.md has both).
 """
 
 from __future__ import annotations

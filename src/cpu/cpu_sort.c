@@ -110,6 +110,9 @@ static inline void pp_stream_fence(void)
 #endif
 }
 
+/* Bytes of keys the top split's sample reads at a time (split_digit). */
+#define SAMPLE_RUN 64
+
 /* The first of the len keys of the sample's run i, in the stride of
  * stride >= len keys from b + i * stride: a place that a hash of i picks. */
 static inline size_t sample_at(size_t b, size_t stride, size_t len, size_t i)
@@ -443,8 +446,8 @@ static size_t split_digit(sort_job *j, const char *ks, size_t b, size_t m, unsig
     const unsigned P = bits - 1 < SPLIT_BITS ? bits - 1 : SPLIT_BITS;
     const size_t np = (size_t)1 << P, esize = j->k->size + j->vsize;
     /* 256 keys per bucket of SORT_BUCKET bytes, 4096 at least, within
-     * SPLIT_SAMPLE and one key in 16, in runs of 64 bytes */
-    const size_t run = 64 / j->k->size;
+     * SPLIT_SAMPLE and one key in 16, in runs of SAMPLE_RUN bytes */
+    const size_t run = SAMPLE_RUN / j->k->size;
     size_t s = 256 * (m * esize / SORT_BUCKET + 1);
     if (s < 4096) s = 4096;
     if (s > SPLIT_SAMPLE) s = SPLIT_SAMPLE;

@@ -133,9 +133,9 @@ uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsig
                            const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
-    tiles *= 2; // one 64-bit word per tile
-    if (tiles > s->flag_words) {
-        size_t want = tiles + tiles / 4;
+    const size_t words = tiles * 2 * PP_CUDA_LB_STRIDE; // 32-bit words
+    if (words > s->flag_words) {
+        size_t want = words + words / 4;
         if (s->flags) cudaFree(s->flags);
         s->flags = NULL;
         s->flag_words = 0;
@@ -156,7 +156,7 @@ uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsig
     }
     *epoch = ++s->epoch;
     *ticket_base = s->ticket_base;
-    s->ticket_base += tiles / 2;
+    s->ticket_base += tiles;
     return s->flags;
 }
 

@@ -37,7 +37,8 @@
 // runs at 0.97 of a device copy). 32 KB tiles halve the tiles the frontier
 // must cross against 16 KB ones (0.86 -> 0.79 ms), and throttled polling
 // (pp_lb_delays) keeps waiting tiles from slowing the cache lines the
-// frontier is published on (0.79 -> 0.67 ms). Wider look-back windows (64
+// frontier is published on (0.79 -> 0.67 ms), and so does giving each
+// tile's state a line of its own (0.66 -> 0.61 ms; lookback.cuh). Wider look-back windows (64
 // to 256 predecessors per round), more resident tiles per SM (tiles kept in
 // shared memory), and persistent blocks that prefetch their next tile were
 // all measured slower.

@@ -18,14 +18,21 @@
 
 enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 
-// The arena holds one 64-bit word per tile. Packed mode (values that fit in
-// 32 bits: elements of 4 bytes or less, or counts below 2^32): the word is
+// The arena holds one 64-bit word per tile, PP_CUDA_LB_STRIDE words (one
+// 128-byte line) apart. Tiles waiting in their look-back poll the words of
+// the tiles just before them while those tiles publish into them; with
+// neighbouring tiles' words in one 32-byte sector, the reads and writes of
+// several tiles queue on the same sector. One line per tile, measured on an
+// H200 (2^28 elements): scan 0.660 -> 0.607 ms, select_if 0.494 -> 0.459
+// (16 bytes apart already gave most of it; bench/RESULTS.md).
+// Packed mode (values that fit in 32 bits: elements of 4 bytes or less, or
+// counts below 2^32): the word is
 // (tag | state) << 32 | value, written and read whole by single 64-bit
 // accesses, so a reader that sees the state sees its value: no fences. Else
 // the low half of the word is the flag (release store after the value,
 // acquire load before it) and the values live in agg / incl.
 template <typename T> struct pp_lookback {
-    uint32_t *flags; // the arena: 2 words per tile
+    uint32_t *flags; // the arena: 2 32-bit words per tile, PP_CUDA_LB_STRIDE 64-bit words apart
     T *agg;          // per tile (unpacked mode only)
     T *incl;         // per tile (unpacked mode only)
     uint32_t epoch;
@@ -64,11 +71,11 @@ __device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned
     const uint32_t tag = lb.epoch << 2;
     if (lb.packed) {
         unsigned long long w = ((unsigned long long)(tag | state) << 32) | pp_lb_bits(v);
-        pp_store_relaxed64((unsigned long long *)lb.flags + tile, w);
+        pp_store_relaxed64((unsigned long long *)lb.flags + tile * PP_CUDA_LB_STRIDE, w);
     } else {
         if (state == PP_LB_PREFIX) lb.incl[tile] = v;
         else lb.agg[tile] = v;
-        pp_store_release(&lb.flags[2 * tile], tag | state);
+        pp_store_release(&lb.flags[2 * PP_CUDA_LB_STRIDE * tile], tag | state);
     }
 }
 
@@ -80,11 +87,11 @@ __device__ __forceinline__ uint32_t pp_lb_read(const pp_lookback<T> &lb, long lo
     if (idx < 0) return PP_LB_PREFIX;
     uint32_t f;
     if (lb.packed) {
-        unsigned long long w = pp_load_relaxed64((const unsigned long long *)lb.flags + idx);
+        unsigned long long w = pp_load_relaxed64((const unsigned long long *)lb.flags + idx * PP_CUDA_LB_STRIDE);
         f = (uint32_t)(w >> 32);
         v = pp_lb_value<T>((uint32_t)w);
     } else {
-        f = pp_load_acquire(&lb.flags[2 * idx]);
+        f = pp_load_acquire(&lb.flags[2 * PP_CUDA_LB_STRIDE * idx]);
     }
     return (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
 }
@@ -160,14 +167,16 @@ __device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *t
 // ---- host side ----------------------------------------------------------------------
 
 // Polling delays for a look-back launch of `tiles` tiles (see
-// pp_lookback_prefix): measured on an H200, a first sleep of 2 us and
-// 0.5 us between polls gave scans about 25% faster than unthrottled polling
-// at 2^28 elements; small launches poll without delay.
+// pp_lookback_prefix): measured on an H200 at 2^28 elements, with tiles'
+// words one line apart, a first sleep of 1 us and 0.2 us between polls
+// (0.7-1.0 and 0.1-0.2 us all within 1%; 2 and 0.5 us about 1% slower,
+// unthrottled polling 3% slower; with words packed 8 to a line,
+// unthrottled polling was 25% slower); small launches poll without delay.
 template <typename T> inline void pp_lb_delays(pp_lookback<T> &lb, size_t tiles)
 {
     const bool busy = tiles >= 512;
-    lb.first_ns = busy ? 2000u : 0u;
-    lb.poll_ns = busy ? 500u : 0u;
+    lb.first_ns = busy ? 1000u : 0u;
+    lb.poll_ns = busy ? 200u : 0u;
 }
 
 // The look-back state of a launch of `tiles` tiles: per-tile aggregates and

@@ -151,9 +151,9 @@ typedef struct sort_kernels {
 } sort_kernels;
 /* The tables: the X-macro of types.h over the names the template defined
  * (sort_nonan: the float types only). */
-#define SORT_KERNELS(S, nn) bits_##S##nn, count_at_##S##nn, sample_##S##nn, scatter_##S##nn, \
-                            fill_digit_##S##nn, bucket_##S##nn
-#define SORT_NONAN_FLOAT(E, T, S) [E] = {sizeof(T), 0, NULL, SORT_KERNELS(S, _nn)},
+#define SORT_KERNELS(S, nn) count_at_##S##nn, sample_##S##nn, scatter_##S##nn, fill_digit_##S##nn, bucket_##S##nn
+/* (no bits sweep: it always runs the full kernels, which note the NaNs) */
+#define SORT_NONAN_FLOAT(E, T, S) [E] = {sizeof(T), 0, NULL, NULL, SORT_KERNELS(S, _nn)},
 #define SORT_NONAN_SINT(E, T, S)
 #define SORT_NONAN_UINT(E, T, S)
 #define SORT_NONAN_ENTRY(E, T, S, K, U, W) SORT_NONAN_##K(E, T, S)
@@ -162,7 +162,7 @@ static const sort_kernels sort_nonan[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_NON
 #define SORT_NONAN_PTR_SINT(E) NULL
 #define SORT_NONAN_PTR_UINT(E) NULL
 #define SORT_ENTRY(E, T, S, K, U, W) \
-    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, SORT_NONAN_PTR_##K(E), SORT_KERNELS(S, )},
+    [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, SORT_NONAN_PTR_##K(E), bits_##S, SORT_KERNELS(S, )},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
 #define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */

@@ -38,10 +38,10 @@
 // must cross against 16 KB ones (0.86 -> 0.79 ms), and throttled polling
 // (pp_lb_delays) keeps waiting tiles from slowing the cache lines the
 // frontier is published on (0.79 -> 0.67 ms), and so does giving each
-// tile's state a line of its own (0.66 -> 0.61 ms; lookback.cuh). Wider look-back windows (64
-// to 256 predecessors per round), more resident tiles per SM (tiles kept in
-// shared memory), and persistent blocks that prefetch their next tile were
-// all measured slower.
+// tile's state a line of its own (0.66 -> 0.61 ms; lookback.cuh). Wider
+// look-back windows (64 to 256 predecessors per round), more resident
+// tiles per SM (tiles kept in shared memory), and persistent blocks that
+// prefetch their next tile were all measured slower.
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one

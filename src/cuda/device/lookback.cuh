@@ -26,13 +26,13 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // H200 (2^28 elements): scan 0.660 -> 0.607 ms, select_if 0.494 -> 0.459
 // (16 bytes apart already gave most of it; bench/RESULTS.md).
 // Packed mode (values that fit in 32 bits: elements of 4 bytes or less, or
-// counts below 2^32): the word is
-// (tag | state) << 32 | value, written and read whole by single 64-bit
-// accesses, so a reader that sees the state sees its value: no fences. Else
-// the low half of the word is the flag (release store after the value,
-// acquire load before it) and the values live in agg / incl.
+// counts below 2^32): the word is (tag | state) << 32 | value, written and
+// read whole by single 64-bit accesses, so a reader that sees the state
+// sees its value: no fences. Else the low half of the word is the flag
+// (release store after the value, acquire load before it) and the values
+// live in agg / incl.
 template <typename T> struct pp_lookback {
-    uint32_t *flags; // the arena: 2 32-bit words per tile, PP_CUDA_LB_STRIDE 64-bit words apart
+    uint32_t *flags; // the arena: a 64-bit word per tile, PP_CUDA_LB_STRIDE words apart
     T *agg;          // per tile (unpacked mode only)
     T *incl;         // per tile (unpacked mode only)
     uint32_t epoch;

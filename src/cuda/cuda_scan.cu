@@ -41,7 +41,11 @@
 // tile's state a line of its own (0.66 -> 0.61 ms; lookback.cuh). Wider
 // look-back windows (64 to 256 predecessors per round), more resident
 // tiles per SM (tiles kept in shared memory), and persistent blocks that
-// prefetch their next tile were all measured slower.
+// prefetch their next tile were all measured slower. With a line per tile,
+// how the look-back polls (windows of 8 to 32, polling only the nearest
+// tile or only unpublished ones), publishing the aggregate before the
+// in-warp scans, and L2 prefetches of later tiles all land within 1% or
+// lose (bench/RESULTS.md): what is left is the wait itself.
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one

@@ -65,17 +65,24 @@ template <typename T> __device__ __forceinline__ T pp_lb_value(uint32_t u)
     return v;
 }
 
+// Tile idx's word in the arena (64 bits; in unpacked mode its low half is
+// the flag).
+template <typename T> __device__ __forceinline__ uint32_t *pp_lb_word(const pp_lookback<T> &lb, unsigned long long idx)
+{
+    return lb.flags + 2ull * PP_CUDA_LB_STRIDE * idx;
+}
+
 template <typename T>
 __device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned long long tile, uint32_t state, T v)
 {
     const uint32_t tag = lb.epoch << 2;
     if (lb.packed) {
         unsigned long long w = ((unsigned long long)(tag | state) << 32) | pp_lb_bits(v);
-        pp_store_relaxed64((unsigned long long *)lb.flags + tile * PP_CUDA_LB_STRIDE, w);
+        pp_store_relaxed64((unsigned long long *)pp_lb_word(lb, tile), w);
     } else {
         if (state == PP_LB_PREFIX) lb.incl[tile] = v;
         else lb.agg[tile] = v;
-        pp_store_release(&lb.flags[2 * PP_CUDA_LB_STRIDE * tile], tag | state);
+        pp_store_release(pp_lb_word(lb, tile), tag | state);
     }
 }
 
@@ -87,11 +94,11 @@ __device__ __forceinline__ uint32_t pp_lb_read(const pp_lookback<T> &lb, long lo
     if (idx < 0) return PP_LB_PREFIX;
     uint32_t f;
     if (lb.packed) {
-        unsigned long long w = pp_load_relaxed64((const unsigned long long *)lb.flags + idx * PP_CUDA_LB_STRIDE);
+        unsigned long long w = pp_load_relaxed64((const unsigned long long *)pp_lb_word(lb, (unsigned long long)idx));
         f = (uint32_t)(w >> 32);
         v = pp_lb_value<T>((uint32_t)w);
     } else {
-        f = pp_load_acquire(&lb.flags[2 * PP_CUDA_LB_STRIDE * idx]);
+        f = pp_load_acquire(pp_lb_word(lb, (unsigned long long)idx));
     }
     return (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
 }

@@ -192,7 +192,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         const uint64_t ex = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
         if (d < kRadix) a.pbase[p * kRadix + d] = ex;
         if (tid == 0) a.ctrl->active[p] = !constant;
-        __syncthreads(); // s_scan is reused by the next pass's scan
+        // (pp_block_exclusive ends with a barrier: s_scan is free for the next pass)
     }
     if (tid == 0) {
         // Pass p reads the user's buffers after an even number of active

@@ -45,7 +45,9 @@
 // how the look-back polls (windows of 8 to 32, polling only the nearest
 // tile or only unpublished ones), publishing the aggregate before the
 // in-warp scans, and L2 prefetches of later tiles all land within 1% or
-// lose (bench/RESULTS.md): what is left is the wait itself.
+// lose (bench/RESULTS.md): what is left is the wait itself, and more
+// resident tiles to wait in (shape::MIN_BLOCKS: 4 per SM) hide part of it
+// (0.61 -> 0.58 ms at 2^28 on an H200).
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one
@@ -74,9 +76,12 @@ template <typename T> struct shape {
     static constexpr int ITEMS = SCAN_V * E;              // per thread
     static constexpr int WARP_ITEMS = 32 * ITEMS;         // per warp
     static constexpr int TILE = SCAN_BLOCK * ITEMS;       // per block
-    // Resident blocks per SM asked of ptxas (at least): 2, and 3 for 1-byte
-    // types (whose 128 items per thread stay packed in 32 registers).
-    static constexpr int MIN_BLOCKS = sizeof(T) == 1 ? 3 : 2;
+    // Resident blocks per SM asked of ptxas (at least): 4 for elements of up
+    // to 4 bytes (64 registers), 2 for 8-byte ones. More resident tiles keep
+    // more loads in flight while tiles wait in the look-back; measured on an
+    // H200 at 2^28 against 2 (3 for 1-byte types): i8 -5%, u16 -18%, i32 and
+    // f32 -4%; u64 +4% and f64 -4%, so 8-byte types keep 2 (bench/RESULTS.md).
+    static constexpr int MIN_BLOCKS = sizeof(T) <= 4 ? 4 : 2;
 };
 
 // Hides the words of x from the optimizer (no instruction is emitted), so

@@ -26,11 +26,11 @@
 // order blocks start, so every predecessor of a tile is running or done and
 // the look-back cannot wait on a block that never gets an SM. The launch
 // takes exactly `tiles` tickets. pp_lookback_prefix publishes the tile's
-// aggregate, then walks back over predecessors' flags (acquire loads) until it
-// meets an inclusive prefix, and publishes the tile's own inclusive prefix
-// (value first, then the flag with a release store). Flags carry this
-// launch's epoch, so stale flags of earlier launches read as "not yet", and
-// no memset is needed before the launch.
+// aggregate, then walks back over predecessors' words (state and value in
+// one 8- or 16-byte word) until it meets an inclusive prefix, and publishes
+// the tile's own inclusive prefix. States carry this launch's epoch, so
+// stale words of earlier launches read as "not yet", and no memset is
+// needed before the launch.
 // Tile size and polling were chosen by measurement (H200, 2^28 i32): the
 // single-pass scan is limited by how fast the frontier of published prefixes
 // moves, not by bandwidth (with the look-back wait removed, the same kernel

@@ -73,8 +73,8 @@ pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const 
 // PP_ERROR_OUT_OF_MEMORY set on ctx on failure.
 void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn);
 
-// Look-back flags for `tiles` tiles: PP_CUDA_LB_STRIDE 64-bit words per
-// tile (see device/lookback.cuh); sets *epoch to the tag for this launch
+// The look-back arena for `tiles` tiles: PP_CUDA_LB_STRIDE 64-bit words
+// (a line) per tile (see device/lookback.cuh); sets *epoch to the tag for this launch
 // and *ticket_base to the first ticket number of this launch (the launch
 // must take exactly `tiles` tickets). NULL on failure (message set).
 enum { PP_CUDA_LB_STRIDE = 16 };

@@ -11,94 +11,88 @@
 
 // Each tile publishes its aggregate (state 1), looks back over earlier tiles
 // until it meets one that has published its inclusive prefix (state 2),
-// combines what it saw, and publishes its own inclusive prefix. Values are
-// written before the flag is released; a reader acquires the flag before it
-// reads a value. Flags carry the launch's epoch, so stale flags of earlier
-// launches read as "not yet published".
+// combines what it saw, and publishes its own inclusive prefix. A state and
+// its value are one word, written and read whole. States carry the
+// launch's epoch, so stale words of earlier launches read as "not yet
+// published".
 
 enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 
-// The arena holds one 64-bit word per tile, PP_CUDA_LB_STRIDE words (one
-// 128-byte line) apart. Tiles waiting in their look-back poll the words of
+// The arena holds one word per tile (8 or 16 bytes, below), one 128-byte
+// line (PP_CUDA_LB_STRIDE 64-bit words) apart. Tiles waiting in their look-back poll the words of
 // the tiles just before them while those tiles publish into them; with
 // neighbouring tiles' words in one 32-byte sector, the reads and writes of
 // several tiles queue on the same sector. One line per tile, measured on an
 // H200 (2^28 elements): scan 0.660 -> 0.607 ms, select_if 0.494 -> 0.459
 // (16 bytes apart already gave most of it; bench/RESULTS.md).
-// Packed mode (values that fit in 32 bits: elements of 4 bytes or less, or
-// counts below 2^32): the word is (tag | state) << 32 | value, written and
-// read whole by single 64-bit accesses, so a reader that sees the state
-// sees its value: no fences. Else the low half of the word is the flag
-// (release store after the value, acquire load before it) and the values
-// live in agg / incl.
+// Two layouts of a tile's word, each written and read whole by one access,
+// so a reader that sees a state sees its value: no fences.
+// Packed (values that fit in 32 bits: elements of 4 bytes or less, or
+// counts below 2^32): 64 bits, (tag | state) << 32 | value.
+// Wide (8-byte values): 128 bits, the value in the low 64, tag | state in
+// the next 32 (16-byte accesses, .b128). Before it, 8-byte values lived in
+// per-tile arrays next to each other, read after an acquire of the flag:
+// two dependent reads per poll and shared sectors again, and the u64 scan
+// ran at 0.68 of a copy against 0.87 for u32 (H200, 2^28).
 template <typename T> struct pp_lookback {
-    uint32_t *flags; // the arena: a 64-bit word per tile, PP_CUDA_LB_STRIDE words apart
-    T *agg;          // per tile (unpacked mode only)
-    T *incl;         // per tile (unpacked mode only)
+    uint32_t *flags; // the arena: a word per tile, PP_CUDA_LB_STRIDE 64-bit words apart
     uint32_t epoch;
-    int packed;      // values fit in 32 bits: use packed words
+    int packed;      // values fit in 32 bits: packed words (always for T of 4 bytes or less)
     unsigned first_ns; // sleep before the first poll (pp_lb_delays)
     unsigned poll_ns;  // sleep between polls that find a tile unpublished
 };
 
-template <typename T> __device__ __forceinline__ uint32_t pp_lb_bits(T v)
+template <typename T> __device__ __forceinline__ unsigned long long pp_lb_bits(T v)
 {
-    if constexpr (sizeof(T) <= 4) {
-        uint32_t u = 0;
-        memcpy(&u, &v, sizeof(T));
-        return u;
-    } else {
-        unsigned long long u;
-        memcpy(&u, &v, 8);
-        return (uint32_t)u; // counts below 2^32 only
-    }
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof(T));
+    return u;
 }
-template <typename T> __device__ __forceinline__ T pp_lb_value(uint32_t u)
+template <typename T> __device__ __forceinline__ T pp_lb_value(unsigned long long u)
 {
     T v;
-    if constexpr (sizeof(T) <= 4) {
-        memcpy(&v, &u, sizeof(T));
-    } else {
-        unsigned long long w = u;
-        memcpy(&v, &w, 8);
-    }
+    memcpy(&v, &u, sizeof(T));
     return v;
 }
-
-// Tile idx's word in the arena (64 bits; in unpacked mode its low half is
-// the flag).
-template <typename T> __device__ __forceinline__ uint32_t *pp_lb_word(const pp_lookback<T> &lb, unsigned long long idx)
+template <typename T> __device__ __forceinline__ bool pp_lb_packed(const pp_lookback<T> &lb)
 {
-    return lb.flags + 2ull * PP_CUDA_LB_STRIDE * idx;
+    if constexpr (sizeof(T) <= 4) return true;
+    else return lb.packed;
+}
+
+// Tile idx's word in the arena (the first 8 or 16 bytes of its line).
+template <typename T>
+__device__ __forceinline__ unsigned long long *pp_lb_word(const pp_lookback<T> &lb, unsigned long long idx)
+{
+    return (unsigned long long *)(lb.flags + 2ull * PP_CUDA_LB_STRIDE * idx);
 }
 
 template <typename T>
 __device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned long long tile, uint32_t state, T v)
 {
     const uint32_t tag = lb.epoch << 2;
-    if (lb.packed) {
-        unsigned long long w = ((unsigned long long)(tag | state) << 32) | pp_lb_bits(v);
-        pp_store_relaxed64((unsigned long long *)pp_lb_word(lb, tile), w);
-    } else {
-        if (state == PP_LB_PREFIX) lb.incl[tile] = v;
-        else lb.agg[tile] = v;
-        pp_store_release(pp_lb_word(lb, tile), tag | state);
-    }
+    if (pp_lb_packed(lb))
+        pp_store_relaxed64(pp_lb_word(lb, tile), ((unsigned long long)(tag | state) << 32) | (uint32_t)pp_lb_bits(v));
+    else
+        pp_store_relaxed128(pp_lb_word(lb, tile), pp_lb_bits(v), tag | state);
 }
 
-// Reads the state and (packed mode) value of tile idx's word; tiles before 0
-// read as an empty inclusive prefix.
+// Reads the state and value of tile idx's word; tiles before 0 read as an
+// empty inclusive prefix.
 template <typename T>
 __device__ __forceinline__ uint32_t pp_lb_read(const pp_lookback<T> &lb, long long idx, uint32_t tag, T &v)
 {
     if (idx < 0) return PP_LB_PREFIX;
     uint32_t f;
-    if (lb.packed) {
-        unsigned long long w = pp_load_relaxed64((const unsigned long long *)pp_lb_word(lb, (unsigned long long)idx));
+    if (pp_lb_packed(lb)) {
+        const unsigned long long w = pp_load_relaxed64(pp_lb_word(lb, (unsigned long long)idx));
         f = (uint32_t)(w >> 32);
         v = pp_lb_value<T>((uint32_t)w);
     } else {
-        f = pp_load_acquire(pp_lb_word(lb, (unsigned long long)idx));
+        unsigned long long lo, hi;
+        pp_load_relaxed128(pp_lb_word(lb, (unsigned long long)idx), lo, hi);
+        f = (uint32_t)hi;
+        v = pp_lb_value<T>(lo);
     }
     return (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
 }
@@ -147,7 +141,6 @@ __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long til
         }
         const unsigned with_prefix = __ballot_sync(0xffffffffu, state == PP_LB_PREFIX);
         const int stop = with_prefix ? __ffs(with_prefix) - 1 : 31;
-        if (!lb.packed && idx >= 0) v = state == PP_LB_PREFIX ? lb.incl[idx] : lb.agg[idx];
         if (lane > stop || idx < 0) v = id;
         v = pp_warp_reduce<T, Op>(v);
         prefix = Op::apply(v, prefix);
@@ -186,24 +179,20 @@ template <typename T> inline void pp_lb_delays(pp_lookback<T> &lb, size_t tiles)
     lb.poll_ns = busy ? 200u : 0u;
 }
 
-// The look-back state of a launch of `tiles` tiles: per-tile aggregates and
-// inclusive prefixes in scratch (used in unpacked mode), flags in the
-// context's arena, and *ticket_base, the launch's first ticket. Scratch
-// first: once pp_cuda_lookback has counted the tickets, the launch must
-// happen. PP_ERROR_OUT_OF_MEMORY (message set) on failure.
+// The look-back state of a launch of `tiles` tiles: flags in the context's
+// arena, and *ticket_base, the launch's first ticket. packed: every value
+// published fits in 32 bits. Once pp_cuda_lookback has counted the tickets,
+// the launch must happen. PP_ERROR_OUT_OF_MEMORY (message set) on failure.
 template <typename T>
 pp_status pp_lookback_setup(pp_context *ctx, size_t tiles, bool packed, pp_lookback<T> *lb,
                             unsigned long long *ticket_base, const char *fn)
 {
-    T *vals = (T *)pp_cuda_scratch(ctx, 2 * tiles * sizeof(T), fn);
-    if (!vals) return PP_ERROR_OUT_OF_MEMORY;
+    static_assert(sizeof(T) <= 8, "look-back values are 8 bytes at most");
     uint32_t epoch = 0;
     uint32_t *flags = pp_cuda_lookback(ctx, tiles, &epoch, ticket_base, fn);
     if (!flags) return PP_ERROR_OUT_OF_MEMORY;
     lb->flags = flags;
-    lb->packed = packed;
-    lb->agg = vals;
-    lb->incl = vals + tiles;
+    lb->packed = packed || sizeof(T) <= 4;
     lb->epoch = epoch;
     pp_lb_delays(*lb, tiles);
     return PP_SUCCESS;

@@ -1,11 +1,19 @@
 // parprim's cuda backend against NVIDIA CUB (the toolkit's own), in one
 // process, on the same device buffers and the same stream, timed with CUDA
-// events: median of repeats after warm-up. Each row also gives the fraction
-// of a device-to-device copy's rate (bytes read + written per second)
-// measured in the same run. Results of both libraries are compared before
-// anything is timed.
+// events: median of repeats after warm-up, parprim's and CUB's runs of a row
+// alternated (so drift in clocks or temperature falls on both alike). Each
+// row also gives the fraction of a device-to-device copy's rate (bytes read
+// + written per second) measured in the same run. The results of both libraries are compared
+// after they are timed: a row whose results differ says so, and the exit
+// status is then 1.
 //
-//   bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE] [--only reduce,scan,...,exact]
+//   bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]
+//             [--only reduce,scan,histogram,select,sort,exact] [--types u32,f32,u64,f64]
+//
+// Each primitive runs for each element type (u32, f32, u64, f64; the
+// histogram for u32 only), sizes 2^lg. Rows whose buffers do not fit in the
+// device's free memory are skipped with the reason printed (on an 80 GB
+// H100, the 8-byte sorts at 2^30).
 //
 // The exact rows (PP_ALGO_EXACT, f32 and f64 sums) compare with CUB's plain
 // DeviceReduce::Sum / DeviceScan::InclusiveSum on the same data (CUB's sums
@@ -42,18 +50,35 @@ static int g_repeat = 10;
 static int g_failures = 0;
 static char g_only[128] = "reduce,scan,histogram,select,sort,exact";
 static pp_context *g_cpu; // the cpu backend: the exact reference of the exact rows
+static char g_types[64] = "u32,f32,u64,f64";
 static bool want(const char *what) { return strstr(g_only, what) != NULL; }
+static bool want_type(const char *t) { return strstr(g_types, t) != NULL; }
 
 // Times fn (a callable that queues work on g_stream) with CUDA events;
 // setup (untimed) runs before each repetition. Returns the median in ms of
 // g_repeat runs (256 at most) after 2 warm-up runs.
+// Warm-up before each timing: 2 runs, and runs until WARM_MS of wall time
+// have passed (a device left idle, for instance while buffers are
+// allocated, runs its first milliseconds of work slower).
+static const double WARM_MS = 20.0;
 template <typename F, typename S> static double time_median(F fn, S setup)
 {
-    return harness::event_median_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, setup, fn);
+    return harness::event_median_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, setup, fn, WARM_MS);
 }
 template <typename F> static double time_median(F fn)
 {
     return time_median(fn, [] {});
+}
+// parprim's and CUB's timings of one row, taken in alternation
+// (harness::event_median_pair_ms): *ours, *cub in ms.
+template <typename FA, typename FB, typename SA, typename SB>
+static void time_pair(double *ours, double *cub, FA fa, FB fb, SA sa, SB sb)
+{
+    harness::event_median_pair_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, WARM_MS, sa, fa, sb, fb, ours, cub);
+}
+template <typename FA, typename FB> static void time_pair(double *ours, double *cub, FA fa, FB fb)
+{
+    time_pair(ours, cub, fa, fb, [] {}, [] {});
 }
 
 // Rate of a device-to-device copy, bytes read + written per second.
@@ -65,21 +90,25 @@ static double copy_rate(void *dst, const void *src, size_t bytes)
 
 struct Row {
     char name[48];
-    const char *type;
+    char type[16];
     size_t n;
     double ours_ms, cub_ms, bytes, copy_gbs;
     double target; // minimum ours-over-CUB speed ratio
     int checked;   // results equal to CUB's
 };
-static Row rows[128];
+static Row rows[512];
 static int nrows;
 
 static void add_row(const char *name, const char *type, size_t n, double ours, double cub, double bytes,
                     double copy, double target, int checked)
 {
+    if (nrows == (int)(sizeof rows / sizeof rows[0])) {
+        fprintf(stderr, "bench_cub: more than %d rows\n", nrows);
+        exit(3);
+    }
     Row &r = rows[nrows++];
     snprintf(r.name, sizeof r.name, "%s", name);
-    r.type = type;
+    snprintf(r.type, sizeof r.type, "%s", type);
     r.n = n;
     r.ours_ms = ours;
     r.cub_ms = cub;
@@ -92,28 +121,6 @@ static void add_row(const char *name, const char *type, size_t n, double ours, d
            type, (int)(log2((double)n) + 0.5), ours, gbs, gbs / copy, cub, cub / ours,
            cub / ours >= target ? "met" : "MISSED", checked ? "" : "  RESULTS DIFFER");
     fflush(stdout);
-}
-
-__global__ void fill_u32(uint32_t *p, size_t n, uint64_t seed, uint32_t mask)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        x ^= x >> 31;
-        x *= 0xBF58476D1CE4E5B9ull;
-        x ^= x >> 27;
-        x *= 0x94D049BB133111EBull;
-        x ^= x >> 33;
-        p[i] = (uint32_t)x & mask;
-    }
-}
-// Small integers (exact float sums in any order).
-__global__ void u32_to_small(const uint32_t *in, void *out, size_t n, int as_float)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        int v = (int)(in[i] % 17u) - 8;
-        if (as_float) ((float *)out)[i] = (float)v;
-        else ((int *)out)[i] = v;
-    }
 }
 
 static int equal_dev(const void *a, const void *b, size_t bytes)
@@ -198,9 +205,10 @@ template <typename T> static void run_exact(size_t n, int lg, double copy)
         fill_exact<T><<<1024, 256, 0, g_stream>>>(x, n, kind, 4242u + lg);
         CK(cudaStreamSynchronize(g_stream));
         PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT));
-        double ours = time_median([&] { PK(g_ctx, pp_reduce(g_ctx, ty, PP_SUM, x, n, o1)); });
+        double ours, cub;
+        time_pair(&ours, &cub, [&] { PK(g_ctx, pp_reduce(g_ctx, ty, PP_SUM, x, n, o1)); },
+                  [&] { cub::DeviceReduce::Sum(temp, tb, x, o2, (int64_t)n, g_stream); });
         PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
-        double cub = time_median([&] { cub::DeviceReduce::Sum(temp, tb, x, o2, (int64_t)n, g_stream); });
         CK(cudaStreamSynchronize(g_stream));
         // the reference: the cpu backend's exact reduce of the same data
         T got, want = 0;
@@ -222,14 +230,14 @@ template <typename T> static void run_exact(size_t n, int lg, double copy)
         if (kind != 0) continue;
         // exact inclusive scan vs CUB's plain InclusiveSum (uniform data)
         PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_EXACT));
-        ours = time_median([&] { PK(g_ctx, pp_scan(g_ctx, ty, PP_SUM, PP_INCLUSIVE, x, y, n)); });
+        time_pair(&ours, &cub, [&] { PK(g_ctx, pp_scan(g_ctx, ty, PP_SUM, PP_INCLUSIVE, x, y, n)); },
+                  [&] { cub::DeviceScan::InclusiveSum(temp, tb, x, y, (int64_t)n, g_stream); });
+        PK(g_ctx, pp_scan(g_ctx, ty, PP_SUM, PP_INCLUSIVE, x, y, n)); // ours again: CUB's ran last into y
         PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
         CK(cudaStreamSynchronize(g_stream));
         T last;
         CK(cudaMemcpy(hy, y, sample * sizeof(T), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(&last, y + n - 1, sizeof(T), cudaMemcpyDeviceToHost));
-        cub = time_median([&] { cub::DeviceScan::InclusiveSum(temp, tb, x, y, (int64_t)n, g_stream); });
-        CK(cudaStreamSynchronize(g_stream));
         ok = 0;
         if (g_cpu) {
             PK(g_cpu, pp_set_algorithm(g_cpu, PP_PRIM_SCAN, PP_ALGO_EXACT));
@@ -265,50 +273,289 @@ template <typename T> static void run_exact(size_t n, int lg, double copy)
     CK(cudaFree(o2));
 }
 
-struct Less {
-    uint32_t v;
-    __host__ __device__ bool operator()(const uint32_t &x) const { return x < v; }
+// ---- the element types of the main rows: u32, f32, u64, f64 ----
+// bits: the unsigned type of the same width (the sort's values).
+template <typename B, pp_type ID, bool FLOAT> struct tinfo_of {
+    typedef B bits;
+    static constexpr pp_type id = ID;
+    static constexpr bool is_float = FLOAT;
 };
+template <typename T> struct tinfo;
+template <> struct tinfo<uint32_t> : tinfo_of<uint32_t, PP_U32, false> {};
+template <> struct tinfo<float> : tinfo_of<uint32_t, PP_F32, true> {};
+template <> struct tinfo<uint64_t> : tinfo_of<uint64_t, PP_U64, false> {};
+template <> struct tinfo<double> : tinfo_of<uint64_t, PP_F64, true> {};
+
+// Fresh data from a seed. SMALL: integers in [-8, 8] (unsigned types wrap),
+// whose sums are exact in any order, so both libraries' sums and scans must
+// agree bit for bit, floats included. RANDOM: every bit pattern of the
+// integer types; floats from a nonzero random integer of their width
+// (finite, never zero, about half negative).
+enum Fill { SMALL, RANDOM };
+template <typename T> __global__ void make_data(T *p, size_t n, uint64_t seed, Fill kind)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint64_t h = mix64((i + 1) * 0x9E3779B97F4A7C15ull ^ seed);
+        T v;
+        if (kind == SMALL) v = (T)((int)(h % 17u) - 8);
+        else if (!tinfo<T>::is_float) v = (T)h;
+        else if (sizeof(T) == 4) v = (T)(int32_t)((uint32_t)h | 1u);
+        else v = (T)(int64_t)(h | 1u);
+        p[i] = v;
+    }
+}
+template <typename T> static void fill(T *p, size_t n, uint64_t seed, Fill kind)
+{
+    make_data<T><<<1024, 256, 0, g_stream>>>(p, n, seed, kind);
+    CK(cudaGetLastError());
+}
+
+// The select predicate x < v, v the middle of the range (about half kept).
+template <typename T> struct Less {
+    T v;
+    __host__ __device__ bool operator()(const T &x) const { return x < v; }
+};
+template <typename T> static T middle()
+{
+    return tinfo<T>::is_float ? (T)0 : (T)((typename tinfo<T>::bits)1 << (8 * sizeof(T) - 1));
+}
+
+// CUB's temporary storage, grown as rows need it (not timed).
+static void *g_temp;
+static size_t g_temp_bytes;
+static void *cub_temp(size_t bytes)
+{
+    if (bytes > g_temp_bytes) {
+        if (g_temp) CK(cudaFree(g_temp));
+        CK(cudaMalloc(&g_temp, bytes));
+        g_temp_bytes = bytes;
+    }
+    return g_temp;
+}
+
+// Device buffers of one group of rows: count buffers of bytes each, if the
+// device has them free with `extra` bytes to spare (parprim's scratch);
+// otherwise the rows are skipped with the reason printed.
+struct Buffers {
+    void *p[8] = {};
+    int count = 0;
+    bool get(const char *what, int k, size_t bytes, size_t extra)
+    {
+        size_t freeb = 0, total = 0;
+        CK(cudaMemGetInfo(&freeb, &total));
+        const double need = (double)k * bytes + (double)extra + (double)(256u << 20);
+        if (need > (double)freeb) {
+            printf("  %s: skipped, needs %.1f GiB of device memory and %.1f GiB are free\n", what, need / 1073741824.0,
+                   freeb / 1073741824.0);
+            return false;
+        }
+        for (count = 0; count < k; count++) CK(cudaMalloc(&p[count], bytes));
+        return true;
+    }
+    ~Buffers()
+    {
+        for (int i = 0; i < count; i++) CK(cudaFree(p[i]));
+    }
+};
+
+// Targets, as ours-over-CUB speed ratios: the issue's at 2^28 and above;
+// at 2^16 and below 2.0 for reduce and scan (one launch against CUB's two)
+// and 1.0 (ahead of CUB) for the rest; 1.0 in between.
+enum Prim { P_REDUCE, P_SCAN, P_HIST, P_SELECT, P_SORT };
+static double target(Prim p, int lg)
+{
+    if (lg <= 16) return p == P_REDUCE || p == P_SCAN ? 2.0 : 1.0;
+    if (lg < 28) return 1.0;
+    switch (p) {
+    case P_REDUCE: return 1.0;
+    case P_SCAN: return 1.2;
+    case P_HIST: return 3.0;
+    case P_SELECT: return 1.3;
+    default: return 1.1;
+    }
+}
+
+// Reduce (sum) and scan (sum: exclusive for integers, inclusive for floats)
+// of small integers; select_if x < middle; sort keys; sort pairs with values
+// of the key's width (u32 or u64). Results of both libraries are compared.
+template <typename T> static void run_type(size_t n, int lg, double copy)
+{
+    typedef typename tinfo<T>::bits V;
+    const pp_type pt = tinfo<T>::id;
+    const char *tn = pp_type_name(pt);
+    const size_t s = sizeof(T), bytes = n * s;
+    size_t t = 0;
+    void *out1, *out2;
+    CK(cudaMalloc(&out1, 64));
+    CK(cudaMalloc(&out2, 64));
+
+    if (want("reduce")) {
+        Buffers B;
+        if (B.get("reduce", 1, bytes, 0)) {
+            T *x = (T *)B.p[0];
+            fill<T>(x, n, 100 + lg, SMALL);
+            cub::DeviceReduce::Sum(nullptr, t, x, (T *)out2, (int64_t)n);
+            void *temp = cub_temp(t);
+            double ours, cub;
+            time_pair(&ours, &cub, [&] { PK(g_ctx, pp_reduce(g_ctx, pt, PP_SUM, x, n, out1)); },
+                      [&] { cub::DeviceReduce::Sum(temp, t, x, (T *)out2, (int64_t)n, g_stream); });
+            CK(cudaStreamSynchronize(g_stream));
+            add_row("reduce sum", tn, n, ours, cub, (double)bytes, copy, target(P_REDUCE, lg), equal_dev(out1, out2, s));
+        }
+    }
+    if (want("scan")) {
+        Buffers B;
+        if (B.get("scan", 3, bytes, 0)) {
+            T *x = (T *)B.p[0], *y = (T *)B.p[1], *ref = (T *)B.p[2];
+            const bool incl = tinfo<T>::is_float;
+            fill<T>(x, n, 200 + lg, SMALL);
+            if (incl) cub::DeviceScan::InclusiveSum(nullptr, t, x, y, (int64_t)n);
+            else cub::DeviceScan::ExclusiveSum(nullptr, t, x, y, (int64_t)n);
+            void *temp = cub_temp(t);
+            double ours, cub;
+            time_pair(
+                &ours, &cub, [&] { PK(g_ctx, pp_scan(g_ctx, pt, PP_SUM, incl ? PP_INCLUSIVE : PP_EXCLUSIVE, x, y, n)); },
+                [&] {
+                    if (incl) cub::DeviceScan::InclusiveSum(temp, t, x, ref, (int64_t)n, g_stream);
+                    else cub::DeviceScan::ExclusiveSum(temp, t, x, ref, (int64_t)n, g_stream);
+                });
+            CK(cudaStreamSynchronize(g_stream));
+            add_row(incl ? "inclusive scan sum" : "exclusive scan sum", tn, n, ours, cub, 2.0 * bytes, copy,
+                    target(P_SCAN, lg), equal_dev(y, ref, bytes));
+            if (pt == PP_U32) { // the forward-progress-free alternative, for reference (no target)
+                PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_REDUCE_THEN_SCAN));
+                ours = time_median([&] { PK(g_ctx, pp_scan(g_ctx, pt, PP_SUM, PP_EXCLUSIVE, x, y, n)); });
+                PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+                CK(cudaStreamSynchronize(g_stream));
+                add_row("excl. scan (r-t-s)", tn, n, ours, cub, 2.0 * bytes, copy, 0.0, equal_dev(y, ref, bytes));
+            }
+        }
+    }
+    // histogram_even, 1024 bins over [0, 2^32 - 1): u32 only (CUB's and
+    // parprim's bin arithmetic for floats may round differently at edges)
+    if (want("histogram") && pt == PP_U32) {
+        Buffers B;
+        if (B.get("histogram", 1, bytes, 0)) {
+            const uint32_t *a = (const uint32_t *)B.p[0];
+            fill<uint32_t>((uint32_t *)B.p[0], n, 300 + lg, RANDOM);
+            uint64_t *h64;
+            unsigned *h32;
+            CK(cudaMalloc(&h64, 1024 * 8));
+            CK(cudaMalloc(&h32, 1024 * 4));
+            uint32_t lo = 0, hi = 0xFFFFFFFFu;
+            cub::DeviceHistogram::HistogramEven(nullptr, t, a, h32, 1025, 0u, 0xFFFFFFFFu, (int64_t)n);
+            void *temp = cub_temp(t);
+            double ours, cub;
+            time_pair(&ours, &cub, [&] { PK(g_ctx, pp_histogram_even(g_ctx, PP_U32, a, n, &lo, &hi, 1024, h64)); },
+                      [&] { cub::DeviceHistogram::HistogramEven(temp, t, a, h32, 1025, 0u, 0xFFFFFFFFu, (int64_t)n, g_stream); });
+            CK(cudaStreamSynchronize(g_stream));
+            uint64_t c64[1024];
+            unsigned c32[1024];
+            CK(cudaMemcpy(c64, h64, sizeof c64, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(c32, h32, sizeof c32, cudaMemcpyDeviceToHost));
+            int ok = 1;
+            for (int i = 0; i < 1024; i++) ok &= c64[i] == c32[i];
+            add_row("histogram_even 1024", tn, n, ours, cub, (double)bytes, copy, target(P_HIST, lg), ok);
+            CK(cudaFree(h64));
+            CK(cudaFree(h32));
+        }
+    }
+    if (want("select")) {
+        Buffers B;
+        if (B.get("select_if", 3, bytes, 0)) {
+            T *x = (T *)B.p[0], *y = (T *)B.p[1], *z = (T *)B.p[2];
+            fill<T>(x, n, 400 + lg, RANDOM);
+            const T v = middle<T>();
+            uint64_t *cnt;
+            unsigned long long *nsel;
+            CK(cudaMalloc(&cnt, 8));
+            CK(cudaMalloc(&nsel, 8));
+            cub::DeviceSelect::If(nullptr, t, x, z, nsel, (int64_t)n, Less<T>{v});
+            void *temp = cub_temp(t);
+            double ours, cub;
+            time_pair(&ours, &cub, [&] { PK(g_ctx, pp_select_if(g_ctx, pt, x, n, PP_LT, &v, y, cnt)); },
+                      [&] { cub::DeviceSelect::If(temp, t, x, z, nsel, (int64_t)n, Less<T>{v}, g_stream); });
+            CK(cudaStreamSynchronize(g_stream));
+            uint64_t c1;
+            unsigned long long c2;
+            CK(cudaMemcpy(&c1, cnt, 8, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&c2, nsel, 8, cudaMemcpyDeviceToHost));
+            const int ok = c1 == c2 && equal_dev(y, z, c1 * s);
+            add_row("select_if 50%", tn, n, ours, cub, (double)bytes + (double)c1 * s, copy, target(P_SELECT, lg), ok);
+            CK(cudaFree(cnt));
+            CK(cudaFree(nsel));
+        }
+    }
+    // Sorts: each repetition sorts fresh copies of the same pristine keys
+    // (and values); the copies are made before the timed part.
+    if (want("sort")) {
+        Buffers B; // pristine, ours, CUB's two: keys, then values
+        if (B.get("sort", 8, bytes, 2 * bytes)) {
+            T *pk = (T *)B.p[0], *kk = (T *)B.p[1], *kc = (T *)B.p[2], *k2 = (T *)B.p[3];
+            V *pv = (V *)B.p[4], *vv = (V *)B.p[5], *vc = (V *)B.p[6], *v2 = (V *)B.p[7];
+            fill<T>(pk, n, 500 + lg, RANDOM);
+            fill<V>(pv, n, 600 + lg, RANDOM);
+            const int bits = 8 * (int)s;
+            {
+                cub::DoubleBuffer<T> kb(kc, k2);
+                cub::DeviceRadixSort::SortKeys(nullptr, t, kb, (int64_t)n, 0, bits);
+                void *temp = cub_temp(t);
+                double ours, cub;
+                time_pair(
+                    &ours, &cub, [&] { PK(g_ctx, pp_sort(g_ctx, pt, kk, n, PP_ASCENDING)); },
+                    [&] { cub::DeviceRadixSort::SortKeys(temp, t, kb, (int64_t)n, 0, bits, g_stream); },
+                    [&] { CK(cudaMemcpyAsync(kk, pk, bytes, cudaMemcpyDeviceToDevice, g_stream)); },
+                    [&] {
+                        kb.selector = 0;
+                        CK(cudaMemcpyAsync(kc, pk, bytes, cudaMemcpyDeviceToDevice, g_stream));
+                    });
+                CK(cudaStreamSynchronize(g_stream));
+                add_row("sort keys", tn, n, ours, cub, 2.0 * bytes, copy, target(P_SORT, lg),
+                        equal_dev(kk, kb.Current(), bytes));
+            }
+            {
+                cub::DoubleBuffer<T> kb(kc, k2);
+                cub::DoubleBuffer<V> vb(vc, v2);
+                cub::DeviceRadixSort::SortPairs(nullptr, t, kb, vb, (int64_t)n, 0, bits);
+                void *temp = cub_temp(t);
+                double ours, cub;
+                time_pair(
+                    &ours, &cub, [&] { PK(g_ctx, pp_sort_pairs(g_ctx, pt, kk, vv, s, n, PP_ASCENDING)); },
+                    [&] { cub::DeviceRadixSort::SortPairs(temp, t, kb, vb, (int64_t)n, 0, bits, g_stream); },
+                    [&] {
+                        CK(cudaMemcpyAsync(kk, pk, bytes, cudaMemcpyDeviceToDevice, g_stream));
+                        CK(cudaMemcpyAsync(vv, pv, bytes, cudaMemcpyDeviceToDevice, g_stream));
+                    },
+                    [&] {
+                        kb.selector = 0;
+                        vb.selector = 0;
+                        CK(cudaMemcpyAsync(kc, pk, bytes, cudaMemcpyDeviceToDevice, g_stream));
+                        CK(cudaMemcpyAsync(vc, pv, bytes, cudaMemcpyDeviceToDevice, g_stream));
+                    });
+                CK(cudaStreamSynchronize(g_stream));
+                char ty[16];
+                snprintf(ty, sizeof ty, "%s/%s", tn, s == 4 ? "u32" : "u64");
+                add_row("sort_pairs", ty, n, ours, cub, 4.0 * bytes, copy, target(P_SORT, lg),
+                        equal_dev(kk, kb.Current(), bytes) && equal_dev(vv, vb.Current(), bytes));
+            }
+        }
+    }
+    CK(cudaFree(out1));
+    CK(cudaFree(out2));
+}
 
 static void run_size(int lg)
 {
     const size_t n = (size_t)1 << lg;
     printf("n = 2^%d\n", lg);
-    uint32_t *a, *b, *k2, *v1, *v2, *pk, *pv;
-    void *x, *y;
-    CK(cudaMalloc(&a, n * 4));
-    CK(cudaMalloc(&b, n * 4));
-    CK(cudaMalloc(&x, n * 4));
-    CK(cudaMalloc(&y, n * 4));
-    fill_u32<<<1024, 256, 0, g_stream>>>(a, n, 12345u + lg, 0xFFFFFFFFu);
-    CK(cudaStreamSynchronize(g_stream));
-    double copy = copy_rate(b, a, n * 4) / 1e9;
-    printf("  device-to-device copy: %.1f GB/s (read + write)\n", copy);
-
-    // Temporary storage for CUB: the largest of its needs.
-    size_t tb = 0, t;
-    unsigned long long *nsel;
-    CK(cudaMalloc(&nsel, 8));
-    cub::DeviceReduce::Sum(nullptr, t, (int *)x, (int *)y, (int64_t)n);
-    tb = std::max(tb, t);
-    cub::DeviceScan::ExclusiveSum(nullptr, t, (int *)x, (int *)y, (int64_t)n);
-    tb = std::max(tb, t);
-    cub::DeviceScan::InclusiveSum(nullptr, t, (float *)x, (float *)y, (int64_t)n);
-    tb = std::max(tb, t);
-    cub::DeviceHistogram::HistogramEven(nullptr, t, a, (unsigned *)y, 1025, 0u, 0xFFFFFFFFu, (int64_t)n);
-    tb = std::max(tb, t);
-    cub::DeviceSelect::If(nullptr, t, a, b, nsel, (int64_t)n, Less{0x80000000u});
-    tb = std::max(tb, t);
+    double copy;
     {
-        cub::DoubleBuffer<uint32_t> kb(b, b), vb(b, b);
-        cub::DeviceRadixSort::SortPairs(nullptr, t, kb, vb, (int64_t)n);
-        tb = std::max(tb, t);
+        Buffers B;
+        if (!B.get("copy", 2, n * 4, 0)) return;
+        fill<uint32_t>((uint32_t *)B.p[0], n, 12345u + lg, RANDOM);
+        copy = copy_rate(B.p[1], B.p[0], n * 4) / 1e9;
     }
-    void *temp;
-    CK(cudaMalloc(&temp, tb));
-    void *out1, *out2;
-    CK(cudaMalloc(&out1, 64));
-    CK(cudaMalloc(&out2, 64));
+    printf("  device-to-device copy: %.1f GB/s (read + write)\n", copy);
 
     // ---- the launch floor at small n: what one and two empty kernels take
     // under the same timing (our small reduce and scan are one launch; CUB's
@@ -322,160 +569,32 @@ static void run_size(int lg)
         printf("  launch floor: one empty kernel %.4f ms, two %.4f ms\n", one, two);
         add_row("1 vs 2 empty kernels", "-", n, one, two, 0.0, copy, 0.0, 1);
     }
-
-    // ---- reduce (sum) i32 and f32 ----
-    for (int f = 0; f < 2 && want("reduce"); f++) {
-        u32_to_small<<<1024, 256, 0, g_stream>>>(a, x, n, f);
-        const char *ty = f ? "f32" : "i32";
-        double ours = time_median([&] { PK(g_ctx, pp_reduce(g_ctx, f ? PP_F32 : PP_I32, PP_SUM, x, n, out1)); });
-        double cub = time_median([&] {
-            if (f) cub::DeviceReduce::Sum(temp, tb, (float *)x, (float *)out2, (int64_t)n, g_stream);
-            else cub::DeviceReduce::Sum(temp, tb, (int *)x, (int *)out2, (int64_t)n, g_stream);
-        });
-        CK(cudaStreamSynchronize(g_stream));
-        int ok = equal_dev(out1, out2, 4);
-        add_row("reduce sum", ty, n, ours, cub, 4.0 * n, copy, lg <= 16 ? 2.0 : 1.0, ok);
-    }
-    // ---- exclusive scan i32, inclusive scan f32 ----
-    for (int f = 0; f < 2 && want("scan"); f++) {
-        u32_to_small<<<1024, 256, 0, g_stream>>>(a, x, n, f);
-        const char *ty = f ? "f32" : "i32";
-        double ours = time_median([&] {
-            PK(g_ctx, pp_scan(g_ctx, f ? PP_F32 : PP_I32, PP_SUM, f ? PP_INCLUSIVE : PP_EXCLUSIVE, x, y, n));
-        });
-        CK(cudaStreamSynchronize(g_stream));
-        CK(cudaMemcpy(b, y, n * 4, cudaMemcpyDeviceToDevice));
-        double cub = time_median([&] {
-            if (f) cub::DeviceScan::InclusiveSum(temp, tb, (float *)x, (float *)y, (int64_t)n, g_stream);
-            else cub::DeviceScan::ExclusiveSum(temp, tb, (int *)x, (int *)y, (int64_t)n, g_stream);
-        });
-        CK(cudaStreamSynchronize(g_stream));
-        int ok = equal_dev(b, y, n * 4);
-        add_row(f ? "inclusive scan sum" : "exclusive scan sum", ty, n, ours, cub, 8.0 * n, copy,
-                lg <= 16 ? 2.0 : 1.2, ok);
-        if (!f) { // the forward-progress-free alternative, for reference (no target)
-            PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_REDUCE_THEN_SCAN));
-            ours = time_median([&] { PK(g_ctx, pp_scan(g_ctx, PP_I32, PP_SUM, PP_EXCLUSIVE, x, b, n)); });
-            PK(g_ctx, pp_set_algorithm(g_ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
-            CK(cudaStreamSynchronize(g_stream));
-            add_row("excl. scan (r-t-s)", ty, n, ours, cub, 8.0 * n, copy, 0.0, equal_dev(b, y, n * 4));
-        }
-    }
-    if (lg > 16) {
-        // ---- histogram_even u32, 1024 bins over [0, 2^32 - 1) ----
-        if (want("histogram")) {
-        uint64_t *h64;
-        unsigned *h32;
-        CK(cudaMalloc(&h64, 1024 * 8));
-        CK(cudaMalloc(&h32, 1024 * 4));
-        uint32_t lo = 0, hi = 0xFFFFFFFFu;
-        double ours = time_median([&] { PK(g_ctx, pp_histogram_even(g_ctx, PP_U32, a, n, &lo, &hi, 1024, h64)); });
-        double cub = time_median([&] {
-            cub::DeviceHistogram::HistogramEven(temp, tb, a, h32, 1025, 0u, 0xFFFFFFFFu, (int64_t)n, g_stream);
-        });
-        CK(cudaStreamSynchronize(g_stream));
-        uint64_t c64[1024];
-        unsigned c32[1024];
-        CK(cudaMemcpy(c64, h64, sizeof c64, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(c32, h32, sizeof c32, cudaMemcpyDeviceToHost));
-        int ok = 1;
-        for (int i = 0; i < 1024; i++) ok &= c64[i] == c32[i];
-        add_row("histogram_even 1024", "u32", n, ours, cub, 4.0 * n, copy, 3.0, ok);
-        CK(cudaFree(h64));
-        CK(cudaFree(h32));
-        }
-
-        // ---- select_if x < 2^31 (about half) ----
-        if (want("select")) {
-        uint64_t *cnt;
-        CK(cudaMalloc(&cnt, 8));
-        uint32_t v = 0x80000000u;
-        double ours = time_median([&] { PK(g_ctx, pp_select_if(g_ctx, PP_U32, a, n, PP_LT, &v, (void *)x, cnt)); });
-        double cub = time_median([&] { cub::DeviceSelect::If(temp, tb, a, (uint32_t *)y, nsel, (int64_t)n, Less{v}, g_stream); });
-        CK(cudaStreamSynchronize(g_stream));
-        uint64_t c1;
-        unsigned long long c2;
-        CK(cudaMemcpy(&c1, cnt, 8, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(&c2, nsel, 8, cudaMemcpyDeviceToHost));
-        int ok = c1 == c2 && equal_dev(x, y, c1 * 4);
-        add_row("select_if 50%", "u32", n, ours, cub, 4.0 * n + 4.0 * (double)c1, copy, 1.25, ok);
-        CK(cudaFree(cnt));
-        }
-
-        // ---- sort u32 keys; sort_pairs u32/u32 ----
-        if (want("sort")) {
-        CK(cudaMalloc(&k2, n * 4));
-        CK(cudaMalloc(&v1, n * 4));
-        CK(cudaMalloc(&v2, n * 4));
-        CK(cudaMalloc(&pv, n * 4));
-        pk = a; // pristine keys
-        fill_u32<<<1024, 256, 0, g_stream>>>(pv, n, 777u, 0xFFFFFFFFu);
-        uint32_t *kk = (uint32_t *)x, *kc = (uint32_t *)y;
-        double ours = time_median([&] { PK(g_ctx, pp_sort(g_ctx, PP_U32, kk, n, PP_ASCENDING)); },
-                           [&] { CK(cudaMemcpyAsync(kk, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream)); });
-        cub::DoubleBuffer<uint32_t> kb(kc, k2);
-        double cub = time_median([&] { cub::DeviceRadixSort::SortKeys(temp, tb, kb, (int64_t)n, 0, 32, g_stream); },
-                          [&] {
-                              kb.selector = 0;
-                              CK(cudaMemcpyAsync(kc, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream));
-                          });
-        CK(cudaStreamSynchronize(g_stream));
-        int ok = equal_dev(kk, kb.Current(), n * 4);
-        add_row("sort keys", "u32", n, ours, cub, 8.0 * n, copy, 1.0, ok);
-
-        ours = time_median([&] { PK(g_ctx, pp_sort_pairs(g_ctx, PP_U32, kk, v1, 4, n, PP_ASCENDING)); },
-                           [&] {
-                               CK(cudaMemcpyAsync(kk, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream));
-                               CK(cudaMemcpyAsync(v1, pv, n * 4, cudaMemcpyDeviceToDevice, g_stream));
-                           });
-        uint32_t *vc = b;
-        cub::DoubleBuffer<uint32_t> kb2(kc, k2), vb2(vc, v2);
-        cub = time_median([&] { cub::DeviceRadixSort::SortPairs(temp, tb, kb2, vb2, (int64_t)n, 0, 32, g_stream); },
-                          [&] {
-                              kb2.selector = 0;
-                              vb2.selector = 0;
-                              CK(cudaMemcpyAsync(kc, pk, n * 4, cudaMemcpyDeviceToDevice, g_stream));
-                              CK(cudaMemcpyAsync(vc, pv, n * 4, cudaMemcpyDeviceToDevice, g_stream));
-                          });
-        CK(cudaStreamSynchronize(g_stream));
-        ok = equal_dev(kk, kb2.Current(), n * 4) && equal_dev(v1, vb2.Current(), n * 4);
-        add_row("sort_pairs", "u32/u32", n, ours, cub, 16.0 * n, copy, 1.0, ok);
-        CK(cudaFree(k2));
-        CK(cudaFree(v1));
-        CK(cudaFree(v2));
-        CK(cudaFree(pv));
-        }
-    }
+    if (want_type("u32")) run_type<uint32_t>(n, lg, copy);
+    if (want_type("f32")) run_type<float>(n, lg, copy);
+    if (want_type("u64")) run_type<uint64_t>(n, lg, copy);
+    if (want_type("f64")) run_type<double>(n, lg, copy);
     if (want("exact")) {
-        CK(cudaFree(temp));
-        temp = NULL;
         run_exact<float>(n, lg, copy);
         run_exact<double>(n, lg, copy);
     }
-    if (temp) CK(cudaFree(temp));
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    CK(cudaFree(x));
-    CK(cudaFree(y));
-    CK(cudaFree(nsel));
-    CK(cudaFree(out1));
-    CK(cudaFree(out2));
 }
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {16, 28, 30}, nsizes = 3;
+    int sizes[8] = {16, 20, 24, 28, 30}, nsizes = 5;
     const char *json = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc) g_repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) snprintf(g_only, sizeof g_only, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--types") && i + 1 < argc) snprintf(g_types, sizeof g_types, "%s", argv[++i]);
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             nsizes = 0;
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ",")) sizes[nsizes++] = atoi(s);
         } else {
-            fprintf(stderr, "usage: bench_cub [--sizes 16,28,30] [--repeat R] [--json FILE]\n"
-                            "                 [--only reduce,scan,histogram,select,sort,exact]\n");
+            fprintf(stderr, "usage: bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]\n"
+                            "                 [--only reduce,scan,histogram,select,sort,exact]\n"
+                            "                 [--types u32,f32,u64,f64]\n");
             return 2;
         }
     }
@@ -537,6 +656,7 @@ int main(int argc, char **argv)
             fclose(f);
         }
     }
+    if (g_temp) CK(cudaFree(g_temp));
     pp_destroy(g_ctx);
     if (g_cpu) pp_destroy(g_cpu);
     return g_failures ? 1 : 0;

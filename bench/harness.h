@@ -66,33 +66,65 @@ double median_of_runs(int runs, F timed_run)
 }
 
 #if defined(__CUDACC__)
-// The median, in ms, of runs timings of fn (a callable that queues work on
-// stream) between two CUDA events, after `warmups` untimed runs; setup runs
-// (untimed, before the start event in stream order) before each run.
+// The time in ms of one run of fn (a callable that queues work on stream)
+// between two CUDA events, after setup (untimed, before the start event in
+// stream order); waits for the run.
+template <typename S, typename F> double event_time_ms(cudaStream_t stream, cudaEvent_t a, cudaEvent_t b, S &setup, F &fn)
+{
+    setup();
+    CK(cudaEventRecord(a, stream));
+    fn();
+    CK(cudaEventRecord(b, stream));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    return double(ms);
+}
+
+// The median, in ms, of runs timings of fn (event_time_ms), after `warmups`
+// untimed runs and, beyond those, warm-up runs until warm_ms of wall time
+// have passed (a device that has been idle runs its first milliseconds of
+// work slower).
 template <typename S, typename F>
-double event_median_ms(cudaStream_t stream, int runs, int warmups, S setup, F fn)
+double event_median_ms(cudaStream_t stream, int runs, int warmups, S setup, F fn, double warm_ms = 0.0)
 {
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
-    for (int w = 0; w < warmups; w++) {
-        setup();
-        fn();
-    }
-    CK(cudaStreamSynchronize(stream));
-    const double med = median_of_runs(runs, [&] {
-        setup();
-        CK(cudaEventRecord(a, stream));
-        fn();
-        CK(cudaEventRecord(b, stream));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        return double(ms);
-    });
+    const clock_type::time_point t0 = clock_type::now();
+    for (int w = 0; w < warmups || (seconds_since(t0) * 1e3 < warm_ms && w < 10000); w++)
+        event_time_ms(stream, a, b, setup, fn);
+    const double med = median_of_runs(runs, [&] { return event_time_ms(stream, a, b, setup, fn); });
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     return med;
+}
+
+// Two callables timed in alternation (setup_a + fa, setup_b + fb, then
+// again), so that drift in the device's state during the measurement
+// (clocks, temperature) falls on both alike: the medians in ms of runs
+// timings of each, after warm-up rounds as in event_median_ms.
+template <typename SA, typename FA, typename SB, typename FB>
+void event_median_pair_ms(cudaStream_t stream, int runs, int warmups, double warm_ms, SA setup_a, FA fa, SB setup_b,
+                          FB fb, double *ms_a, double *ms_b)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    const clock_type::time_point t0 = clock_type::now();
+    for (int w = 0; w < warmups || (seconds_since(t0) * 1e3 < warm_ms && w < 10000); w++) {
+        event_time_ms(stream, a, b, setup_a, fa);
+        event_time_ms(stream, a, b, setup_b, fb);
+    }
+    std::vector<double> ta, tb;
+    for (int r = 0; r < runs; r++) {
+        ta.push_back(event_time_ms(stream, a, b, setup_a, fa));
+        tb.push_back(event_time_ms(stream, a, b, setup_b, fb));
+    }
+    *ms_a = median(ta);
+    *ms_b = median(tb);
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
 }
 #endif
 

@@ -34,8 +34,10 @@
  * span (keys to scratch) cuts the keys into buckets that share it; then
  * each thread claims buckets one at a time and sorts each in its own cache
  * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 8
- * bits between two buffers of the bucket's size, the result copied into
- * the user's arrays, with streaming stores from PP_CPU_STREAM_BYTES). So the
+ * bits between two buffers of the bucket's size, over its top digits alone
+ * where they tell nearly every key apart, then a fix-up of the runs they
+ * leave, the result copied into the user's arrays, with streaming stores
+ * from PP_CPU_STREAM_BYTES). So the
  * keys cross memory about twice instead of once per pass, and a small
  * input is one bucket sorted in one thread's cache (faster than the
  * passes at every size measured). The top split's buckets are blocks of
@@ -74,6 +76,11 @@
  * digit of keys, and the values of as many keys (8 bytes at most each). */
 #define WC_LINE 64
 #define WC_BYTES(ksize) ((size_t)RADIX_MAX * (WC_LINE + (WC_LINE / (ksize)) * 8))
+
+/* A bucket's runs of keys equal in its top digits of this many keys at
+ * most are put in order by insertion (cpu_sort_scatter.inc's fix-up),
+ * longer ones by passes. */
+#define FIXUP_RUN 16
 
 /* A pass's digit ((radix key >> shift) & dmask), and the next pass's, which
  * the scatter counts into next (a thread's counts; NULL: not counted, as

@@ -5,7 +5,8 @@
  * the exact bits of the stable order), every size of tc_sizes and one
  * around 2^20, on every configuration, and keys of 8 MiB (the cpu's MSD
  * split), also skewed (floats from [0, 1), integers of random magnitude:
- * the split's sampled buckets). */
+ * the split's sampled buckets), and 2^23 skewed 8-byte keys (the split's
+ * wider prefixes). */
 #include "test_common.h"
 
 #include <math.h>
@@ -186,6 +187,9 @@ static void test_type(pp_type t)
         run_size(&r, t, n, (int)t + 2, 1);
         run_size(&r, t, n + 1000, SKEWED, 1);
     }
+    /* 8-byte keys from 2^23 on: the cpu's top split on 20-bit prefixes
+     * (doubles' sign and exponent take 12 of them) */
+    if (sz == 8 && !tc_quick) run_size(&r, t, ((size_t)1 << 23) + 37, SKEWED, 1);
 }
 
 TC_TYPE_TESTS(test_type)

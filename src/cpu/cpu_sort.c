@@ -187,11 +187,16 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
 #define SORT_MSD_DEPTH (1 + (63 + WIDTH_MAX - 1) / WIDTH_MAX)
 
 /* The top split's buckets (split_tree): blocks of prefixes of up to
- * SPLIT_BITS leading bits of the span, from the prefixes of a sample of up
- * to SPLIT_SAMPLE keys (split_digit); a block is halved while its
- * keys (estimated) exceed SPLIT_BIG bytes, or while that saves its bucket
- * an LSD pass and it holds more than SPLIT_MIN_KEYS keys. */
+ * SPLIT_BITS leading bits of the span (SPLIT_BITS_WIDE for 8-byte keys
+ * from SPLIT_WIDE_N of them: the sign and exponent of a double take 12 of
+ * the bits, so 16 left a block of one exponent's keys at 2 MiB, split a
+ * second time), from the prefixes of a sample of up to SPLIT_SAMPLE keys
+ * (split_digit); a block is halved while its keys (estimated) exceed
+ * SPLIT_BIG bytes, or while that saves its bucket an LSD pass and it holds
+ * more than SPLIT_MIN_KEYS keys. */
 #define SPLIT_BITS 16
+#define SPLIT_BITS_WIDE 20
+#define SPLIT_WIDE_N ((size_t)1 << 23)
 #define SPLIT_SAMPLE ((size_t)1 << 17)
 #define SPLIT_BIG (SORT_BUCKET + SORT_BUCKET / 2)
 #define SPLIT_MIN_KEYS 8192.0
@@ -227,7 +232,8 @@ typedef struct sort_job {
     uint32_t *order;       /* this level's row */
     const uint8_t *bbits;  /* bits left to sort per bucket (the top split), else rest for all */
     uint32_t *split_cnt;   /* the top split's sample counts (2^SPLIT_BITS + 1), */
-    uint16_t *split_lut;   /* buckets per prefix (2^SPLIT_BITS) */
+    uint16_t *split_lut;   /* buckets per prefix (2^split_p) */
+    unsigned split_p;      /* the top split's prefix bits at most */
     uint8_t *split_bits;   /* and bits left per bucket (RADIX_MAX) */
     /* Per-tile digit counts left by range_starts (NULL: none valid), rows of
      * tc_stride counters; a pass on a digit of tc_group fewer bits (its
@@ -439,8 +445,8 @@ static size_t one_digit(const size_t *start, size_t radix, size_t e, size_t m)
 static size_t split_tree(const uint32_t *cum, unsigned P, unsigned rest, double kps, size_t esize, double scale,
                          uint16_t *lut, uint8_t *bbits)
 {
-    uint32_t sa[SPLIT_BITS + 2]; /* blocks to do, the next on top: at most one per level, plus one */
-    unsigned sl[SPLIT_BITS + 2];
+    uint32_t sa[SPLIT_BITS_WIDE + 2]; /* blocks to do, the next on top: at most one per level, plus one */
+    unsigned sl[SPLIT_BITS_WIDE + 2];
     size_t top = 0, nb = 0;
     sa[top] = 0;
     sl[top++] = P;
@@ -472,7 +478,7 @@ static size_t split_tree(const uint32_t *cum, unsigned P, unsigned rest, double 
  * through j->split_lut, j->bbits to their bits. Returns the buckets. */
 static size_t split_digit(sort_job *j, const char *ks, size_t b, size_t m, unsigned lo, unsigned bits)
 {
-    const unsigned P = bits - 1 < SPLIT_BITS ? bits - 1 : SPLIT_BITS;
+    const unsigned P = bits - 1 < j->split_p ? bits - 1 : j->split_p;
     const size_t np = (size_t)1 << P, esize = j->k->size + j->vsize;
     /* 256 keys per bucket of SORT_BUCKET bytes, 4096 at least, within
      * SPLIT_SAMPLE and one key in 16, in runs of SAMPLE_RUN bytes */
@@ -758,7 +764,8 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     const size_t cbytes = counting ? 0 : (pp_cpu_chain_scratch_bytes(ntiles, radix) + 63) / 64 * 64;
     const size_t sbytes = msd ? SORT_MSD_DEPTH * RADIX_MAX * (sizeof(size_t) + sizeof(uint32_t)) : 0;
     const size_t tcbytes = counting ? 0 : ntiles * RADIX_MAX * sizeof(uint32_t); /* n / 8 bytes at most */
-    const size_t np = (size_t)1 << SPLIT_BITS;
+    const unsigned split_p = k->size == 8 && n >= SPLIT_WIDE_N ? SPLIT_BITS_WIDE : SPLIT_BITS;
+    const size_t np = (size_t)1 << split_p;
     const size_t spbytes = msd ? (np + 1) * sizeof(uint32_t) + np * sizeof(uint16_t) + RADIX_MAX : 0;
     char *scr = (char *)pp_cpu_scratch(
         ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes + tcbytes + spbytes, fn);
@@ -773,6 +780,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.starts = (size_t *)((char *)j.chain + cbytes);
     j.orders = (uint32_t *)(j.starts + SORT_MSD_DEPTH * RADIX_MAX);
     j.tc = counting ? NULL : (uint32_t *)((char *)j.starts + sbytes);
+    j.split_p = split_p;
     j.split_cnt = (uint32_t *)((char *)j.starts + sbytes + tcbytes);
     j.split_lut = (uint16_t *)(j.split_cnt + np + 1);
     j.split_bits = (uint8_t *)(j.split_lut + np);

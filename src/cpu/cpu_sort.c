@@ -231,7 +231,7 @@ typedef struct sort_job {
     uint32_t *orders;      /* as many rows of buckets in the order threads claim them */
     uint32_t *order;       /* this level's row */
     const uint8_t *bbits;  /* bits left to sort per bucket (the top split), else rest for all */
-    uint32_t *split_cnt;   /* the top split's sample counts (2^SPLIT_BITS + 1), */
+    uint32_t *split_cnt;   /* the top split's sample counts (2^split_p + 1), */
     uint16_t *split_lut;   /* buckets per prefix (2^split_p) */
     unsigned split_p;      /* the top split's prefix bits at most */
     uint8_t *split_bits;   /* and bits left per bucket (RADIX_MAX) */

@@ -28,13 +28,21 @@ template <typename U> __host__ __device__ constexpr U float_inf_bits()
 
 // The radix key of the bits of a key; xmask: for integers the sign flip (signed
 // types) XOR the descending flip, for floats the descending flip only.
-template <bool FLOAT, typename U> struct Radix {
+// NANS = false: the caller knows that no key is a NaN (the Onesweep passes,
+// after count_kernel has looked), and the NaN check is left out (3-6% of a
+// float sort's time on an H200).
+template <bool FLOAT, typename U, bool NANS = true> struct Radix {
+    static __device__ __forceinline__ bool is_nan(U bits)
+    {
+        return (U)(bits & (U)~top_bit<U>()) > float_inf_bits<U>();
+    }
     static __device__ __forceinline__ U map(U bits, U xmask)
     {
         if constexpr (FLOAT) {
             const U sign = top_bit<U>();
             U r = (bits & sign) ? (U)~bits : (U)(bits | sign);
-            if ((U)(bits & (U)~sign) > float_inf_bits<U>()) r = (U)~(U)0; // NaN
+            if constexpr (NANS)
+                if (is_nan(bits)) r = (U)~(U)0;
             return (U)(r ^ xmask);
         } else {
             return (U)(bits ^ xmask);

@@ -143,14 +143,24 @@ __device__ __forceinline__ void warp_rank(const Digits<ITEMS> &dg, uint32_t (&rk
 }
 
 // For digit d (thread d < 256, after a __syncthreads that follows the
-// ranking): turns the column cnt[w][d] over the warps into exclusive prefixes
-// and returns the tile's count of digit d.
-template <int WARPS> __device__ __forceinline__ uint32_t column_scan(uint32_t *cnt, int d)
+// counting): the column of warp counts of digit d, warp w's count being the
+// sum of its PARTS copies from[(w * 256 + d) * PARTS + part], becomes the
+// exclusive prefixes cnt[w][d] over the warps; returns the tile's count of
+// digit d. from may be cnt itself when PARTS is 1.
+template <int WARPS, int PARTS = 1>
+__device__ __forceinline__ uint32_t column_scan(const uint32_t *from, uint32_t *cnt, int d)
 {
+    static_assert(PARTS == 1 || PARTS == 2, "column_scan: 1 or 2 parts");
     uint32_t s = 0;
 #pragma unroll
     for (int w = 0; w < WARPS; w++) {
-        const uint32_t c = cnt[w * kRadix + d];
+        uint32_t c;
+        if constexpr (PARTS == 2) { // one 8-byte read: a warp's reads fill whole wavefronts
+            const uint2 v = ((const uint2 *)from)[w * kRadix + d];
+            c = v.x + v.y;
+        } else {
+            c = from[w * kRadix + d];
+        }
         cnt[w * kRadix + d] = s;
         s += c;
     }

@@ -30,14 +30,17 @@ constexpr uint32_t kPortionLimit = (1u << 30) - 1;
 
 constexpr int kMaxPasses = 8;
 
-// Device-side control block of one call. ticket and done must be zero when
-// the call starts (cudaMemsetAsync); the rest is written by count_kernel.
+// Device-side control block of one call. ticket, done and nans must be zero
+// when the call starts (cudaMemsetAsync); the rest is written by
+// count_kernel.
 struct SortCtrl {
     unsigned int ticket[kMaxPasses]; // tile tickets of each pass
     unsigned int done;               // count_kernel blocks finished
-    unsigned int active[kMaxPasses]; // 0: every key has the same digit, pass skipped
+    unsigned int active[kMaxPasses]; // 0: every key has the same digit, pass skipped;
+                                     // else bit 0 set, and bit 1 where some key is a NaN
     unsigned int src_alt[kMaxPasses];// 1: the pass reads the alternate buffers
     unsigned int copy_back;          // 1: the result ended in the alternate buffers
+    unsigned int nans;               // 1: some key is a NaN (float keys; blocks of count_kernel)
 };
 
 // ---- small device helpers --------------------------------------------------------
@@ -125,8 +128,10 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     }
     __syncthreads();
 
+    bool nan = false; // this thread met a NaN key (floats)
     auto count_key = [&](U bits) {
         const U r = R::map(bits, xm);
+        if constexpr (FLOAT) nan |= R::is_nan(bits);
 #pragma unroll
         for (int p = 0; p < NP; p++) atomicAdd(&sh[((p * kRadix + (int)R::digit(r, 8 * p)) << cl) + copy], 1u);
     };
@@ -166,7 +171,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         if ((size_t)tid < head) count_key(keys[tid]);
         if (tail + tid < n) count_key(keys[tail + tid]);
     }
-    __syncthreads();
+    if (__syncthreads_or(nan) && tid == 0) a.ctrl->nans = 1u; // read by the passes, later kernels
 
     // Merge into the global histograms (the copies read from a rotated
     // start, so that a warp's reads fall in distinct banks).
@@ -185,13 +190,15 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     __threadfence();
 
     const int d = tid; // digits: threads below kRadix
+    // Every block stored its NaN flag before it counted itself done.
+    const unsigned int run = FLOAT && __ldcg(&a.ctrl->nans) ? 3u : 1u;
     for (int p = 0; p < NP; p++) {
         const uint64_t tot = d < kRadix ? __ldcg(&a.hist[p * kRadix + d]) : 0;
         const int constant = __syncthreads_or(d < kRadix && tot == (uint64_t)n);
         uint64_t all;
         const uint64_t ex = pp_block_exclusive<uint64_t, Op_sum, kCountBlock>(tot, &all, s_scan);
         if (d < kRadix) a.pbase[p * kRadix + d] = ex;
-        if (tid == 0) a.ctrl->active[p] = !constant;
+        if (tid == 0) a.ctrl->active[p] = constant ? 0u : run;
         // (pp_block_exclusive ends with a barrier: s_scan is free for the next pass)
     }
     if (tid == 0) {
@@ -200,7 +207,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         unsigned int ran = 0;
         for (int p = 0; p < NP; p++) {
             a.ctrl->src_alt[p] = ran & 1u;
-            ran += a.ctrl->active[p];
+            ran += a.ctrl->active[p] != 0;
         }
         a.ctrl->copy_back = ran & 1u;
     }
@@ -229,6 +236,17 @@ template <typename U, typename V> struct PassCfg {
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int RANK_GROUP = LEAN ? 2 : ITEMS; // warp_rank_each's G
     static constexpr int TILE = BLOCK * ITEMS;
+    // The tile's digit counting (before the ranking) keeps COUNT_PARTS
+    // copies of each warp's counters, interleaved per digit, lane l counting
+    // into copy l % COUNT_PARTS: where many keys of a warp share a digit
+    // (skewed data: the exponent digit of floats), their shared-memory
+    // increments on one word wait for each other, and two copies halve that
+    // wait. The copies live in the staging area (unused until the ranking).
+    // Two copies for keys alone of up to 4 bytes (on an H100, u32 keys 2^28
+    // 5.78 -> 5.43 ms, 2^30 20.97 -> 20.00); one, counted in place, for the
+    // others, where two lost up to 3% (f32 pairs 2^28 8.98 -> 9.16-9.23) or
+    // changed nothing (bench/RESULTS.md).
+    static constexpr int COUNT_PARTS = LEAN && (size_t)TILE * SB >= (size_t)WARPS * kRadix * 4 * 2 ? 2 : 1;
     // shared memory: per-warp digit counters, per-digit destination shifts
     // (64-bit, or 32-bit when every index fits), small scratch, the staging
     // area (keys, then values)
@@ -309,12 +327,12 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
 
 // Writes the tile's staged keys (sorted position j = k * BLOCK + tid, those
 // below count) and records their digits in od for the values.
-template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
+template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
 __device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
                                            Digits<PassCfg<U, V>::ITEMS> &od)
 {
     typedef PassCfg<U, V> C;
-    typedef Radix<FLOAT, U> R;
+    typedef Radix<FLOAT, U, NANS> R;
     const U *sk = (const U *)(smem + C::OFF_STAGE);
 #pragma unroll
     for (int k = 0; k < C::ITEMS; k++) {
@@ -352,12 +370,12 @@ __device__ __forceinline__ void load_keys(KeyRegs<U, ITEMS> &k, const U *p, int 
     for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ps[32 * i] : (U)0);
 }
 
-template <bool FLOAT, typename U, typename V, bool FULL>
+template <bool FLOAT, bool NANS, typename U, typename V, bool FULL>
 __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
                                           U *dst, const V *srcv, V *dstv)
 {
     typedef PassCfg<U, V> C;
-    typedef Radix<FLOAT, U> R;
+    typedef Radix<FLOAT, U, NANS> R;
     constexpr int ITEMS = C::ITEMS;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
@@ -382,9 +400,14 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     load_keys<U, ITEMS, FULL>(k, src + mine, lim);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm), shift));
+    constexpr int P = C::COUNT_PARTS;
+    uint32_t *const parts = P > 1 ? (uint32_t *)(smem + C::OFF_STAGE) : cnt; // zeroed by pass_kernel
+    {
+        uint32_t *const pc = parts + (size_t)warp * kRadix * P + (lane & (P - 1));
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if (FULL || 32 * i < lim) shared_increment(wc + dg.get(i));
+        for (int i = 0; i < ITEMS; i++)
+            if (FULL || 32 * i < lim) shared_increment(pc + dg.get(i) * P);
+    }
     __syncthreads();
 
     // 2. Per digit: the tile's count, published at once (the first tile of a
@@ -396,7 +419,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     uint32_t *row = a.status + (size_t)tile * kRadix;
     uint32_t total = 0, excl = 0;
     if (tid < kRadix) {
-        total = column_scan<C::WARPS>(cnt, tid);
+        total = column_scan<C::WARPS, P>(parts, cnt, tid);
         pp_store_relaxed(row + tid, (first ? kIncl : kAgg) | total);
         const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(total);
         if (lane == 31) misc[warp] = inc;
@@ -465,8 +488,8 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? pv[32 * i] : (V)0;
     }
     Digits<ITEMS> od;
-    if (a.wide) write_keys<FLOAT, U, V, FULL, true>(smem, count, xm, shift, dst, od);
-    else write_keys<FLOAT, U, V, FULL, false>(smem, count, xm, shift, dst, od);
+    if (a.wide) write_keys<FLOAT, NANS, U, V, FULL, true>(smem, count, xm, shift, dst, od);
+    else write_keys<FLOAT, NANS, U, V, FULL, false>(smem, count, xm, shift, dst, od);
     if constexpr (VInfo<V>::has) {
         __syncthreads();
 #pragma unroll
@@ -497,18 +520,24 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // in one aligned word, written and read with strong (relaxed, gpu-scope)
 // accesses, and nothing else is communicated through it, so a reader that
 // sees a non-zero word sees the complete value; no fence is needed.
-template <bool FLOAT, typename U, typename V>
+// SPLIT (float keys): the kernel also holds a tile body without the NaN
+// check, taken when count_kernel found no NaN (see cuda_sort.cu for when the
+// host launches it).
+template <bool FLOAT, typename U, typename V, bool SPLIT>
 __global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCKS) pass_kernel(const PassArgs a)
 {
     typedef PassCfg<U, V> C;
     extern __shared__ __align__(16) unsigned char smem[];
     const int tid = threadIdx.x;
     if (a.next_status != NULL && tid < kRadix) a.next_status[(size_t)blockIdx.x * kRadix + tid] = 0;
-    if (!a.ctrl->active[a.pass]) return; // same value for every thread
+    const unsigned int act = a.ctrl->active[a.pass]; // the same for every thread
+    if (!act) return;
     uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
     uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
     if (tid == 0) misc[8] = atomicAdd(&a.ctrl->ticket[a.pass], 1u);
-    for (int i = tid; i < C::WARPS * kRadix; i += C::BLOCK) cnt[i] = 0;
+    // the counters of the tile's digit counting (pass_tile, step 1)
+    uint32_t *const zero = C::COUNT_PARTS > 1 ? (uint32_t *)(smem + C::OFF_STAGE) : cnt;
+    for (int i = tid; i < C::WARPS * kRadix * C::COUNT_PARTS; i += C::BLOCK) zero[i] = 0;
     const bool from_alt = a.ctrl->src_alt[a.pass] != 0;
     const U *src = (const U *)(from_alt ? a.alt_keys : a.keys);
     U *dst = (U *)(from_alt ? a.keys : a.alt_keys);
@@ -518,8 +547,17 @@ __global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCK
     const uint32_t tile = misc[8];
     const size_t left = a.n - (size_t)tile * C::TILE;
     const int count = left < (size_t)C::TILE ? (int)left : C::TILE;
-    if (count == C::TILE) pass_tile<FLOAT, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv);
-    else pass_tile<FLOAT, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv);
+    // Float keys without a NaN (count_kernel's flag, the same for every
+    // thread) take the tile body without the NaN check.
+    if constexpr (FLOAT && SPLIT) {
+        if (!(act & 2u)) {
+            if (count == C::TILE) pass_tile<true, false, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv);
+            else pass_tile<true, false, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv);
+            return;
+        }
+    }
+    if (count == C::TILE) pass_tile<FLOAT, true, U, V, true>(a, smem, tile, count, src, dst, srcv, dstv);
+    else pass_tile<FLOAT, true, U, V, false>(a, smem, tile, count, src, dst, srcv, dstv);
 }
 
 // ---- final copy ------------------------------------------------------------------------

@@ -132,7 +132,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
         __syncthreads(); // ranks done, every key of this pass read from sk
         uint32_t total = 0, excl = 0;
         if (tid < kRadix) {
-            total = column_scan<C::WARPS>(cnt, tid);
+            total = column_scan<C::WARPS>(cnt, cnt, tid);
             const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(total);
             if (lane == 31) wsum[warp] = inc;
             excl = inc - total;

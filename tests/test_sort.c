@@ -111,7 +111,10 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
     }
     char what[80];
     snprintf(what, sizeof what, "sort of %zu %s with values", n, pp_type_name(t));
-    if (!tc_need(NULL, what, 0, 3 * bytes + 5 * n * 8)) return;
+    /* keys, two sorted copies, five arrays of 8-byte indices or values, and
+     * the reference sort's working memory (16 bytes a key, a copy of the
+     * keys and one of 8-byte values) */
+    if (!tc_need(NULL, what, 0, 4 * bytes + 8 * n * 8)) return;
     void *keys = tc_halloc(bytes), *host = tc_halloc(n * 8);
     void *sorted[2], *vals = tc_halloc(n * 8), *wantv = tc_halloc(n * 8);
     uint64_t *idx[2];
@@ -212,9 +215,8 @@ TC_TYPE_TESTS(test_type)
 /* Float keys from 2^26 on, without NaN and with NaNs: the cuda sort's pass
  * kernels for keys that hold no NaN (count_kernel looks, every pass then
  * takes the tile body without the NaN check) and those with it (one NaN
- * among them, or many). The other
- * backends have no such path, and the reference sorts take about a minute:
- * cuda only, and not in quick mode. */
+ * among them, or many). The other backends have no such path, and the
+ * reference sorts take about a minute: cuda only, and not in quick mode. */
 static void test_float_2e26(void **state)
 {
     (void)state;

@@ -82,6 +82,18 @@
  * longer ones by passes. */
 #define FIXUP_RUN 16
 
+/* A bucket's digit offsets: off[d] = the sum of cnt[0, d) for d < nd (off
+ * may be cnt). */
+static inline void bucket_offsets(uint32_t *off, const uint32_t *cnt, unsigned nd)
+{
+    uint32_t run = 0;
+    for (unsigned d = 0; d < nd; d++) {
+        const uint32_t c = cnt[d];
+        off[d] = run;
+        run += c;
+    }
+}
+
 /* A pass's digit ((radix key >> shift) & dmask), and the next pass's, which
  * the scatter counts into next (a thread's counts; NULL: not counted, as
  * in the MSD split, whose buckets count their own digits) as it goes.

@@ -11,7 +11,10 @@
 //
 // Paths (chosen on the host from n and the types only, never from the data):
 //  * n <= SmallCfg::CAP: one block sorts everything in shared memory, every
-//    pass, one launch (small_kernel).
+//    pass, one launch (small_kernel); up to SmallCfg::CLUSTER_CAP (8
+//    times that, 4 for 8-byte keys alone), one cluster of PP_CLUSTER
+//    blocks does, their shared memories holding the keys between passes
+//    (cluster_small_kernel).
 //  * 8-bit integer keys without values: count_kernel, then fill_kernel
 //    rewrites the runs (a key is its digit; rewriting equals moving).
 //  * otherwise Onesweep:
@@ -71,19 +74,22 @@ template <typename K> static pp_status set_smem(pp_context *ctx, K kernel, size_
     return PP_SUCCESS;
 }
 
+// n <= SmallCfg::CAP: one block; up to SmallCfg::CLUSTER_CAP: one cluster.
 template <bool FLOAT, typename U, typename V>
 static pp_status sort_small(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
 {
     typedef SmallCfg<U, V> C;
-    pp_status st = set_smem(ctx, small_kernel<FLOAT, U, V>, C::SMEM, fn);
+    const bool one = n <= (size_t)C::CAP;
+    void (*const kernel)(const SmallArgs) = one ? small_kernel<FLOAT, U, V> : cluster_small_kernel<FLOAT, U, V>;
+    const size_t smem = one ? C::SMEM : C::SMEM_CLUSTER;
+    pp_status st = set_smem(ctx, kernel, smem, fn);
     if (st != PP_SUCCESS) return st;
     SmallArgs a;
     a.keys = keys;
     a.vals = vals;
     a.n = (int)n;
     a.xmask = xmask;
-    small_kernel<FLOAT, U, V><<<1, C::BLOCK, C::SMEM, pp_cuda(ctx)->stream>>>(a);
-    PP_CUDA_LAUNCHED(ctx, fn);
+    PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, kernel, one ? 1 : PP_CLUSTER, C::BLOCK, smem, a));
     return PP_SUCCESS;
 }
 
@@ -231,7 +237,9 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
 template <bool FLOAT, typename U, typename V>
 static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
 {
-    if (n <= (size_t)SmallCfg<U, V>::CAP && SmallCfg<U, V>::SMEM <= pp_cuda(ctx)->smem_optin)
+    typedef SmallCfg<U, V> C;
+    const size_t optin = pp_cuda(ctx)->smem_optin;
+    if ((n <= (size_t)C::CAP && C::SMEM <= optin) || (n <= C::CLUSTER_CAP && C::SMEM_CLUSTER <= optin))
         return sort_small<FLOAT, U, V>(ctx, keys, vals, n, xmask, fn);
     if constexpr (!FLOAT && sizeof(U) == 1 && !VInfo<V>::has) return sort_counting<U>(ctx, keys, n, xmask, fn);
     else return sort_onesweep<FLOAT, U, V>(ctx, keys, vals, n, xmask, fn);

@@ -1,11 +1,13 @@
-// The two short paths of cuda_sort.cu besides Onesweep: small_kernel (n
-// <= SmallCfg::CAP: one block sorts everything in shared memory, every
-// pass) and fill_kernel (8-bit integer keys without values: after
-// count_kernel, the runs are rewritten). Internal linkage: included by
+// The short paths of cuda_sort.cu besides Onesweep: small_kernel and
+// cluster_small_kernel (n <= SmallCfg::CAP, n <= PP_CLUSTER *
+// SmallCfg::CAP: one block, or one cluster of blocks, sorts everything in
+// shared memory, every pass) and fill_kernel (8-bit integer keys without
+// values: after count_kernel, the runs are rewritten). Internal linkage: included by
 // cuda_sort.cu only.
 #ifndef PP_CUDA_SORT_SMALL_CUH
 #define PP_CUDA_SORT_SMALL_CUH
 
+#include "../device/cluster.cuh"
 #include "onesweep.cuh"
 
 namespace {
@@ -51,18 +53,35 @@ __global__ void __launch_bounds__(256) fill_kernel(const SortCtrl *ctrl, unsigne
     if (t0 + gt < n) keys[t0 + gt] = (unsigned char)(find(t0 + gt) ^ xmask);
 }
 
-// ---- small inputs: one block, all in shared memory ------------------------------------
+// ---- small inputs: one block, or one cluster of blocks, all in shared memory -----------
 
+// One block holds up to CAP keys (and values); a cluster of PP_CLUSTER
+// blocks (cluster_small_kernel) up to PP_CLUSTER * CAP, block b the sorted
+// positions [b * CAP, (b + 1) * CAP) between passes.
 template <typename U, typename V> struct SmallCfg {
     static constexpr int BLOCK = 512, WARPS = BLOCK / 32;
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
     static constexpr int ITEMS = KB + VB <= 8 ? 16 : 8;
     static constexpr int CAP = BLOCK * ITEMS;
+    // The cluster's limit: PP_CLUSTER blocks of CAP, but half that for
+    // 8-byte keys without values, whose eight passes (two cluster barriers
+    // each) made the cluster lose to Onesweep from about 2^15 keys (on an
+    // H100: u64 keys 50000 and 65536 2-6% slower, 32769 even, 20000 9%
+    // faster; bench/RESULTS.md).
+    static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP / (KB == 8 && VB == 0 ? 2 : 1);
     static constexpr size_t OFF_CNT = 0;
-    static constexpr size_t OFF_MISC = OFF_CNT + (size_t)WARPS * kRadix * 4; // 16 u32, then 16 u64
-    static constexpr size_t OFF_KEYS = OFF_MISC + 256;
+    static constexpr size_t OFF_MISC = OFF_CNT + (size_t)WARPS * kRadix * 4; // 32 u32, 17 u64
+    static constexpr size_t OFF_KEYS = OFF_MISC + 512;
     static constexpr size_t OFF_VALS = OFF_KEYS + align_up((size_t)CAP * KB, 16);
-    static constexpr size_t SMEM = OFF_VALS + (size_t)CAP * VB;
+    static constexpr size_t SMEM = align_up(OFF_VALS + (size_t)CAP * VB, 16); // one block
+    // A cluster's block also has: its digit totals (read by the others), the
+    // shifts from its sorted positions to the cluster's, and a staging area
+    // for its keys and values in sorted order.
+    static constexpr size_t OFF_BTOT = SMEM;
+    static constexpr size_t OFF_SHIFT = OFF_BTOT + (size_t)kRadix * 4;
+    static constexpr size_t OFF_SKEYS = OFF_SHIFT + (size_t)kRadix * 4;
+    static constexpr size_t OFF_SVALS = OFF_SKEYS + align_up((size_t)CAP * KB, 16);
+    static constexpr size_t SMEM_CLUSTER = OFF_SVALS + (size_t)CAP * VB;
 };
 
 struct SmallArgs {
@@ -71,12 +90,23 @@ struct SmallArgs {
     unsigned long long xmask;
 };
 
-// n <= CAP keys (and values) are loaded into shared memory; the digit
-// positions where some key differs from the first key are found with one
-// block-wide OR; each such pass ranks the keys exactly as a pass tile does
-// (warp_rank, then offsets over warps and digits; stable) and permutes keys
-// and values within shared memory; the result is written back.
-template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(512, 1) small_kernel(const SmallArgs a)
+// The sort of small_kernel (CB = 1) and cluster_small_kernel (CB =
+// PP_CLUSTER). Block `rank` loads its share of the keys (and values) into
+// shared memory; the digit positions where some key differs from the first
+// key are found with one OR over the block (over the cluster: every block's
+// OR is read from its shared memory). Each such pass ranks the block's
+// keys as a pass tile does (warp_rank, then offsets over warps and digits;
+// stable). One block permutes its keys within its shared memory. In a
+// cluster, the blocks' digit totals are read from each other's shared
+// memory after a cluster barrier (every block's keys are in registers by
+// then): a key's position in the cluster is the count of smaller digits in
+// all blocks, plus that of its digit in earlier blocks, plus its rank in
+// its block. The block puts its keys in its own sorted order in a staging
+// area, then copies each to the block that holds its cluster position (runs
+// of a digit stay together, so the stores of a warp are mostly contiguous),
+// and a second barrier ends the pass. The blocks then write their
+// positions back.
+template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__ void small_sort(const SmallArgs &a)
 {
     typedef SmallCfg<U, V> C;
     typedef Radix<FLOAT, U> R;
@@ -84,16 +114,22 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
     extern __shared__ __align__(16) unsigned char smem[];
     uint32_t *cnt = (uint32_t *)(smem + C::OFF_CNT);
     uint32_t *wsum = (uint32_t *)(smem + C::OFF_MISC);
-    unsigned long long *wor = (unsigned long long *)(smem + C::OFF_MISC + 64);
+    unsigned long long *wor = (unsigned long long *)(smem + C::OFF_MISC + 128);
+    uint32_t *btot = (uint32_t *)(smem + C::OFF_BTOT);   // clusters only
+    uint32_t *dshift = (uint32_t *)(smem + C::OFF_SHIFT); // clusters only
     U *sk = (U *)(smem + C::OFF_KEYS);
     V *sv = (V *)(smem + C::OFF_VALS);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int n = a.n;
+    const unsigned rank = CB > 1 ? pp_cluster_rank() : 0u;
+    if constexpr (CB > 1) pp_cluster_arrive_relaxed();
+    // This block's keys: [first, first + n) of the input.
+    const int first = (int)rank * C::CAP;
+    const int n = a.n - first < 0 ? 0 : (a.n - first < C::CAP ? a.n - first : C::CAP);
     const U xm = (U)a.xmask;
-    U *keys = (U *)a.keys;
-    V *vals = (V *)a.vals;
+    U *keys = (U *)a.keys + first;
+    V *vals = (V *)a.vals + first;
 
-    const U r0 = R::map(keys[0], xm);
+    const U r0 = R::map(((const U *)a.keys)[0], xm);
     unsigned long long vary = 0;
     for (int i = tid; i < n; i += C::BLOCK) {
         const U x = keys[i];
@@ -108,10 +144,17 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
     vary = 0;
 #pragma unroll
     for (int w = 0; w < C::WARPS; w++) vary |= wor[w];
+    if constexpr (CB > 1) {
+        pp_cluster_wait(); // every block has started: its shared memory may be read and written
+        if (tid == 0) wor[C::WARPS] = vary;
+        pp_cluster_sync();
+#pragma unroll
+        for (int b = 0; b < CB; b++) vary |= *pp_cluster_map(&wor[C::WARPS], (unsigned)b);
+    }
 
     const int wfirst = warp * 32 * ITEMS;
     for (int p = 0; p < (int)sizeof(U); p++) {
-        if (((vary >> (8 * p)) & 255u) == 0) continue; // same for every thread
+        if (((vary >> (8 * p)) & 255u) == 0) continue; // same for every thread of the cluster
         const int shift = 8 * p;
         for (int i = lane; i < kRadix; i += 32) cnt[warp * kRadix + i] = 0;
         __syncwarp();
@@ -130,35 +173,93 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
         }
         warp_rank<ITEMS, false>(dg, rk, cnt + warp * kRadix, n - wfirst);
         __syncthreads(); // ranks done, every key of this pass read from sk
-        uint32_t total = 0, excl = 0;
+        uint32_t mine = 0, total = 0, before = 0; // the block's and the cluster's counts of digit tid
+        if (tid < kRadix) total = mine = column_scan<C::WARPS>(cnt, cnt, tid);
+        if constexpr (CB > 1) {
+            if (tid < kRadix) btot[tid] = mine;
+            pp_cluster_sync(); // every block's totals published, its keys in registers
+            if (tid < kRadix) {
+                total = 0;
+#pragma unroll
+                for (int b = 0; b < CB; b++) {
+                    const uint32_t t = *pp_cluster_map(&btot[tid], (unsigned)b);
+                    before += b < (int)rank ? t : 0u;
+                    total += t;
+                }
+            }
+        }
+        // Exclusive offsets over the digits: of the block's totals (its
+        // sorted positions) and, in a cluster, of the cluster's (plus the
+        // earlier blocks' counts of the digit).
+        uint32_t excl = 0, gexcl = 0;
         if (tid < kRadix) {
-            total = column_scan<C::WARPS>(cnt, cnt, tid);
-            const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(total);
+            const uint32_t inc = pp_warp_inclusive<uint32_t, Op_sum>(mine);
             if (lane == 31) wsum[warp] = inc;
-            excl = inc - total;
+            excl = inc - mine;
+            if constexpr (CB > 1) {
+                const uint32_t ginc = pp_warp_inclusive<uint32_t, Op_sum>(total);
+                if (lane == 31) wsum[C::WARPS + warp] = ginc;
+                gexcl = ginc - total + before;
+            }
         }
         __syncthreads();
         if (tid < kRadix) {
-            for (int w = 0; w < warp; w++) excl += wsum[w];
+            for (int w = 0; w < warp; w++) {
+                excl += wsum[w];
+                if constexpr (CB > 1) gexcl += wsum[C::WARPS + w];
+            }
+            if constexpr (CB > 1) dshift[tid] = gexcl - excl;
 #pragma unroll
             for (int w = 0; w < C::WARPS; w++) cnt[w * kRadix + tid] += excl;
         }
         __syncthreads();
+        // One block: the permutation within its shared memory. A cluster:
+        // the block's keys in sorted order into its staging area, then each
+        // to the block that holds its position in the cluster (a run of one
+        // digit goes to consecutive positions, so a warp's stores are
+        // mostly contiguous in one block).
+        U *const to_k = CB > 1 ? (U *)(smem + C::OFF_SKEYS) : sk;
+        V *const to_v = CB > 1 ? (V *)(smem + C::OFF_SVALS) : sv;
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const int e = wfirst + i * 32 + lane;
             if (e < n) {
                 const uint32_t r = rk[i] + cnt[warp * kRadix + dg.get(i)];
-                sk[r] = k[i];
-                if constexpr (VInfo<V>::has) sv[r] = v[i];
+                to_k[r] = k[i];
+                if constexpr (VInfo<V>::has) to_v[r] = v[i];
             }
         }
-        __syncthreads(); // permutation complete; counters free for the next pass
+        if constexpr (CB > 1) {
+            __syncthreads();
+            for (int j = tid; j < n; j += C::BLOCK) {
+                const U x = to_k[j];
+                const uint32_t r = (uint32_t)j + dshift[R::digit(R::map(x, xm), shift)];
+                const unsigned at = r % C::CAP, to = r / C::CAP;
+                *pp_cluster_map(&sk[at], to) = x;
+                if constexpr (VInfo<V>::has) *pp_cluster_map(&sv[at], to) = to_v[j];
+            }
+            pp_cluster_sync(); // every key in place; counters, totals and staging free for the next pass
+        } else {
+            __syncthreads(); // permutation complete; counters free for the next pass
+        }
     }
     for (int i = tid; i < n; i += C::BLOCK) {
         keys[i] = sk[i];
         if constexpr (VInfo<V>::has) vals[i] = sv[i];
     }
+}
+
+// n <= SmallCfg::CAP: one block.
+template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(512, 1) small_kernel(const SmallArgs a)
+{
+    small_sort<FLOAT, U, V, 1>(a);
+}
+
+// n <= PP_CLUSTER * SmallCfg::CAP: one cluster of PP_CLUSTER blocks (the grid).
+template <bool FLOAT, typename U, typename V>
+__global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(512, 1) cluster_small_kernel(const SmallArgs a)
+{
+    small_sort<FLOAT, U, V, PP_CLUSTER>(a);
 }
 
 } // namespace

@@ -556,13 +556,38 @@ PP_API pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp
 PP_API pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values,
                         size_t value_size, size_t n, pp_order order);
 
+/*
+ * Out-of-place sorts: keys_out (and values_out) receive exactly the bits
+ * that pp_sort (pp_sort_pairs) would leave in keys (values) given keys_in
+ * (values_in): the same order, stability, float and NaN rules, algorithm
+ * (pp_set_algorithm's PP_PRIM_SORT) and working memory. The inputs are
+ * not written. All four arrays are context memory of n elements (values:
+ * n * value_size bytes). keys_out == keys_in is allowed and sorts the keys
+ * in place (as pp_sort); so is values_out == values_in, independently.
+ * Any other overlap among the arrays is PP_ERROR_INVALID_ARGUMENT (on
+ * opencl, where overlap is handle equality: no two may be the same buffer
+ * but those pairs). n == 1 copies the element (and its value). Cost: on
+ * cpu, that of pp_sort alone (its first pass reads the inputs, its last
+ * writes the outputs: no copy); cuda and opencl copy the inputs into the
+ * outputs, then sort there in place (a pp_copy, then a pp_sort). Where a
+ * backend copies first, a failure after the checks
+ * (PP_ERROR_OUT_OF_MEMORY, PP_ERROR_UNSUPPORTED, PP_ERROR_BACKEND) may
+ * leave copies of the inputs in the outputs; they hold nothing else, and
+ * the inputs are unchanged.
+ */
+PP_API pp_status pp_sort_copy(pp_context *ctx, pp_type type, const void *keys_in, void *keys_out, size_t n,
+                              pp_order order);
+PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *keys_in,
+                                    const void *values_in, void *keys_out, void *values_out,
+                                    size_t value_size, size_t n, pp_order order);
+
 /* ------------------------------------------------------------------------ */
 /* Algorithm selection                                                      */
 /* ------------------------------------------------------------------------ */
 typedef enum pp_primitive {
     PP_PRIM_REDUCE = 0, PP_PRIM_SCAN = 1, PP_PRIM_HISTOGRAM = 2,
     PP_PRIM_SELECT = 3,  /* select_flagged, select_if, unique, partition_if */
-    PP_PRIM_SORT = 4     /* sort and sort_pairs */
+    PP_PRIM_SORT = 4     /* sort, sort_pairs and their _copy forms */
 } pp_primitive;
 #define PP_PRIM_COUNT 5
 

@@ -212,6 +212,17 @@ static void test_histogram(void **state)
     }
 }
 
+/* dev's 8 bytes: head bytes of 0x5A (copied from an input), then 0xC3
+ * (the output's fill). */
+static void expect_copied(const tc_config *c, void *dev, size_t head, const char *what)
+{
+    unsigned char h[8 + TC_GUARD];
+    TC_DOWNLOAD(c->ctx, h, dev, 8, what);
+    for (size_t i = 0; i < 8; i++)
+        TC_REQUIRE(h[i] == (i < head ? 0x5A : 0xC3), "%s: byte %zu is 0x%02X after a copy of %zu bytes", what, i,
+                   h[i], head);
+}
+
 static void test_sort(void **state)
 {
     (void)state;
@@ -223,6 +234,8 @@ static void test_sort(void **state)
         for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
             pp_type t = tc_types[ti];
             void *k = tc_dev_filled(c->ctx, 8, 0x5A), *v = tc_dev_filled(c->ctx, 8, 0x5A);
+            void *ko = tc_dev_filled(c->ctx, 8, 0xC3), *vo = tc_dev_filled(c->ctx, 8, 0xC3);
+            const unsigned char fill[8] = {0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3};
             for (int o = 0; o < 2; o++) {
                 tc_case("%s prim=sort type=%s order=%d n=0 and n=1", tc_config_name(c), pp_type_name(t), o);
                 if (!tc_status_ok(c, pp_sort(c->ctx, t, NULL, 0, (pp_order)o), "pp_sort")) continue;
@@ -236,9 +249,28 @@ static void test_sort(void **state)
                 TC_OK(pp_sort(c->ctx, t, k, 1, (pp_order)o));
                 expect_sentinel(c, k, 8, "keys");
                 expect_sentinel(c, v, 8, "values");
+                /* out of place: n == 0 writes nothing, n == 1 copies */
+                TC_OK(pp_sort_copy(c->ctx, t, NULL, NULL, 0, (pp_order)o));
+                TC_OK(pp_sort_copy(c->ctx, t, k, ko, 0, (pp_order)o));
+                for (size_t vs = 1; vs <= 8; vs *= 2) {
+                    TC_OK(pp_sort_pairs_copy(c->ctx, t, NULL, NULL, NULL, NULL, vs, 0, (pp_order)o));
+                    TC_OK(pp_sort_pairs_copy(c->ctx, t, k, v, ko, vo, vs, 0, (pp_order)o));
+                }
+                expect_copied(c, ko, 0, "keys_out");
+                expect_copied(c, vo, 0, "values_out");
+                TC_OK(pp_sort_copy(c->ctx, t, k, ko, 1, (pp_order)o));
+                expect_copied(c, ko, tc_size(t), "keys_out");
+                TC_OK(pp_upload(c->ctx, ko, fill, 8));
+                TC_OK(pp_sort_pairs_copy(c->ctx, t, k, v, ko, vo, 2, 1, (pp_order)o));
+                expect_copied(c, ko, tc_size(t), "keys_out");
+                expect_copied(c, vo, 2, "values_out");
+                TC_OK(pp_upload(c->ctx, ko, fill, 8));
+                TC_OK(pp_upload(c->ctx, vo, fill, 8));
             }
             tc_dev_free(c->ctx, k);
             tc_dev_free(c->ctx, v);
+            tc_dev_free(c->ctx, ko);
+            tc_dev_free(c->ctx, vo);
         }
     }
 }

@@ -285,6 +285,7 @@ GROUP_TEST(reduce_scan)
 GROUP_TEST(histogram)
 GROUP_TEST(select)
 GROUP_TEST(sort)
+GROUP_TEST(sort_copy)
 GROUP_TEST(exact)
 GROUP_TEST(misc)
 GROUP_TEST(memory)
@@ -483,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_select),
         cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_sort_copy),
         cmocka_unit_test(test_exact),
     };
     int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);

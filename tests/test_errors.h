@@ -63,6 +63,7 @@ void errors_reduce_scan(fixture *f);
 void errors_histogram(fixture *f);
 void errors_select(fixture *f);
 void errors_sort(fixture *f);
+void errors_sort_copy(fixture *f);
 void errors_exact(fixture *f);
 
 #endif

@@ -432,6 +432,70 @@ void errors_sort(fixture *f)
     FX_CHECK(f, "the sort controls");
 }
 
+/* pp_sort_copy and pp_sort_pairs_copy: keys and values from f->keys and
+ * f->vals, into f->out and f->counts (N values of 2 bytes). */
+void errors_sort_copy(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    tc_case("%s sort_copy errors", pp_backend_name(pp_context_backend(ctx)));
+    const char *fs = "pp_sort_copy", *fp = "pp_sort_pairs_copy";
+    void *k = f->keys, *v = f->vals, *ko = f->out, *vo = f->counts;
+    EXPECT(NULL, pp_sort_copy(NULL, PP_I32, k, ko, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "ctx");
+    EXPECT(NULL, pp_sort_pairs_copy(NULL, PP_I32, k, v, ko, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+           "ctx");
+    EXPECT_NOWRITE(f, pp_sort_copy(ctx, bad_types[0], k, ko, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "type");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, vo, 2, N, (pp_order)2), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "order");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, vo, 3, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "value_size");
+    /* NULL arrays */
+    EXPECT_NOWRITE(f, pp_sort_copy(ctx, PP_I32, NULL, ko, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "keys_in");
+    EXPECT_NOWRITE(f, pp_sort_copy(ctx, PP_I32, k, NULL, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "keys_out");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, NULL, v, ko, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "keys_in");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, NULL, ko, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "values_in");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, NULL, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "keys_out");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, NULL, 2, N, PP_DESCENDING),
+                   PP_ERROR_INVALID_ARGUMENT, fp, "values_out");
+    /* the same buffer twice, but an output and its own input */
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, ko, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
+                   fp, "keys_out|values_out");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, k, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "keys_in|values_out");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, v, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "keys_out|values_in");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, k, ko, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "keys_in|values_in");
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, k, k, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
+                   "keys_out|values_out|keys_in|values_in");
+    if (f->addressable) { /* partial overlaps */
+        EXPECT_NOWRITE(f, pp_sort_copy(ctx, PP_I32, k, at(k, 4), N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
+                       "keys_out|keys_in");
+        EXPECT_NOWRITE(f, pp_sort_copy(ctx, PP_I32, at(k, 4), k, N, PP_DESCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
+                       "keys_out|keys_in");
+        EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, at(v, 2), 2, N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "values_out|values_in");
+        EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, at(k, 4 * N - 2), ko, vo, 2, N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "keys_in|values_in");
+        EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I16, k, v, ko, at(ko, 2 * N - 2), 2, N, PP_ASCENDING),
+                       PP_ERROR_INVALID_ARGUMENT, fp, "keys_out|values_out");
+        EXPECT_NOWRITE(f, pp_sort_copy(ctx, PP_I32, at(k, 2), ko, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs,
+                       "keys_in");
+        /* control: adjacent, keys_out right after keys_in */
+        EXPECT(ctx, pp_sort_copy(ctx, PP_I32, k, at(k, 4 * 16), 16, PP_ASCENDING), PP_SUCCESS, fs, NULL);
+        TC_OK(pp_upload(ctx, k, f->h_keys, BYTES));
+    }
+    FX_CHECK(f, "the sort_copy errors");
+    /* controls: in place through the copy entries (the inputs change) */
+    EXPECT(ctx, pp_sort_copy(ctx, PP_I32, k, k, N, PP_ASCENDING), PP_SUCCESS, fs, NULL);
+    EXPECT(ctx, pp_sort_pairs_copy(ctx, PP_I32, k, v, k, v, 2, N, PP_ASCENDING), PP_SUCCESS, fp, NULL);
+    TC_OK(pp_upload(ctx, k, f->h_keys, BYTES));
+    TC_OK(pp_upload(ctx, v, f->h_vals, BYTES));
+    FX_CHECK(f, "the sort_copy controls");
+}
+
 /* ---- exact sums ------------------------------------------------------------------------------------- */
 /* pp_exact_accumulate, pp_exact_merge and pp_exact_round: every bad
  * argument, the sum never written. The two without a context keep their

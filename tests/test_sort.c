@@ -1,4 +1,7 @@
-/* pp_sort and pp_sort_pairs against the reference: every type, both orders,
+/* pp_sort and pp_sort_pairs against the reference, and pp_sort_copy and
+ * pp_sort_pairs_copy (out of place: the inputs must be unchanged; with
+ * outputs that are the inputs; keys in place with values out of place):
+ * every type, both orders,
  * every value size (1, 2, 4, 8; values are the original indices, so
  * stability is checked), keys with many duplicates, floats with -0.0,
  * +0.0, +-inf and NaNs of both signs and many payloads (the output must be
@@ -96,6 +99,79 @@ static void truncate_values(const uint64_t *idx, size_t n, size_t vs, void *buf)
         for (size_t b = 0; b < vs; b++) p[i * vs + b] = (unsigned char)(idx[i] >> (8 * b));
 }
 
+/* n values of vs bytes in got against want: fails at the first difference. */
+static void expect_values(const void *got, const void *want, size_t n, size_t vs, const char *what)
+{
+    for (size_t j = 0; j < n; j++)
+        if (memcmp((const char *)got + j * vs, (const char *)want + j * vs, vs) != 0) {
+            uint64_t g = 0, w = 0;
+            memcpy(&g, (const char *)got + j * vs, vs);
+            memcpy(&w, (const char *)want + j * vs, vs);
+            TC_FAIL("%s: first difference at index %zu of %zu: got %llu, expected %llu (values are the original "
+                    "indices mod 2^%zu)", what, j, n, (unsigned long long)g, (unsigned long long)w, 8 * vs);
+        }
+}
+
+/* How a case sorts: in place (pp_sort, pp_sort_pairs); out of place into
+ * new arrays (pp_sort_copy, pp_sort_pairs_copy); through those with the
+ * outputs being the inputs (in place); keys in place and values out of
+ * place (pairs only). */
+enum { HOW_IN_PLACE, HOW_COPY, HOW_COPY_ALIASED, HOW_COPY_MIXED, HOW_COUNT };
+static const char *const how_names[HOW_COUNT] = {"in place", "copy", "copy (out = in)", "copy (keys in place)"};
+
+/* One case on c: keys (and with vs, values: the indices truncated to vs
+ * bytes, in vals) sorted as `how` says, checked against the reference
+ * (sorted, idx); arrays sorted out of place are checked unchanged. host,
+ * wantv: n * 8 bytes each (tc_halloc). */
+static void sort_case(const tc_config *c, pp_type t, size_t n, int o, size_t vs, int how, const void *keys,
+                      const void *sorted, const uint64_t *idx, void *vals, void *host, void *wantv)
+{
+    const size_t bytes = n * tc_size(t);
+    const pp_order order = (pp_order)o;
+    tc_case("%s prim=%s%s type=%s order=%s value_size=%zu n=%zu (%s)", tc_config_name(c),
+            vs ? "sort_pairs" : "sort", how == HOW_IN_PLACE ? "" : "_copy", pp_type_name(t),
+            o ? "descending" : "ascending", vs, n, how_names[how]);
+    void *dk = tc_dev_upload(c->ctx, keys, bytes), *dv = NULL;
+    if (vs) {
+        index_values(n, vs, vals);
+        dv = tc_dev_upload(c->ctx, vals, n * vs);
+    }
+    /* the outputs: new arrays (of another pattern) where they move */
+    void *ok = how == HOW_COPY ? tc_dev_filled(c->ctx, bytes, 0x5A) : dk;
+    void *ov = vs && (how == HOW_COPY || how == HOW_COPY_MIXED) ? tc_dev_filled(c->ctx, n * vs, 0x5A) : dv;
+    pp_status st;
+    const char *fn;
+    if (how == HOW_IN_PLACE) {
+        fn = vs ? "pp_sort_pairs" : "pp_sort";
+        st = vs ? pp_sort_pairs(c->ctx, t, dk, dv, vs, n, order) : pp_sort(c->ctx, t, dk, n, order);
+    } else {
+        fn = vs ? "pp_sort_pairs_copy" : "pp_sort_copy";
+        st = vs ? pp_sort_pairs_copy(c->ctx, t, dk, dv, ok, ov, vs, n, order)
+                : pp_sort_copy(c->ctx, t, dk, ok, n, order);
+    }
+    if (tc_status_ok(c, st, fn)) {
+        TC_DOWNLOAD(c->ctx, host, ok, bytes, "keys");
+        TC_EXPECT_BITS(t, host, sorted, n, "keys");
+        if (vs) {
+            TC_DOWNLOAD(c->ctx, host, ov, n * vs, "values");
+            truncate_values(idx, n, vs, wantv);
+            expect_values(host, wantv, n, vs, "values");
+        }
+        if (ok != dk) {
+            TC_DOWNLOAD(c->ctx, host, dk, bytes, "keys_in");
+            TC_EXPECT_BITS(t, host, keys, n, "keys_in (must be unchanged)");
+        }
+        if (ov != dv) {
+            TC_DOWNLOAD(c->ctx, host, dv, n * vs, "values_in");
+            expect_values(host, vals, n, vs, "values_in (must be unchanged)");
+        }
+    }
+    if (ok != dk) tc_dev_free(c->ctx, ok);
+    if (ov != dv) tc_dev_free(c->ctx, ov);
+    tc_dev_free(c->ctx, dk);
+    if (dv) tc_dev_free(c->ctx, dv);
+}
+
 /* big: 0 every configuration; 1 the large-size configurations (auto, cpu
  * with several threads); CUDA_ONLY the cuda backend's auto alone */
 #define CUDA_ONLY 2
@@ -133,48 +209,26 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
         const tc_config *c = &cfg[i];
         if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
         if (big == CUDA_ONLY && c->backend != PP_BACKEND_CUDA) continue;
-        /* keys, values of up to 8 bytes, and the library's working memory
-         * (keys and values again, and counts) */
-        if (!tc_need_buffers(c->ctx, what, TC_SCRATCH(n * (sz + 8)), bytes + n * 8 + 2 * TC_GUARD +
+        /* keys and values of up to 8 bytes, twice (out of place), and the
+         * library's working memory (keys and values again, and counts) */
+        if (!tc_need_buffers(c->ctx, what, TC_SCRATCH(n * (sz + 8)), 2 * (bytes + n * 8) + 4 * TC_GUARD +
                              TC_SCRATCH(n * (sz + 8)), 0))
             continue;
         tc_use(c, PP_PRIM_SORT);
         for (int o = 0; o < 2; o++) {
             for (size_t v = 0; v < 5; v++) {
                 size_t vs = vsizes[v];
+                const int large = n > 20000 || big;
                 /* large sizes: keys only and one value size per order */
-                if ((n > 20000 || big) && vs != 0 && v != 1 + ((size_t)o + c->threads + n) % 4) continue;
-                tc_case("%s prim=%s type=%s order=%s value_size=%zu n=%zu", tc_config_name(c),
-                        vs ? "sort_pairs" : "sort", pp_type_name(t), o ? "descending" : "ascending", vs, n);
-                void *dk = tc_dev_upload(c->ctx, keys, bytes);
-                void *dv = NULL;
-                pp_status st;
-                if (vs) {
-                    index_values(n, vs, vals);
-                    dv = tc_dev_upload(c->ctx, vals, n * vs);
-                    st = pp_sort_pairs(c->ctx, t, dk, dv, vs, n, (pp_order)o);
-                } else {
-                    st = pp_sort(c->ctx, t, dk, n, (pp_order)o);
-                }
-                if (tc_status_ok(c, st, vs ? "pp_sort_pairs" : "pp_sort")) {
-                    TC_DOWNLOAD(c->ctx, host, dk, bytes, "keys");
-                    TC_EXPECT_BITS(t, host, sorted[o], n, "keys");
-                    if (vs) {
-                        TC_DOWNLOAD(c->ctx, host, dv, n * vs, "values");
-                        truncate_values(idx[o], n, vs, wantv);
-                        for (size_t j = 0; j < n; j++)
-                            if (memcmp((char *)host + j * vs, (char *)wantv + j * vs, vs) != 0) {
-                                uint64_t g = 0, w = 0;
-                                memcpy(&g, (char *)host + j * vs, vs);
-                                memcpy(&w, (char *)wantv + j * vs, vs);
-                                TC_FAIL("values: first difference at index %zu of %zu: got %llu, expected %llu "
-                                        "(values are the original indices mod 2^%zu)",
-                                        j, n, (unsigned long long)g, (unsigned long long)w, 8 * vs);
-                            }
-                    }
-                }
-                tc_dev_free(c->ctx, dk);
-                if (dv) tc_dev_free(c->ctx, dv);
+                if (large && vs != 0 && v != 1 + ((size_t)o + c->threads + n) % 4) continue;
+                /* small sizes: in place, and one of the _copy ways in
+                 * turn (out of place in two turns of four); large sizes:
+                 * in place or out of place, in turn */
+                const size_t turn = ((size_t)o + v + n + (size_t)c->threads) % 4;
+                const int copy_how = turn == 2 ? HOW_COPY_ALIASED : turn == 3 && vs ? HOW_COPY_MIXED : HOW_COPY;
+                for (int how = 0; how < HOW_COUNT; how++)
+                    if (large ? how == (turn % 2 ? HOW_COPY : HOW_IN_PLACE) : how == HOW_IN_PLACE || how == copy_how)
+                        sort_case(c, t, n, o, vs, how, keys, sorted[o], idx[o], vals, host, wantv);
             }
         }
     }

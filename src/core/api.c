@@ -6,6 +6,7 @@
 #include "exact_acc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define FAIL(ctx, st, ...) return pp_fail((ctx), (st), __VA_ARGS__)
@@ -296,34 +297,89 @@ pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t 
     return select_common(ctx, &a);
 }
 
-static pp_status sort_common(pp_context *ctx, const char *fn, pp_type type, void *keys, void *values,
-                             size_t value_size, size_t n, pp_order order, int pairs)
+/* The copy slot, bytes from src to dst for the sort's fallback (and n ==
+ * 1); a failure's message names the call and both arrays, then the slot's
+ * own message (which names pp_copy). */
+static pp_status sort_copy_array(pp_context *ctx, const char *fn, void *dst, const char *dname, const void *src,
+                                 const char *sname, size_t bytes)
 {
-    TRY(check_type_n(ctx, fn, type, n));
-    if ((unsigned)order > PP_DESCENDING) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    if (dst == src) return PP_SUCCESS;
+    pp_status st = ctx->ops->copy(ctx, dst, src, bytes);
+    if (st == PP_SUCCESS) return st;
+    char why[sizeof ctx->error];
+    snprintf(why, sizeof why, "%s", ctx->failed ? ctx->error : pp_status_string(st));
+    FAIL(ctx, st, "%s: copying '%s' into '%s' failed: %s", fn, sname, dname, why);
+}
+
+/* pp_sort, pp_sort_pairs (a->keys_in == a->keys, a->values_in ==
+ * a->values) and their _copy forms (copy: messages name keys_in,
+ * keys_out, values_in, values_out). Where the backend's sort reads no
+ * inputs, where n == 1, or where one array is sorted in place and the other
+ * not, what moves is copied into the outputs first (the copy slot) and the
+ * sort runs in place, so a backend sees both in place or neither. */
+static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, int copy)
+{
+    const char *fn = a->fn;
+    const char *kin = copy ? "keys_in" : "keys", *kout = copy ? "keys_out" : "keys";
+    const char *vin = copy ? "values_in" : "values", *vout = copy ? "values_out" : "values";
+    const size_t n = a->n, vsize = a->value_size;
+    TRY(check_type_n(ctx, fn, a->type, n));
+    if ((unsigned)a->order > PP_DESCENDING) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)a->order);
     if (pairs) {
-        if (value_size != 1 && value_size != 2 && value_size != 4 && value_size != 8)
-            INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, value_size);
-        if (n > SIZE_MAX / value_size) INVALID(ctx, "%s: n * value_size overflows size_t", fn);
+        if (vsize != 1 && vsize != 2 && vsize != 4 && vsize != 8)
+            INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, vsize);
+        if (n > SIZE_MAX / vsize) INVALID(ctx, "%s: n * value_size overflows size_t", fn);
     }
     if (n == 0) return PP_SUCCESS;
-    NEED(keys, "keys");
-    ALIGNED(keys, pp_type_size(type), "keys");
+    const size_t ksize = pp_type_size(a->type), kb = n * ksize, vb = pairs ? n * vsize : 0;
+    NEED(a->keys_in, kin);
+    ALIGNED(a->keys_in, ksize, kin);
     if (pairs) {
-        NEED(values, "values");
-        ALIGNED(values, value_size, "values");
-        NO_OVERLAP(values, n * value_size, "values", keys, n * pp_type_size(type), "keys");
+        NEED(a->values_in, vin);
+        ALIGNED(a->values_in, vsize, vin);
     }
-    if (n == 1) return PP_SUCCESS;
-    const pp_sort_args a = {fn, type, keys, pairs ? values : NULL, value_size, n, order};
-    DISPATCH(sort, PP_PRIM_SORT, &a);
+    if (copy) {
+        NEED(a->keys, kout);
+        ALIGNED(a->keys, ksize, kout);
+        if (pairs) {
+            NEED(a->values, vout);
+            ALIGNED(a->values, vsize, vout);
+        }
+    }
+    /* every pair of the (up to) four arrays but an output and its own input */
+    if (a->keys != a->keys_in)
+        NO_OVERLAP(a->keys, kb, kout, a->keys_in, kb, "keys_in (only keys_out == keys_in is allowed)");
+    if (pairs) {
+        if (a->values != a->values_in)
+            NO_OVERLAP(a->values, vb, vout, a->values_in, vb, "values_in (only values_out == values_in is allowed)");
+        NO_OVERLAP(a->values, vb, vout, a->keys, kb, kout);
+        if (copy) {
+            NO_OVERLAP(a->values, vb, vout, a->keys_in, kb, kin);
+            NO_OVERLAP(a->keys, kb, kout, a->values_in, vb, vin);
+            NO_OVERLAP(a->values_in, vb, vin, a->keys_in, kb, kin);
+        }
+    }
+    const int kmove = a->keys != a->keys_in, vmove = pairs && a->values != a->values_in;
+    if (n == 1 && !kmove && !vmove) return PP_SUCCESS;
+    pp_sort_args s = *a;
+    if (!pairs) s.values = NULL, s.values_in = NULL;
+    pp_status st = enter(ctx, fn);
+    if (st == PP_SUCCESS && (n == 1 || !ctx->ops->sort_reads_inputs || (pairs && kmove != vmove))) {
+        st = sort_copy_array(ctx, fn, s.keys, kout, s.keys_in, kin, kb);
+        if (st == PP_SUCCESS && pairs) st = sort_copy_array(ctx, fn, s.values, vout, s.values_in, vin, vb);
+        s.keys_in = s.keys;
+        s.values_in = s.values;
+    }
+    if (st == PP_SUCCESS && n > 1) st = ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
+    return pp_end(ctx, fn, st);
 }
 
 pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order)
 {
     static const char fn[] = "pp_sort";
     PP_BEGIN(ctx, fn);
-    return sort_common(ctx, fn, type, keys, NULL, 0, n, order, 0);
+    const pp_sort_args a = {fn, type, keys, NULL, 0, n, order, keys, NULL};
+    return sort_common(ctx, &a, 0, 0);
 }
 
 pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size, size_t n,
@@ -331,5 +387,23 @@ pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values,
 {
     static const char fn[] = "pp_sort_pairs";
     PP_BEGIN(ctx, fn);
-    return sort_common(ctx, fn, type, keys, values, value_size, n, order, 1);
+    const pp_sort_args a = {fn, type, keys, values, value_size, n, order, keys, values};
+    return sort_common(ctx, &a, 1, 0);
+}
+
+pp_status pp_sort_copy(pp_context *ctx, pp_type type, const void *keys_in, void *keys_out, size_t n, pp_order order)
+{
+    static const char fn[] = "pp_sort_copy";
+    PP_BEGIN(ctx, fn);
+    const pp_sort_args a = {fn, type, keys_out, NULL, 0, n, order, keys_in, NULL};
+    return sort_common(ctx, &a, 0, 1);
+}
+
+pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *keys_in, const void *values_in,
+                             void *keys_out, void *values_out, size_t value_size, size_t n, pp_order order)
+{
+    static const char fn[] = "pp_sort_pairs_copy";
+    PP_BEGIN(ctx, fn);
+    const pp_sort_args a = {fn, type, keys_out, values_out, value_size, n, order, keys_in, values_in};
+    return sort_common(ctx, &a, 1, 1);
 }

@@ -99,6 +99,26 @@ void pp_cpu_parallel_copy(const pp_context *ctx, void *dst, const void *src, siz
     }
 }
 
+/* Pages the process has never touched (a new array) are mapped at the
+ * first write, and the kernel zeroes them through the cache: a streaming
+ * store into such a page then writes its lines a second time, and threads
+ * that meet in one huge page wait for each other's fault. Touched here
+ * first, each thread in its own part, they are mapped at once, before a
+ * sort's streaming stores; pages mapped already cost a store each. */
+void pp_cpu_touch(const pp_context *ctx, void *p, size_t bytes)
+{
+    if (!bytes) return;
+    const int nt = pp_cpu_threads_for(ctx, bytes, (size_t)1 << 20);
+#pragma omp parallel num_threads(nt)
+    {
+        size_t b, e;
+        pp_cpu_part(bytes, (size_t)omp_get_num_threads(), (size_t)omp_get_thread_num(), &b, &e);
+        char *c = (char *)p;
+        for (size_t i = b; i < e; i += 4096) c[i] = 0;
+        if (e > b) c[e - 1] = 0;
+    }
+}
+
 static pp_status cpu_copy(pp_context *ctx, void *dst, const void *src, size_t bytes)
 {
     pp_cpu_parallel_copy(ctx, dst, src, bytes);
@@ -167,5 +187,6 @@ const pp_backend_ops pp_cpu_ops = {
     .histogram = {[PP_ALGO_AUTO] = pp_cpu_histogram, [PP_ALGO_SEQUENTIAL] = pp_cpu_histogram_sequential},
     .select = {[PP_ALGO_AUTO] = pp_cpu_select, [PP_ALGO_SEQUENTIAL] = pp_cpu_select_sequential},
     .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
+    .sort_reads_inputs = 1, /* out of place in its passes (cpu_sort.c) */
     .exact_sum = pp_cpu_exact_sum,
 };

@@ -42,6 +42,9 @@ static inline void pp_cpu_part(size_t n, size_t parts, size_t i, size_t *b, size
 
 /* memcpy spread over the context's threads. */
 void pp_cpu_parallel_copy(const pp_context *ctx, void *dst, const void *src, size_t bytes);
+/* A zero byte into every page of [p, p + bytes), memory about to be
+ * overwritten whole, a contiguous part per thread (cpu_backend.c). */
+void pp_cpu_touch(const pp_context *ctx, void *p, size_t bytes);
 
 /* The primitives: PP_ALGO_AUTO's, and PP_ALGO_SEQUENTIAL's (one thread,
  * one loop) in each file. */

@@ -55,6 +55,16 @@
  * whole sort is; the sample decides only where buckets are cut.
  * PP_ALGO_SEQUENTIAL: the same passes on one thread.
  *
+ * Out of place (a->keys_in != a->keys: pp_sort_copy, pp_sort_pairs_copy;
+ * the table's sort_reads_inputs): every path reads the inputs where it
+ * first reads keys (the bits sweep, the sample, the first count and pass)
+ * and ends in the outputs: the MSD split scatters the input into scratch
+ * and sorts the buckets into the output; LSD passes alternate between
+ * scratch and the output from the input, so that the last one writes the
+ * output; the counting sort counts the input and fills the output. The
+ * outputs of a large sort are touched first (pp_cpu_touch), so that a new
+ * array's pages are mapped before the streaming stores.
+ *
  * The per-type kernels (radix keys, digit counts, scatters) are the
  * template cpu_sort.inc, instantiated for every type of the list
  * (cpu_instances.h); the passes are plain C over their table.
@@ -229,7 +239,7 @@ typedef struct sort_job {
     size_t wcbytes;
     size_t base;           /* the tiles cover [base, base + n) */
     /* MSD split (msd_range) */
-    char *ukeys, *uvals;   /* the user's arrays (the results' place) */
+    char *ukeys, *uvals;   /* the user's output arrays (the results' place) */
     char *skeys, *svals;   /* scratch arrays of as many keys and values */
     unsigned lo, rest;     /* the buckets' bits [lo, lo + rest) */
     size_t buckets;        /* buckets (start[] has as many) */
@@ -367,6 +377,14 @@ static void copy_tile(const void *job, size_t t, int thread)
     if (j->vsrc) memcpy(j->vdst + b * j->vsize, j->vsrc + b * j->vsize, (e - b) * j->vsize);
 }
 
+/* Copies the job's range from j->src/vsrc to dst/vdst, a tile per claim. */
+static void copy_range(sort_job *j, int nt, char *dst, char *vdst)
+{
+    j->dst = dst;
+    j->vdst = vdst;
+    pp_cpu_for_tiles(nt, (j->n + SORT_TILE - 1) / SORT_TILE, copy_tile, j);
+}
+
 /* The lowest set bit of v != 0, and the number of bits up to its highest. */
 static unsigned low_bit(uint64_t v)
 {
@@ -408,9 +426,10 @@ static void range_starts(sort_job *j, int nt, size_t *start)
     for (size_t d = 0; d <= j->dg.dmask; d++) start[d] += j->base;
 }
 
-/* The other place of keys at ks: scratch for the user's arrays and back. */
-static char *other_keys(const sort_job *j, const char *ks) { return ks == j->ukeys ? j->skeys : j->ukeys; }
-static char *other_vals(const sort_job *j, const char *ks) { return ks == j->ukeys ? j->svals : j->uvals; }
+/* The other place of keys at ks: the user's output arrays for scratch, and
+ * scratch for them or for the inputs of an out-of-place sort. */
+static char *other_keys(const sort_job *j, const char *ks) { return ks == j->skeys ? j->ukeys : j->skeys; }
+static char *other_vals(const sort_job *j, const char *ks) { return ks == j->skeys ? j->uvals : j->svals; }
 
 /* The leading digit of a range [b, e) of m keys with `bits` bits left,
  * given start[] of its top wc bits (counted): of those, the fewest bits
@@ -627,9 +646,9 @@ static void bucket_tile(const void *job, size_t t, int thread)
 }
 
 /* The MSD split (see the top of the file). Keys [b, e) and their values
- * lie in ks/vs (the user's arrays or scratch's) and end sorted in the
- * user's, by the bits [lo, lo + bits) of their radix keys (the others are
- * equal in all of them). */
+ * lie in ks/vs (the user's input or output arrays, or scratch's) and end
+ * sorted in the user's output arrays, by the bits [lo, lo + bits) of their
+ * radix keys (the others are equal in all of them). */
 static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t b, size_t e, unsigned lo,
                       unsigned bits, int nt, unsigned depth)
 {
@@ -668,11 +687,8 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
     if (all < radix) { /* one digit in all keys: no move */
         const unsigned rest = j.bbits ? j.bbits[all] : bits - w;
         if (rest > 0) msd_range(j0, ks, vs, b, e, lo, rest, nt, depth + 1);
-        else if (ks != j.ukeys) { /* sorted already, in scratch: copy back */
-            j.dst = j.ukeys;
-            j.vdst = j.uvals;
-            pp_cpu_for_tiles(nt, (m + SORT_TILE - 1) / SORT_TILE, copy_tile, &j);
-        }
+        else if (ks != j.ukeys) /* sorted already, in scratch or the input: copy out */
+            copy_range(&j, nt, j.ukeys, j.uvals);
         return;
     }
     j.dst = ok;
@@ -685,9 +701,7 @@ static void msd_range(const sort_job *j0, const char *ks, const char *vs, size_t
         if (ok != j.ukeys) {
             j.src = ok;
             j.vsrc = j.vdst;
-            j.dst = j.ukeys;
-            j.vdst = j.uvals;
-            pp_cpu_for_tiles(nt, (m + SORT_TILE - 1) / SORT_TILE, copy_tile, &j);
+            copy_range(&j, nt, j.ukeys, j.uvals);
         }
         return;
     }
@@ -715,7 +729,8 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
 {
     const sort_kernels *k = &sort_table[a->type];
     const char *fn = a->fn;
-    void *keys = a->keys, *vals = a->values;
+    char *keys = (char *)a->keys, *vals = (char *)a->values;
+    const char *kin = (const char *)a->keys_in, *vin = (const char *)a->values_in;
     size_t vsize = a->value_size;
     const size_t n = a->n;
     const uint64_t mask = a->order == PP_DESCENDING ? ~(uint64_t)0 : 0;
@@ -730,7 +745,8 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.n = n;
     j.vsize = vsize;
     j.mask = mask;
-    j.src = (const char *)keys;
+    j.src = kin;
+    j.vsrc = vin;
 
     /* The digits: the span of bits where radix keys differ (the bits sweep,
      * into a first, small scratch), in as few digits of WIDTH_MAX bits at
@@ -754,7 +770,10 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         }
         if (k->nonan && !nan) j.k = k = k->nonan;
         const uint64_t differ = o ^ an;
-        if (!differ) return PP_SUCCESS; /* every radix key equal: already in (stable) order */
+        if (!differ) { /* every radix key equal: already in (stable) order */
+            if (kin != keys) copy_range(&j, nt, keys, vals);
+            return PP_SUCCESS;
+        }
         lo = low_bit(differ);
         span = bit_length(differ) - lo;
         const unsigned wmax = n >= SORT_WIDE ? WIDTH_MAX : 8;
@@ -782,6 +801,10 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     char *scr = (char *)pp_cpu_scratch(
         ctx, kbytes + vbytes + hbytes + (size_t)nt * (wcbytes + tmpbytes) + cbytes + sbytes + tcbytes + spbytes, fn);
     if (!scr) return PP_ERROR_OUT_OF_MEMORY;
+    if (kin != keys && n * (k->size + vsize) >= PP_CPU_STREAM_BYTES) { /* out of place: maybe a new array */
+        pp_cpu_touch(ctx, keys, n * k->size);
+        if (vals) pp_cpu_touch(ctx, vals, n * vsize);
+    }
     j.hist = (size_t *)(scr + kbytes + vbytes);
     size_t *start = j.hist + (size_t)nt * RADIX_MAX;
     j.wc = scr + kbytes + vbytes + hbytes;
@@ -797,8 +820,8 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     j.split_lut = (uint16_t *)(j.split_cnt + np + 1);
     j.split_bits = (uint8_t *)(j.split_lut + np);
     if (msd) {
-        j.ukeys = (char *)keys;
-        j.uvals = (char *)vals;
+        j.ukeys = keys;
+        j.uvals = vals;
         j.skeys = scr;
         j.svals = vals ? scr + kbytes : NULL;
         j.bucket_max = bmax;
@@ -808,7 +831,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         j.seq_max = SORT_SEQ_MAX / (k->size + vsize);
         if (j.seq_max > n / (size_t)nt) j.seq_max = n / (size_t)nt;
         if (j.seq_max < bmax) j.seq_max = bmax;
-        msd_range(&j, (const char *)keys, (const char *)vals, 0, n, lo, span, nt, 0);
+        msd_range(&j, kin, vin, 0, n, lo, span, nt, 0);
         return PP_SUCCESS;
     }
 
@@ -818,17 +841,21 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     range_starts(&j, nt, start);
     j.start = start;
     if (counting) {
-        j.dst = (char *)keys;
+        j.dst = keys;
         pp_cpu_for_tiles(nt, 256, fill_run, &j);
         return PP_SUCCESS;
     }
 
     /* The passes; each scatter counts the next pass's digit. The first
-     * pass takes its tiles' counts from range_starts. */
+     * pass takes its tiles' counts from range_starts. They go from the
+     * input to scratch and the output in turn: an odd number ends in the
+     * output where the input is another array (the first pass writes it),
+     * else in scratch, copied back. */
     j.count_next = 1;
-    j.dst = scr;
-    j.vsrc = (const char *)vals;
-    j.vdst = vals ? scr + kbytes : NULL;
+    char *const sv = vals ? scr + kbytes : NULL;
+    const int first_out = kin != keys && npass % 2;
+    j.dst = first_out ? keys : scr;
+    j.vdst = first_out ? vals : sv;
     for (unsigned p = 0; p < npass; p++) {
         const unsigned q = p + 1 < npass ? p + 1 : p; /* the last pass counts its own digit again, unused */
         j.dg.shift = lo + p * width;
@@ -837,17 +864,12 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         chain_pass(&j, nt);
         j.tc = NULL; /* later passes count their tiles themselves */
         digit_starts(j.hist, nt, radix, start);
-        const char *ts = j.src, *tv = j.vsrc;
         j.src = j.dst;
-        j.dst = (char *)ts;
         j.vsrc = j.vdst;
-        j.vdst = (char *)tv;
+        j.dst = j.src == scr ? keys : scr;
+        j.vdst = j.src == scr ? vals : sv;
     }
-    if (j.src != (const char *)keys) { /* an odd number of passes: copy back */
-        j.dst = (char *)keys;
-        j.vdst = (char *)vals;
-        pp_cpu_for_tiles(nt, ntiles, copy_tile, &j);
-    }
+    if (j.src != keys) copy_range(&j, nt, keys, vals); /* in place, an odd number of passes */
     return PP_SUCCESS;
 }
 

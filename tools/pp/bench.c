@@ -23,6 +23,7 @@ const variant_info VARIANTS[V_COUNT] = {
     {"partition_if", PP_PRIM_SELECT, 0},
     {"sort_keys", PP_PRIM_SORT, 0},
     {"sort_pairs", PP_PRIM_SORT, 0},
+    {"sort_keys_copy", PP_PRIM_SORT, 0},
 };
 
 const char *const DATASET_NAMES[D_COUNT] = {"rand", "inc", "const"};

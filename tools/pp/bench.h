@@ -13,6 +13,7 @@
  *   select_flagged     n*s + n + k*s              plus one flag byte each
  *   partition_if       2*n*s                      every element is written
  *   sort (keys)        2*n*s                      one read and one write
+ *                                                 (sort_keys_copy too)
  *   sort_pairs         2*n*s + 2*n*value_size
  *
  * "copy fraction" is t_copy / t_primitive, where t_copy is the time pp_copy
@@ -42,7 +43,9 @@
 /* What a row benchmarks: a primitive, or one form of it. */
 typedef enum variant {
     V_REDUCE, V_SCAN_INCL, V_SCAN_EXCL, V_HIST_EVEN, V_HIST_RANGE, V_SELECT_IF,
-    V_SELECT_FLAGGED, V_UNIQUE, V_PARTITION_IF, V_SORT_KEYS, V_SORT_PAIRS, V_COUNT
+    V_SELECT_FLAGGED, V_UNIQUE, V_PARTITION_IF, V_SORT_KEYS, V_SORT_PAIRS,
+    V_SORT_KEYS_COPY, /* pp_sort_copy; by its name only (in no group) */
+    V_COUNT
 } variant;
 
 typedef struct variant_info {

@@ -77,7 +77,7 @@ const char *case_setup(pp_context *ctx, bench_case *c, const case_spec *spec, co
 }
 
 /* Untimed preparation before each run: sorts work in place, so they get a
- * fresh copy of the unsorted input. */
+ * fresh copy of the unsorted input (sort_keys_copy reads the input itself). */
 static pp_status case_prepare(pp_context *ctx, bench_case *c)
 {
     pp_status st = PP_SUCCESS;
@@ -112,6 +112,7 @@ static pp_status case_call(pp_context *ctx, bench_case *c)
     case V_SORT_KEYS: return pp_sort(ctx, c->type, c->d_out, c->n, PP_ASCENDING);
     case V_SORT_PAIRS:
         return pp_sort_pairs(ctx, c->type, c->d_out, c->d_vals_work, SORT_VALUE_SIZE, c->n, PP_ASCENDING);
+    case V_SORT_KEYS_COPY: return pp_sort_copy(ctx, c->type, c->d_in, c->d_out, c->n, PP_ASCENDING);
     default: return PP_ERROR_INTERNAL;
     }
 }
@@ -145,7 +146,8 @@ double case_bytes(const bench_case *c)
     case V_UNIQUE: return n * s + k * s;
     case V_SELECT_FLAGGED: return n * s + n + k * s;
     case V_PARTITION_IF: return 2 * n * s;
-    case V_SORT_KEYS: return 2 * n * s;
+    case V_SORT_KEYS:
+    case V_SORT_KEYS_COPY: return 2 * n * s;
     case V_SORT_PAIRS: return 2 * n * s + 2 * n * SORT_VALUE_SIZE;
     default: return 0;
     }

@@ -84,7 +84,8 @@ static const char *case_reference(bench_case *c, sort_ref_cache *cache)
     case V_UNIQUE: c->r_count = ref_unique(c->type, c->h_in, n, c->r_out); break;
     case V_PARTITION_IF: c->r_count = ref_partition_if(c->type, c->h_in, n, PP_LT, c->value, c->r_out); break;
     case V_SORT_KEYS:
-    case V_SORT_PAIRS: {
+    case V_SORT_PAIRS:
+    case V_SORT_KEYS_COPY: {
         const char *err = case_reference_sort(c, cache);
         if (err) return err;
         break;

@@ -218,7 +218,8 @@ const char *case_make_input(bench_case *c, size_t bins)
     int hist = c->v == V_HIST_EVEN || c->v == V_HIST_RANGE;
     /* The seed depends on the case, so that each row's input is the same
      * whatever else is benchmarked. */
-    variant sv = c->v == V_SORT_PAIRS ? V_SORT_KEYS : c->v; /* both sorts sort the same keys */
+    /* the sorts sort the same keys */
+    variant sv = c->v == V_SORT_PAIRS || c->v == V_SORT_KEYS_COPY ? V_SORT_KEYS : c->v;
     rng r = {c->seed ^ ((uint64_t)sv << 56) ^ ((uint64_t)t << 48) ^ ((uint64_t)c->op << 40) ^ (uint64_t)c->n};
     rnd(&r);
 

@@ -134,7 +134,8 @@ static const cli_option BENCH_OPTIONS[] = {
      .help = "all (default), or groups reduce, scan, histogram, select, sort,\n"
              "or variants scan_inclusive, scan_exclusive, histogram_even,\n"
              "histogram_range, select_if, select_flagged, unique,\n"
-             "partition_if, sort_keys, sort_pairs"},
+             "partition_if, sort_keys, sort_pairs; sort_keys_copy (pp_sort_copy\n"
+             "from the input into another array; in no group)"},
     {.name = "--type", .alias = "--types", .metavar = "T", .kind = CLI_LIST, .item = one_type, .what = "type",
      .help = "u32,f32 (default), any of i8 u8 i16 u16 i32 u32 i64 u64 f32 f64,\n"
              "or all, ints, floats"},

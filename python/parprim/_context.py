@@ -425,7 +425,7 @@ class Context:
         one NaN for all NaNs (at the end), and one zero for -0.0 and +0.0
         (parprim keeps -0.0 where the input has one, since its sort puts
         -0.0 first; NumPy keeps whichever zero its unstable sort puts first).
-        a is not changed (the sort works on a copy).
+        a is not changed (the sort writes another array).
         """
         with self._run(a) as r:
             x = r.input(a)
@@ -434,7 +434,7 @@ class Context:
                 count = self._c.unique(x.h, y.h, x.code, x.n)
                 return r.result(y, count)
             s = r.private(x)
-            self._c.sort(s.h, False, x.code, x.n)
+            self._c.sort_copy(x.h, s.h, False, x.code, x.n)
             m = x.n
             if x.dtype.kind == "f" and m:
                 # NaNs sort last: keep the unique non-NaN values and the first NaN
@@ -458,7 +458,8 @@ class Context:
             return r.result(y), count
 
     def sort(self, a, descending=False, out=None, nan_last=True):
-        """Stable radix sort (pp_sort).
+        """Stable radix sort (pp_sort_copy: the sort reads a and writes the
+        result, with no copy of a first).
 
         Returns the sorted elements: a new array, or out (an array of a's
         dtype and size; out=a sorts a in place). a is not changed otherwise.
@@ -487,22 +488,23 @@ class Context:
                     self._c.sort(y.h, True, x.code, m)
             else:
                 y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
-                self._c.sort(y.h, desc, x.code, x.n)
+                self._c.sort_copy(x.h, y.h, desc, x.code, x.n)
             return r.result(y)
 
     def sort_pairs(self, keys, values, descending=False, nan_last=True):
         """Sorts keys as sort() does and moves values[i] with keys[i]
-        (pp_sort_pairs). values: an array of keys' length whose items are 1,
-        2, 4 or 8 bytes (any such dtype). Returns (keys, values): new arrays;
-        the inputs are not changed. Stable in both orders; descending and
-        nan_last as for sort()."""
+        (pp_sort_pairs_copy: the sort writes the new arrays). values: an
+        array of keys' length whose items are 1, 2, 4 or 8 bytes (any such
+        dtype). Returns (keys, values): new arrays; the inputs are not
+        changed. Stable in both orders; descending and nan_last as for
+        sort()."""
         desc = bool(descending)
         with self._run(keys) as r:
             k = r.input(keys, "keys")
-            v = r.values(values, k.n)
+            v = r.unshared(k, r.values(values, k.n))
             ky = r.output(k.dtype, k.n, src=k, what="keys")
             vy = r.output(v.dtype, k.n, src=v, what="values")
-            self._c.sort_pairs(ky.h, vy.h, v.dtype.itemsize, desc, k.code, k.n)
+            self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, desc, k.code, k.n)
             if desc and nan_last and k.dtype.kind == "f" and k.n:
                 # The C order has the NaN keys first: move them and their values last.
                 t = r.scratch(k.dtype, k.n)

@@ -40,11 +40,6 @@ class _Op:
         self.h, self.obj, self.dtype, self.code, self.n, self.count = h, obj, dtype, code, n, None
 
 
-# From this size a host run copies arrays with pp_copy (measured on 2 cores:
-# 64 MiB in 6.1-7.5 ms against 11.0-12.1 ms for ndarray.copy).
-_PARALLEL_COPY_BYTES = 1 << 20
-
-
 class _HostRun:
     """cpu context, NumPy arrays (or PyTorch CPU tensors, seen through
     NumPy): C works on the arrays' own memory."""
@@ -72,40 +67,38 @@ class _HostRun:
         return _Op(v, v, v.dtype, -1, n)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
-        """An output of n elements: out (checked) or a new array; src: an
-        input whose data the output starts with (copied unless out is
-        src's own memory); inplace: the input out may be (exactly)."""
+        """An output of n elements: out (checked) or a new array; inplace:
+        the input out may be (exactly). src: the input that an out-of-place
+        call (pp_sort_copy) reads into the output; a run that holds a
+        private copy of it (staged) gives that copy as the output, so the
+        call runs in place there. Here the output is new memory or out."""
         code = CODE.get(dtype, -1)
         if out is None:
             y = np.empty(n, dtype)
-            if src is not None:
-                self.copy_in(y, src.h)
             return _Op(y, y, dtype, code, n)
         y = host_out(out, dtype, n, what)
         check_no_overlap(y, [i.h for i in inputs], what, () if inplace is None else (inplace.h,))
-        if src is not None and not same_memory(y, src.h):
-            self.copy_in(y, src.h)
         return _Op(y, out, dtype, code, n)
-
-    def copy_in(self, y, x):
-        """y[:] = x (C-contiguous, same size): large arrays with pp_copy, on
-        every thread of the context (NumPy copies on one)."""
-        if x.nbytes >= _PARALLEL_COPY_BYTES and y.flags.c_contiguous and x.flags.c_contiguous:
-            self.c.copy(y.ctypes.data, x.ctypes.data, x.nbytes)
-        else:
-            np.copyto(y, x)
 
     def scratch(self, dtype, n):
         t = np.empty(n, dtype)
         return _Op(t, None, dtype, CODE.get(dtype, -1), n)
 
     def private(self, x):
-        """A copy of x that the call may change."""
-        t = x.h.copy()
-        return _Op(t, None, x.dtype, x.code, x.n)
+        """Memory of x's size and type that the call may change, for an
+        out-of-place call from x (as output()'s src): x's private copy
+        where the run holds one (staged), else new (uninitialized)."""
+        return self.scratch(x.dtype, x.n)
 
     def same(self, x, y):
         return same_memory(x.h, y.h)
+
+    def unshared(self, x, y):
+        """y, or a copy of it where it shares memory with x (the C calls
+        take no overlapping inputs)."""
+        if x.n and y.n and np.may_share_memory(x.h, y.h):
+            return _Op(y.h.copy(), y.obj, y.dtype, y.code, y.n)
+        return y
 
     def copy(self, dst, src, n, dst_off=0, src_off=0):
         dst.h[dst_off:dst_off + n] = src.h[src_off:src_off + n]
@@ -216,7 +209,7 @@ class _StagedRun:
             check_no_overlap(flat, [i.obj for i in inputs], what, () if inplace is None else (inplace.obj,))
             host = out
         if src is not None:
-            h = src.h  # the uploaded copy is private: the call may change it
+            h = src.h  # the uploaded copy is private: the out-of-place call runs in place on it
         elif inplace is not None and out is not None and same_memory(flat, inplace.obj):
             h = inplace.h
         else:
@@ -234,6 +227,9 @@ class _StagedRun:
 
     def same(self, x, y):
         return x.h == y.h
+
+    def unshared(self, x, y):
+        return y  # every input is an upload of its own
 
     def copy(self, dst, src, n, dst_off=0, src_off=0):
         if dst_off or src_off:
@@ -376,8 +372,6 @@ class _DeviceRun:
                     if inplace is i and y.h == i.h and nb == ib:
                         continue
                     raise InvalidArgument(f"parprim: argument '{what}' overlaps an input")
-        if src is not None and y.h != src.h and n:
-            self.c.copy(y.h, src.h, n * dtype.itemsize)
         return y
 
     def scratch(self, dtype, n):
@@ -387,12 +381,18 @@ class _DeviceRun:
         return _Op(v.ptr, obj, dtype, CODE.get(dtype, -1), n)
 
     def private(self, x):
-        t = self.scratch(x.dtype, x.n)
-        self.copy(t, x, x.n)
-        return _Op(t.h, None, x.dtype, x.code, x.n)
+        return self.scratch(x.dtype, x.n)
 
     def same(self, x, y):
         return x.h == y.h
+
+    def unshared(self, x, y):
+        xb, yb = x.n * x.dtype.itemsize, y.n * y.dtype.itemsize
+        if xb and yb and x.h < y.h + yb and y.h < x.h + xb:
+            t = self.scratch(y.dtype, y.n)
+            self.copy(t, y, y.n)
+            return _Op(t.h, y.obj, y.dtype, y.code, y.n)
+        return y
 
     def copy(self, dst, src, n, dst_off=0, src_off=0):
         isz = src.dtype.itemsize

@@ -51,6 +51,32 @@ def test_wrong_dtype(backend, dtype):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_sort_copy_overlap(backend):
+    """The out-of-place sort's arrays: out= overlapping the input (not
+    exactly it) is refused by the binding; overlapping arrays given to the
+    C call (the low-level context) come back as InvalidArgument naming the
+    C call and the argument; nothing is written."""
+    ctx = context(backend)
+    a = np.arange(100, dtype=np.int32)[::-1].copy()
+    keep = a.copy()
+    raises(parprim.InvalidArgument, ctx.sort, a[:99], out=a[1:])
+    assert_bits(a, keep, "input after a refused out=")
+    if backend != "cpu":
+        return  # the low-level calls below take host memory on cpu only
+    buf = np.arange(64, dtype=np.int32)[::-1].copy()
+    keep = buf.copy()
+    e = raises(parprim.InvalidArgument, ctx._c.sort_copy, buf[:32], buf[16:48], False, -1, -1)
+    assert "pp_sort_copy" in str(e) and "keys_out" in str(e), str(e)
+    e = raises(parprim.InvalidArgument, ctx._c.sort_pairs_copy, buf[:16], buf[16:32], buf[32:48], buf[:16], 4,
+               False, -1, -1)
+    assert "pp_sort_pairs_copy" in str(e) and "values_out" in str(e), str(e)
+    assert_bits(buf, keep, "arrays after refused calls")
+    raises(parprim.InvalidArgument, ctx._c.sort_copy, buf[:32], buf[32:48], False, -1, -1)  # keys_out too short
+    raises(parprim.InvalidArgument, ctx._c.sort_copy, buf[:32], np.zeros(32, np.float32), False, -1, -1)
+    assert_bits(buf, keep, "arrays after refused calls")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_sort_pairs_bad_values(backend):
     ctx = context(backend)
     keys = np.arange(8, dtype=np.int32)

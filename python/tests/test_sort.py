@@ -1,4 +1,5 @@
-"""sort and sort_pairs: every backend, algorithm and type, both orders,
+"""sort and sort_pairs (out of place: new arrays or out=, the inputs
+unchanged; and in place): every backend, algorithm and type, both orders,
 exact (bit for bit, NaN payloads included) and stable against a NumPy
 oracle of the header's order (-0.0 before +0.0, every NaN above +inf and
 equal to every other NaN); ascending puts NaNs last like np.sort, descending
@@ -97,8 +98,8 @@ def test_sort_ascending_matches_np_sort(backend, rng):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_sort_large_new_and_out_arrays(backend, rng):
-    """Arrays above 1 MiB (copied into the result with pp_copy on cpu): a
-    new result, an out= array, and pairs; the inputs stay unchanged."""
+    """Arrays above 1 MiB (sorted out of place into the result): a new
+    result, an out= array, and pairs; the inputs stay unchanged."""
     ctx = context(backend)
     n = 300007
     a = make_data(rng, np.uint32, n, "random")
@@ -114,6 +115,51 @@ def test_sort_large_new_and_out_arrays(backend, rng):
     assert_bits(w, v[order], "values")
     assert_bits(a, keep_a, "input keys")
     assert_bits(v, keep_v, "input values")
+
+
+@pytest.mark.parametrize("backend,algo,dtype", combos("sort"))
+def test_sort_out_of_place(backend, algo, dtype, rng):
+    """The out-of-place sort (pp_sort_copy, pp_sort_pairs_copy): into a new
+    array, into a distinct out= array, in place through out=a, and pairs,
+    from read-only inputs, which stay unchanged."""
+    ctx = context(backend, "sort", algo)
+    for i, n in enumerate((0, 1, 2, 33, 1025, 65537)):
+        kind = _kinds(dtype)[i % len(_kinds(dtype))]
+        a = make_data(rng, dtype, n, kind)
+        keep = a.copy()
+        a.setflags(write=False)
+        values = np.arange(n).astype(VALUE_DTYPES[i % len(VALUE_DTYPES)])
+        values.setflags(write=False)
+        for descending, nan_last in _orders(dtype):
+            where = f"n={n} data={kind} {_name(descending, nan_last)}"
+            order = ref_sort_order(keep, descending, nan_last)
+            assert_bits(ctx.sort(a, descending=descending, nan_last=nan_last), keep[order], where + " new array")
+            out = np.full_like(keep, 7)
+            assert ctx.sort(a, out=out, descending=descending, nan_last=nan_last) is out
+            assert_bits(out, keep[order], where + " out=")
+            k, v = ctx.sort_pairs(a, values, descending=descending, nan_last=nan_last)
+            assert_bits(k, keep[order], where + " pairs (keys)")
+            assert_bits(v, values[order], where + " pairs (values)")
+            assert_bits(a, keep, where + ": the input changed")
+            assert_same(values, np.arange(n).astype(values.dtype), where + ": the input values changed")
+            b = keep.copy()
+            assert ctx.sort(b, out=b, descending=descending, nan_last=nan_last) is b
+            assert_bits(b, keep[order], where + " out=a (in place)")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sort_pairs_keys_as_values(backend, rng):
+    """One array as keys and values: the C call takes no overlapping inputs,
+    so the binding sorts from a copy of the values."""
+    ctx = context(backend)
+    a = make_data(rng, np.int32, 1025, "dups")
+    order = ref_sort_order(a, True)
+    k, v = ctx.sort_pairs(a, a, descending=True)
+    assert_bits(k, a[order], "keys")
+    assert_bits(v, a[order], "values")
+    k, v = ctx.sort_pairs(a, a.view(np.uint32))
+    assert_bits(k, np.sort(a, kind="stable"), "keys")
+    assert_bits(v, np.sort(a, kind="stable").view(np.uint32), "values")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -8,8 +8,8 @@
  * the exact bits of the stable order), every size of tc_sizes and one
  * around 2^20, on every configuration, and keys of 8 MiB (the cpu's MSD
  * split), also skewed (floats from [0, 1), integers of random magnitude:
- * the split's sampled buckets), and 2^23 skewed 8-byte keys (the split's
- * wider prefixes). */
+ * the split's sampled buckets), 2^23 skewed 8-byte keys (the split's
+ * wider prefixes), and float keys all of one sign. */
 #include "test_common.h"
 
 #include <math.h>
@@ -19,6 +19,13 @@
 
 #define SKEWED (-1)  /* gen_keys' mode of skewed keys */
 #define ONE_NAN (-2) /* float keys of any bits but NaN, and one NaN */
+/* Float keys all of one sign, no NaN (the cpu sorts them with the unsigned
+ * kernels): POSITIVE from [0, 1) and small integers (a wide span of bits);
+ * NEGATIVE the same negated (-0.0 among them); NEGATIVE_FEW -1.0 to -8.5
+ * in steps of 0.5 (a few bits: LSD passes). Other types: SKEWED. */
+#define POSITIVE (-3)
+#define NEGATIVE (-4)
+#define NEGATIVE_FEW (-5)
 
 static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
 {
@@ -28,7 +35,17 @@ static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
         if (n) tc_set_nan(r, t, buf, (size_t)tc_below(r, n));
         return;
     }
-    switch (mode == SKEWED ? 4 : mode % 4) {
+    if (mode <= POSITIVE && tc_is_float(t)) {
+        for (size_t i = 0; i < n; i++) {
+            double x = mode == NEGATIVE_FEW ? 1.0 + 0.5 * (double)tc_below(r, 16)
+                       : tc_below(r, 2)     ? (double)(tc_next(r) >> 11) * 0x1p-53
+                                            : (double)tc_below(r, 8);
+            tc_set_f(t, buf, i, mode == POSITIVE ? x : -x);
+        }
+        tc_not_all_zero(t, buf, n);
+        return;
+    }
+    switch (mode == SKEWED || mode <= POSITIVE ? 4 : mode % 4) {
     case 0: /* full range (floats: any bits but NaN) */
         if (tc_is_float(t))
             for (size_t i = 0; i < n; i++) tc_set_any_float(r, t, buf, i);
@@ -262,6 +279,15 @@ static void test_type(pp_type t)
     /* 8-byte keys from 2^23 on: the cpu's top split on 20-bit prefixes
      * (doubles' sign and exponent take 12 of them) */
     if (sz == 8 && !tc_quick) run_size(&r, t, ((size_t)1 << 23) + 37, SKEWED, 1);
+    /* float keys of one sign without NaN: a bucket in cache, LSD passes,
+     * and (not in quick mode) the MSD split */
+    if (tc_is_float(t)) {
+        run_size(&r, t, 20011, POSITIVE, 0);
+        run_size(&r, t, 4099, NEGATIVE, 0);
+        run_size(&r, t, 1031, NEGATIVE_FEW, 0);
+        run_size(&r, t, tc_big_sizes[t % tc_nbig], NEGATIVE_FEW, 1);
+        if (!tc_quick) run_size(&r, t, ((size_t)8 << 20) / sz + 41, POSITIVE, 1);
+    }
 }
 
 TC_TYPE_TESTS(test_type)

@@ -12,7 +12,9 @@
  * span [lo, hi), and only those are sorted on. For floats it also notes
  * whether any key is a NaN; if none is, every later step runs the kernels
  * instantiated without the NaN mapping (sort_nonan: the sign flip alone;
- * the mapping costs an f32 sort about a fifth of its time).
+ * the mapping costs an f32 sort about a fifth of its time), and if the
+ * keys are also all of one sign, the unsigned kernels of their width with
+ * the map folded into the mask (no map at all).
  *
  * The pass (chain_pass): one region in which a thread claims a tile of
  * SORT_TILE keys, counts its digits (or takes the counts that the sweep
@@ -768,8 +770,20 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
             an &= j.bits[8 * u + 1];
             nan |= j.bits[8 * u + 2];
         }
-        if (k->nonan && !nan) j.k = k = k->nonan;
         const uint64_t differ = o ^ an;
+        const uint64_t top = (uint64_t)1 << (8 * k->size - 1);
+        if (k->nonan && !nan && !(differ & top)) {
+            /* Floats of one sign, no NaN: the radix key is the bits XOR a
+             * constant (positive: the sign bit; negative: every bit; then
+             * the order's mask), so the unsigned kernels of that width
+             * serve, that constant as their mask (and the radix keys, thus
+             * every digit and bucket, are the same). */
+            const int positive = ((o & top) != 0) != (mask != 0);
+            j.mask = (positive ? top : top | (top - 1)) ^ mask;
+            j.k = k = &sort_table[k->size == 4 ? PP_U32 : PP_U64];
+        } else if (k->nonan && !nan) {
+            j.k = k = k->nonan;
+        }
         if (!differ) { /* every radix key equal: already in (stable) order */
             if (kin != keys) copy_range(&j, nt, keys, vals);
             return PP_SUCCESS;

@@ -19,8 +19,10 @@
  *  5. one all-to-all exchange of the counts, one of the keys (and one of
  *     the values): each rank receives exactly n_local keys, as runs in
  *     source-rank order;
- *  6. a local stable pp_sort of the received runs (parprim has no merge):
- *     equal keys keep (source rank, position) order, their input order.
+ *  6. a local stable sort of the received runs (parprim has no merge)
+ *     into keys (and values): pp_sort_copy from the engine's buffers where
+ *     the engine takes context memory, else pp_sort after the upload; equal
+ *     keys keep (source rank, position) order, their input order.
  * Where the engine cannot take context memory the sorted part is
  * downloaded (step 5 stages it anyway) and step 4 reads that copy; where it
  * can (NCCL, CUDA-aware MPI), step 4 reads a sample of n/1024 keys (one
@@ -83,10 +85,16 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     return PP_SUCCESS;
 }
 
-static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, void *keys, void *values, int pairs)
+/* The local sort of keys_in (values_in) into keys (values): in place
+ * where they are the same arrays; else the sort writes the outputs itself
+ * (no copy on cpu, pp_sort_copy). */
+static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, const void *keys_in,
+                            const void *values_in, void *keys, void *values, int pairs)
 {
-    if (pairs) return dist_pp(d, fn, pp_sort_pairs(d->ctx, a->type, keys, values, a->vs, a->n, a->order));
-    return dist_pp(d, fn, pp_sort(d->ctx, a->type, keys, a->n, a->order));
+    if (pairs)
+        return dist_pp(d, fn, pp_sort_pairs_copy(d->ctx, a->type, keys_in, values_in, keys, values, a->vs, a->n,
+                                                 a->order));
+    return dist_pp(d, fn, pp_sort_copy(d->ctx, a->type, keys_in, keys, a->n, a->order));
 }
 
 /* The sorted part as step 4 reads it: the keys themselves where they are
@@ -257,7 +265,8 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     b[0] = 0;
     for (int r = 0; r < p; r++) b[r + 1] = b[r] + all[r].v[0];
     if (p == 1 || b[p] == 0) /* nothing crosses ranks */
-        return dist_agree_status(d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS);
+        return dist_agree_status(
+            d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS);
 
     /* 2-3: local sort; the keys as step 4 reads them: a host view where the
      * exchange stages through the host anyway (or they are host memory),
@@ -269,7 +278,7 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     sp.d = d;
     sp.ks = ks;
     sp.block = SIZE_MAX;
-    st = a->n ? local_sort(d, fn, a, a->keys, a->values, pairs) : PP_SUCCESS;
+    st = a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS;
     if (d->device_to_engine && !d->host_direct) {
         sp.ns = (a->n + SAMPLE - 1) / SAMPLE;
         void *smp = dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
@@ -338,13 +347,11 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
 
     /* 6: the received runs, sorted again, into keys (and values) */
     if (d->device_to_engine) {
-        st = local_sort(d, fn, a, rk, rv, pairs);
-        if (st == PP_SUCCESS && kb) st = dist_pp(d, fn, pp_copy(d->ctx, a->keys, rk, kb));
-        if (st == PP_SUCCESS && vb) st = dist_pp(d, fn, pp_copy(d->ctx, a->values, rv, vb));
+        st = a->n ? local_sort(d, fn, a, rk, rv, a->keys, a->values, pairs) : PP_SUCCESS;
     } else {
         st = dist_store(d, fn, a->keys, rk, kb);
         if (st == PP_SUCCESS && pairs) st = dist_store(d, fn, a->values, rv, vb);
-        if (st == PP_SUCCESS && a->n) st = local_sort(d, fn, a, a->keys, a->values, pairs);
+        if (st == PP_SUCCESS && a->n) st = local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs);
     }
     return dist_agree_status(d, fn, st);
 }

@@ -26,7 +26,9 @@
  *       bits 5-7: data mode (how elements are made from the data bytes)
  *   [4..5] n (little-endian): bit 15 set: n = v & 0x7fff, else v & 0xfff
  *   [6..7] nbins: 0xffff SIZE_MAX, 0xfffe SIZE_MAX / 8 + 1, else v % 1100
- *   [8..15] first scalar (lower, value), [16..23] second scalar (upper)
+ *   [8..15] first scalar (lower, value), [16..23] second scalar (upper);
+ *       sort and sort_pairs: [23] bit 0 the _copy form, bits 1-2 its
+ *       outputs (new arrays, the inputs, the other input, NULL)
  *   [24..25] overlap offset selector
  *   [26..]  data bytes, used cyclically
  *

@@ -318,9 +318,13 @@ void fuzz_select(const input *in, int which)
 }
 
 /* ---- sort -------------------------------------------------------------------------------------------------------------------- */
+/* s2[7] bit 0: the out-of-place form (pp_sort_copy, pp_sort_pairs_copy),
+ * whose outputs ((s2[7] >> 1) % 4) are new arrays, the inputs themselves,
+ * the other input (an overlap), or NULL. */
 void fuzz_sort(const input *in, int pairs)
 {
-    const char *fn = pairs ? "pp_sort_pairs" : "pp_sort";
+    const int copy = in->s2[7] & 1, outs = (in->s2[7] >> 1) % 4;
+    const char *fn = copy ? (pairs ? "pp_sort_pairs_copy" : "pp_sort_copy") : pairs ? "pp_sort_pairs" : "pp_sort";
     pp_context *ctx = g_ctx[in->ctx_i];
     if (!set_algo(ctx, PP_PRIM_SORT, in->seq)) return;
     static const size_t vsizes[8] = {1, 2, 4, 8, 0, 3, 16, 8};
@@ -364,20 +368,39 @@ void fuzz_sort(const input *in, int pairs)
     if (pairs && n && !pv) e.invalid = 1;
     if (pairs && vs && overlap(pk, bytes, pv, n * vs)) e.invalid = 1;
 
-    may_write(&B, pk, bytes);
-    if (pairs) may_write(&B, pv, n * vs);
-    pp_status st = pairs ? pp_sort_pairs(ctx, in->type, pk, pv, vs, n, order) : pp_sort(ctx, in->type, pk, n, order);
-    int ok = judge(in, ctx, &e, st, fn);
-    buf_check(&B, ok, fn);
-    if (ok) {
+    char *ok = pk, *ov = pv; /* where the results go */
+    if (copy && outs != 1) {
+        ok = outs == 0 ? buf_new(&B, in, bytes) : outs == 2 && pairs ? pv : NULL;
+        ov = pairs ? (outs == 0 ? buf_new(&B, in, vbytes) : outs == 2 ? pk : NULL) : NULL;
+        if (n && (!ok || (pairs && !ov))) e.invalid = 1;
+        /* an output may be its own input, and overlap nothing else */
+        if (ok != pk && overlap(ok, bytes, pk, bytes)) e.invalid = 1;
+        if (pairs && vs) {
+            if (ov != pv && overlap(ov, n * vs, pv, n * vs)) e.invalid = 1;
+            if (overlap(ok, bytes, pv, n * vs) || overlap(ov, n * vs, pk, bytes) || overlap(ok, bytes, ov, n * vs))
+                e.invalid = 1;
+        }
+    }
+
+    may_write(&B, ok, bytes);
+    if (pairs) may_write(&B, ov, n * vs);
+    pp_status st;
+    if (copy)
+        st = pairs ? pp_sort_pairs_copy(ctx, in->type, pk, pv, ok, ov, vs, n, order)
+                   : pp_sort_copy(ctx, in->type, pk, ok, n, order);
+    else
+        st = pairs ? pp_sort_pairs(ctx, in->type, pk, pv, vs, n, order) : pp_sort(ctx, in->type, pk, n, order);
+    int good = judge(in, ctx, &e, st, fn);
+    buf_check(&B, good, fn);
+    if (good) {
         unsigned char *got = (unsigned char *)xmalloc(bytes + vbytes + 8);
         ref_sort_pairs(in->type, keys, pairs ? vals : NULL, vs, n, order);
-        buf_read(&B, got, pk, bytes);
-        expect_bits(in->type, got, keys, n, pairs ? "pp_sort_pairs keys" : "pp_sort keys");
+        buf_read(&B, got, ok, bytes);
+        expect_bits(in->type, got, keys, n, fn);
         if (pairs) {
-            buf_read(&B, got, pv, n * vs);
+            buf_read(&B, got, ov, n * vs);
             for (size_t i = 0; i < n * vs; i++)
-                CHECK(got[i] == vals[i], "pp_sort_pairs (%s, n=%zu, value_size=%zu): values differ at element %zu",
+                CHECK(got[i] == vals[i], "%s (%s, n=%zu, value_size=%zu): values differ at element %zu", fn,
                       pp_type_name(in->type), n, vs, i / vs);
         }
         free(got);

@@ -118,6 +118,16 @@ for k in range(6):
     seed(f"misc_{k}", 10, 0, n=100, s1=bytes([k - 2 & 0xFF, k - 1 & 0xFF]), s2=bytes([k * 7, k * 3]), ovl=k * 13,
          pm=4 if k == 5 else 0)
 seed("empty", 0, 0, n=0, pool=b"")
+# sort and sort_pairs, out of place (s2[7]: bit 0, outputs in bits 1-2)
+for t in range(10):
+    seed(f"sort_copy_{TYPES[t]}", 8, t, param=t & 1, n=120 + t, dm=[0, 4, 5, 6][t % 4], s2=bytes(7) + b"\x01")
+    seed(f"sort_pairs_copy_{TYPES[t]}", 9, t, param=((t % 4) << 2) | (t & 1), n=90, dm=[5, 4, 0][t % 3],
+         s2=bytes(7) + b"\x01", seq=t & 1)
+seed("sort_copy_aliased", 8, 5, n=64, s2=bytes(7) + b"\x03")
+seed("sort_pairs_copy_keys_out_is_values_in", 9, 4, param=2 << 2, n=40, s2=bytes(7) + b"\x05")
+seed("sort_copy_null_out", 8, 4, n=40, s2=bytes(7) + b"\x07")
+seed("sort_copy_n1", 8, 9, n=1, s2=bytes(7) + b"\x01")
+seed("sort_copy_big", 8, 8, n=20000, dm=3, big=True, ctx=1, s2=bytes(7) + b"\x01")
 with open(os.path.join(out, "zero_bytes"), "wb") as f:
     pass
 print(len(os.listdir(out)), "files in", out)

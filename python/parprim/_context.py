@@ -481,11 +481,11 @@ class Context:
                 if r.same(x, y):
                     t = r.scratch(x.dtype, x.n)
                     m = self._c.partition_if(x.h, t.h, "<=", _INF, x.code, x.n)
-                    self._c.sort(t.h, True, x.code, m)
+                    self._c.sort_copy(t.h, t.h, True, x.code, m)
                     r.copy(y, t, x.n)
                 else:
                     m = self._c.partition_if(x.h, y.h, "<=", _INF, x.code, x.n)
-                    self._c.sort(y.h, True, x.code, m)
+                    self._c.sort_copy(y.h, y.h, True, x.code, m)
             else:
                 y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
                 self._c.sort_copy(x.h, y.h, desc, x.code, x.n)

@@ -160,8 +160,6 @@ PyObject *ppy_Ctx_select_flagged(Ctx *self, PyObject *const *args, Py_ssize_t na
 PyObject *ppy_Ctx_select_if(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_unique(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *ppy_Ctx_sort(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
-PyObject *ppy_Ctx_sort_pairs(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);

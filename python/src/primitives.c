@@ -301,105 +301,70 @@ PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t narg
     return compact(self, C_PARTITION, args[0], NULL, args[1], args[2], args[3], args[4], args[5]);
 }
 
-/* sort and sort_copy: keys_in sorted into keys_out (NULL: in place, pp_sort;
- * else pp_sort_copy, which sorts in place where keys_out is keys_in). */
-static PyObject *sort_keys(Ctx *self, PyObject *kin_o, PyObject *kout_o, PyObject *desc_o, PyObject *type_o,
-                           PyObject *n_o)
+/* sort_copy(keys_in, keys_out, descending, type, n): pp_sort_copy (in place
+ * where keys_out is keys_in) */
+PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    int desc = PyObject_IsTrue(desc_o);
+    NARGS(5, "sort_copy(keys_in, keys_out, descending, type, n)");
+    int desc = PyObject_IsTrue(args[2]);
     if (desc < 0) return NULL;
     Arr k, ko;
-    if (ppy_arr_get(kin_o, !kout_o, 0, kout_o ? "keys_in" : "keys", &k)) return NULL;
-    if (kout_o && ppy_arr_get(kout_o, 1, 0, "keys_out", &ko)) {
+    if (ppy_arr_get(args[0], 0, 0, "keys_in", &k)) return NULL;
+    if (ppy_arr_get(args[1], 1, 0, "keys_out", &ko)) {
         ppy_arr_release(&k);
         return NULL;
     }
     int t;
     size_t n;
     PyObject *res = NULL;
-    if (ppy_first_array(&k, type_o, n_o, &t, &n) == 0 && (!kout_o || ppy_arr_check(&ko, "keys_out", t, 0, n) == 0)) {
-        const pp_order order = desc ? PP_DESCENDING : PP_ASCENDING;
+    if (ppy_first_array(&k, args[3], args[4], &t, &n) == 0 && ppy_arr_check(&ko, "keys_out", t, 0, n) == 0) {
         pp_status st;
         char msg[MSG_LEN];
         LOCKED(self, st, msg,
-               st = kout_o ? pp_sort_copy(self->ctx, (pp_type)t, k.ptr, ko.ptr, n, order)
-                           : pp_sort(self->ctx, (pp_type)t, k.ptr, n, order));
+               st = pp_sort_copy(self->ctx, (pp_type)t, k.ptr, ko.ptr, n, desc ? PP_DESCENDING : PP_ASCENDING));
         if (st != PP_SUCCESS) ppy_raise_status(st, msg);
         else res = Py_NewRef(Py_None);
     }
     ppy_arr_release(&k);
-    if (kout_o) ppy_arr_release(&ko);
+    ppy_arr_release(&ko);
     return res;
 }
 
-/* sort(keys, descending, type, n): in place */
-PyObject *ppy_Ctx_sort(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+/* sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size,
+ * descending, type, n): pp_sort_pairs_copy (in place where an output is
+ * its input) */
+PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    NARGS(4, "sort(keys, descending, type, n)");
-    return sort_keys(self, args[0], NULL, args[1], args[2], args[3]);
-}
-
-/* sort_copy(keys_in, keys_out, descending, type, n) */
-PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    NARGS(5, "sort_copy(keys_in, keys_out, descending, type, n)");
-    return sort_keys(self, args[0], args[1], args[2], args[3], args[4]);
-}
-
-/* sort_pairs and sort_pairs_copy: args are keys_in, values_in, keys_out,
- * values_out (out: NULL for in place, pp_sort_pairs; else
- * pp_sort_pairs_copy), value_size, descending, type, n. */
-static PyObject *sort_pairs(Ctx *self, PyObject *const *io, int out, PyObject *const *rest)
-{
-    Py_ssize_t vsize = PyLong_AsSsize_t(rest[0]);
+    NARGS(8, "sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size, descending, type, n)");
+    Py_ssize_t vsize = PyLong_AsSsize_t(args[4]);
     if (vsize == -1 && PyErr_Occurred()) return NULL;
-    int desc = PyObject_IsTrue(rest[1]);
+    int desc = PyObject_IsTrue(args[5]);
     if (desc < 0) return NULL;
-    static const char *const names[2][4] = {{"keys", "values", "", ""},
-                                            {"keys_in", "values_in", "keys_out", "values_out"}};
+    static const char *const names[4] = {"keys_in", "values_in", "keys_out", "values_out"};
     Arr a[4];
     int got = 0;
-    for (; got < (out ? 4 : 2); got++)
-        if (ppy_arr_get(io[got], !out || got >= 2, got % 2, names[out][got], &a[got])) break;
+    for (; got < 4; got++)
+        if (ppy_arr_get(args[got], got >= 2, got % 2, names[got], &a[got])) break;
     int t;
     size_t n;
     PyObject *res = NULL;
-    if (got == (out ? 4 : 2)) {
+    if (got == 4) {
         if (a[1].has_view && vsize <= 0) vsize = a[1].itemsize;
-        int ok = ppy_first_array(&a[0], rest[2], rest[3], &t, &n) == 0 &&
-                 ppy_arr_check(&a[1], names[out][1], T_OTHER, (size_t)vsize, n) == 0;
-        if (ok && out)
-            ok = ppy_arr_check(&a[2], "keys_out", t, 0, n) == 0 &&
-                 ppy_arr_check(&a[3], "values_out", T_OTHER, (size_t)vsize, n) == 0;
-        if (ok) {
-            const pp_order order = desc ? PP_DESCENDING : PP_ASCENDING;
+        if (ppy_first_array(&a[0], args[6], args[7], &t, &n) == 0 &&
+            ppy_arr_check(&a[1], "values_in", T_OTHER, (size_t)vsize, n) == 0 &&
+            ppy_arr_check(&a[2], "keys_out", t, 0, n) == 0 &&
+            ppy_arr_check(&a[3], "values_out", T_OTHER, (size_t)vsize, n) == 0) {
             pp_status st;
             char msg[MSG_LEN];
             LOCKED(self, st, msg,
-                   st = out ? pp_sort_pairs_copy(self->ctx, (pp_type)t, a[0].ptr, a[1].ptr, a[2].ptr, a[3].ptr,
-                                                 (size_t)vsize, n, order)
-                            : pp_sort_pairs(self->ctx, (pp_type)t, a[0].ptr, a[1].ptr, (size_t)vsize, n, order));
+                   st = pp_sort_pairs_copy(self->ctx, (pp_type)t, a[0].ptr, a[1].ptr, a[2].ptr, a[3].ptr,
+                                           (size_t)vsize, n, desc ? PP_DESCENDING : PP_ASCENDING));
             if (st != PP_SUCCESS) ppy_raise_status(st, msg);
             else res = Py_NewRef(Py_None);
         }
     }
     while (got > 0) ppy_arr_release(&a[--got]);
     return res;
-}
-
-/* sort_pairs(keys, values, value_size, descending, type, n): in place */
-PyObject *ppy_Ctx_sort_pairs(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    NARGS(6, "sort_pairs(keys, values, value_size, descending, type, n)");
-    return sort_pairs(self, args, 0, args + 2);
-}
-
-/* sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size,
- * descending, type, n) */
-PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    NARGS(8, "sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size, descending, type, n)");
-    return sort_pairs(self, args, 1, args + 4);
 }
 
 /* ------------------------------------------------------------------------ */

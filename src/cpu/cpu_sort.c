@@ -772,17 +772,19 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
         }
         const uint64_t differ = o ^ an;
         const uint64_t top = (uint64_t)1 << (8 * k->size - 1);
-        if (k->nonan && !nan && !(differ & top)) {
-            /* Floats of one sign, no NaN: the radix key is the bits XOR a
-             * constant (positive: the sign bit; negative: every bit; then
-             * the order's mask), so the unsigned kernels of that width
-             * serve, that constant as their mask (and the radix keys, thus
-             * every digit and bucket, are the same). */
-            const int positive = ((o & top) != 0) != (mask != 0);
-            j.mask = (positive ? top : top | (top - 1)) ^ mask;
-            j.k = k = &sort_table[k->size == 4 ? PP_U32 : PP_U64];
-        } else if (k->nonan && !nan) {
-            j.k = k = k->nonan;
+        if (k->nonan && !nan) {
+            if (!(differ & top)) {
+                /* and of one sign: the radix key is the bits XOR a constant
+                 * (positive: the sign bit; negative: every bit; then the
+                 * order's mask), so the unsigned kernels of that width
+                 * serve, that constant as their mask (and the radix keys,
+                 * thus every digit and bucket, are the same) */
+                const int positive = ((o & top) != 0) != (mask != 0);
+                j.mask = (positive ? top : top | (top - 1)) ^ mask;
+                j.k = k = &sort_table[k->size == 4 ? PP_U32 : PP_U64];
+            } else {
+                j.k = k = k->nonan;
+            }
         }
         if (!differ) { /* every radix key equal: already in (stable) order */
             if (kin != keys) copy_range(&j, nt, keys, vals);

@@ -26,10 +26,18 @@
 #define POSITIVE (-3)
 #define NEGATIVE (-4)
 #define NEGATIVE_FEW (-5)
+#define EQUAL (-6) /* every key the same random bits (no pass moves anything) */
 
 static void gen_keys(tc_rng *r, pp_type t, size_t n, int mode, void *buf)
 {
     size_t sz = tc_size(t);
+    if (mode == EQUAL) {
+        unsigned char one[8];
+        do tc_fill_random(r, one, sz);
+        while (!memcmp(one, "\0\0\0\0\0\0\0\0", sz));
+        for (size_t i = 0; i < n; i++) memcpy((char *)buf + i * sz, one, sz);
+        return;
+    }
     if (mode == ONE_NAN) {
         gen_keys(r, t, n, 0, buf);
         if (n) tc_set_nan(r, t, buf, (size_t)tc_below(r, n));
@@ -136,26 +144,44 @@ static void expect_values(const void *got, const void *want, size_t n, size_t vs
 enum { HOW_IN_PLACE, HOW_COPY, HOW_COPY_ALIASED, HOW_COPY_MIXED, HOW_COUNT };
 static const char *const how_names[HOW_COUNT] = {"in place", "copy", "copy (out = in)", "copy (keys in place)"};
 
+/* A device copy of `bytes` of host data placed `off` bytes into a new
+ * allocation (returned in *base; off > 0 on addressable backends only). */
+static void *upload_at(pp_context *ctx, const void *host, size_t bytes, size_t off, void **base)
+{
+    if (!off) return *base = tc_dev_upload(ctx, host, bytes);
+    unsigned char *h = (unsigned char *)tc_halloc(bytes + off);
+    memset(h, 0x33, off);
+    memcpy(h + off, host, bytes);
+    *base = tc_dev_upload(ctx, h, bytes + off);
+    free(h);
+    return (char *)*base + off;
+}
+
 /* One case on c: keys (and with vs, values: the indices truncated to vs
  * bytes, in vals) sorted as `how` says, checked against the reference
- * (sorted, idx); arrays sorted out of place are checked unchanged. host,
- * wantv: n * 8 bytes each (tc_halloc). */
-static void sort_case(const tc_config *c, pp_type t, size_t n, int o, size_t vs, int how, const void *keys,
-                      const void *sorted, const uint64_t *idx, void *vals, void *host, void *wantv)
+ * (sorted, idx); arrays sorted out of place are checked unchanged. shift
+ * (addressable backends): the inputs start `shift` elements into their
+ * allocations, new outputs 2 * shift elements (so an input and its output
+ * differ in address modulo 16). host, wantv: n * 8 bytes each (tc_halloc). */
+static void sort_case(const tc_config *c, pp_type t, size_t n, int o, size_t vs, int how, size_t shift,
+                      const void *keys, const void *sorted, const uint64_t *idx, void *vals, void *host, void *wantv)
 {
-    const size_t bytes = n * tc_size(t);
+    const size_t sz = tc_size(t), bytes = n * sz;
     const pp_order order = (pp_order)o;
-    tc_case("%s prim=%s%s type=%s order=%s value_size=%zu n=%zu (%s)", tc_config_name(c),
+    tc_case("%s prim=%s%s type=%s order=%s value_size=%zu n=%zu (%s%s)", tc_config_name(c),
             vs ? "sort_pairs" : "sort", how == HOW_IN_PLACE ? "" : "_copy", pp_type_name(t),
-            o ? "descending" : "ascending", vs, n, how_names[how]);
-    void *dk = tc_dev_upload(c->ctx, keys, bytes), *dv = NULL;
+            o ? "descending" : "ascending", vs, n, how_names[how], shift ? ", arrays at element offsets" : "");
+    void *dkb, *dvb = NULL, *okb = NULL, *ovb = NULL;
+    void *dk = upload_at(c->ctx, keys, bytes, shift * sz, &dkb), *dv = NULL;
     if (vs) {
         index_values(n, vs, vals);
-        dv = tc_dev_upload(c->ctx, vals, n * vs);
+        dv = upload_at(c->ctx, vals, n * vs, shift * vs, &dvb);
     }
     /* the outputs: new arrays (of another pattern) where they move */
-    void *ok = how == HOW_COPY ? tc_dev_filled(c->ctx, bytes, 0x5A) : dk;
-    void *ov = vs && (how == HOW_COPY || how == HOW_COPY_MIXED) ? tc_dev_filled(c->ctx, n * vs, 0x5A) : dv;
+    void *ok = dk, *ov = dv;
+    if (how == HOW_COPY) ok = (char *)(okb = tc_dev_filled(c->ctx, bytes + 2 * shift * sz, 0x5A)) + 2 * shift * sz;
+    if (vs && (how == HOW_COPY || how == HOW_COPY_MIXED))
+        ov = (char *)(ovb = tc_dev_filled(c->ctx, n * vs + 2 * shift * vs, 0x5A)) + 2 * shift * vs;
     pp_status st;
     const char *fn;
     if (how == HOW_IN_PLACE) {
@@ -183,15 +209,18 @@ static void sort_case(const tc_config *c, pp_type t, size_t n, int o, size_t vs,
             expect_values(host, vals, n, vs, "values_in (must be unchanged)");
         }
     }
-    if (ok != dk) tc_dev_free(c->ctx, ok);
-    if (ov != dv) tc_dev_free(c->ctx, ov);
-    tc_dev_free(c->ctx, dk);
-    if (dv) tc_dev_free(c->ctx, dv);
+    if (okb) tc_dev_free(c->ctx, okb);
+    if (ovb) tc_dev_free(c->ctx, ovb);
+    tc_dev_free(c->ctx, dkb);
+    if (dvb) tc_dev_free(c->ctx, dvb);
 }
 
 /* big: 0 every configuration; 1 the large-size configurations (auto, cpu
- * with several threads); CUDA_ONLY the cuda backend's auto alone */
+ * with several threads); CUDA_ONLY the cuda backend's auto alone;
+ * SHIFTED every configuration with addressable memory (cpu, cuda), out of
+ * place alone, the arrays at element offsets (sort_case's shift) */
 #define CUDA_ONLY 2
+#define SHIFTED 3
 static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
 {
     const size_t sz = tc_size(t), bytes = n * sz;
@@ -224,7 +253,8 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
     static const size_t vsizes[] = {0, 1, 2, 4, 8};
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
-        if (big && (c->algo != PP_ALGO_AUTO || c->threads == 1)) continue;
+        if (big == SHIFTED ? c->backend == PP_BACKEND_OPENCL : big && (c->algo != PP_ALGO_AUTO || c->threads == 1))
+            continue;
         if (big == CUDA_ONLY && c->backend != PP_BACKEND_CUDA) continue;
         /* keys and values of up to 8 bytes, twice (out of place), and the
          * library's working memory (keys and values again, and counts) */
@@ -236,6 +266,11 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
             for (size_t v = 0; v < 5; v++) {
                 size_t vs = vsizes[v];
                 const int large = n > 20000 || big;
+                if (big == SHIFTED) {
+                    if (vs == 0 || v == 1 + ((size_t)o + n) % 4)
+                        sort_case(c, t, n, o, vs, HOW_COPY, 1, keys, sorted[o], idx[o], vals, host, wantv);
+                    continue;
+                }
                 /* large sizes: keys only and one value size per order */
                 if (large && vs != 0 && v != 1 + ((size_t)o + c->threads + n) % 4) continue;
                 /* small sizes: in place, and one of the _copy ways in
@@ -245,7 +280,7 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
                 const int copy_how = turn == 2 ? HOW_COPY_ALIASED : turn == 3 && vs ? HOW_COPY_MIXED : HOW_COPY;
                 for (int how = 0; how < HOW_COUNT; how++)
                     if (large ? how == (turn % 2 ? HOW_COPY : HOW_IN_PLACE) : how == HOW_IN_PLACE || how == copy_how)
-                        sort_case(c, t, n, o, vs, how, keys, sorted[o], idx[o], vals, host, wantv);
+                        sort_case(c, t, n, o, vs, how, 0, keys, sorted[o], idx[o], vals, host, wantv);
             }
         }
     }
@@ -292,6 +327,23 @@ static void test_type(pp_type t)
 
 TC_TYPE_TESTS(test_type)
 
+/* Out of place with every key equal (no pass moves anything: the cuda
+ * Onesweep copies the input, the one-block and one-cluster sorts store it),
+ * and with random keys, the arrays at element offsets: a short size, one
+ * within a cluster's and one above. */
+static void test_copy_shifted(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("sort_copy_shifted");
+    static const pp_type types[] = {PP_U8, PP_I16, PP_U32, PP_F64};
+    static const size_t sizes[] = {1025, 40009, 150001};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof *sizes; j++) {
+            run_size(&r, types[i], sizes[j], EQUAL, SHIFTED);
+            run_size(&r, types[i], sizes[j], 0, SHIFTED);
+        }
+}
+
 /* Float keys from 2^26 on, without NaN and with NaNs: the cuda sort's pass
  * kernels for keys that hold no NaN (count_kernel looks, every pass then
  * takes the tile body without the NaN check) and those with it (one NaN
@@ -314,6 +366,7 @@ int main(void)
     tc_init("test_sort");
     const struct CMUnitTest tests[] = {
         TC_TYPE_UNIT_TESTS,
+        cmocka_unit_test(test_copy_shifted),
         cmocka_unit_test(test_float_2e26),
     };
     int rc = cmocka_run_group_tests_name("sort", tests, NULL, NULL);

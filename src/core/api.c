@@ -364,7 +364,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
     pp_sort_args s = *a;
     if (!pairs) s.values = NULL, s.values_in = NULL;
     pp_status st = enter(ctx, fn);
-    if (st == PP_SUCCESS && (n == 1 || !ctx->ops->sort_reads_inputs || (pairs && kmove != vmove))) {
+    if (st == PP_SUCCESS && (n == 1 || !ctx->ops->sort_reads_inputs[ctx->algo[PP_PRIM_SORT]] || (pairs && kmove != vmove))) {
         st = sort_copy_array(ctx, fn, s.keys, kout, s.keys_in, kin, kb);
         if (st == PP_SUCCESS && pairs) st = sort_copy_array(ctx, fn, s.values, vout, s.values_in, vin, vb);
         s.keys_in = s.keys;

@@ -76,7 +76,7 @@ typedef struct pp_select_args {
 
 /* The sort reads keys_in (values_in) and leaves the result in keys
  * (values). keys_in == keys and values_in == values (in place: pp_sort,
- * pp_sort_pairs, and every call to a backend without sort_reads_inputs),
+ * pp_sort_pairs, and every call to a slot without sort_reads_inputs),
  * or neither (pp_sort_copy, pp_sort_pairs_copy on a backend with it):
  * then no array overlaps another. */
 typedef struct pp_sort_args {
@@ -131,12 +131,12 @@ typedef struct pp_backend_ops {
     pp_histogram_fn histogram[PP_ALGO_COUNT];
     pp_select_fn select[PP_ALGO_COUNT];
     pp_sort_fn sort[PP_ALGO_COUNT];
-    /* 1 if every sort slot reads a->keys_in and a->values_in itself (an
-     * out-of-place sort where they are not keys and values); 0: the slots
-     * sort in place (they read keys and values alone), and for
-     * pp_sort_copy and pp_sort_pairs_copy the core first copies the inputs
-     * into the outputs with the copy slot. */
-    int sort_reads_inputs;
+    /* Per sort slot: 1 if it reads a->keys_in and a->values_in itself (an
+     * out-of-place sort where they are not keys and values); 0: it sorts
+     * in place (reads keys and values alone), and for pp_sort_copy and
+     * pp_sort_pairs_copy the core first copies the inputs into the
+     * outputs with the copy slot. */
+    unsigned char sort_reads_inputs[PP_ALGO_COUNT];
     /* pp_exact_accumulate: the exact accumulator of a f32 or f64 PP_SUM
      * (a->op == PP_SUM, a->n > 0), written normalized (src/core/exact_acc.h:
      * chunks, flags, deposit count 0) to acc, host memory of

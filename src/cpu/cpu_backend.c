@@ -187,6 +187,7 @@ const pp_backend_ops pp_cpu_ops = {
     .histogram = {[PP_ALGO_AUTO] = pp_cpu_histogram, [PP_ALGO_SEQUENTIAL] = pp_cpu_histogram_sequential},
     .select = {[PP_ALGO_AUTO] = pp_cpu_select, [PP_ALGO_SEQUENTIAL] = pp_cpu_select_sequential},
     .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
-    .sort_reads_inputs = 1, /* out of place in its passes (cpu_sort.c) */
+    /* out of place in their passes (cpu_sort.c) */
+    .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_SEQUENTIAL] = 1},
     .exact_sum = pp_cpu_exact_sum,
 };

@@ -35,6 +35,15 @@
 //      3. copy_back_kernel moves the data from the alternate buffers into the
 //         user's if an odd number of passes ran (else it exits at once).
 //
+// Out of place (pp_sort_copy; keys_in != keys): every path reads the input
+// and writes the output, with no copy of the input first. The small kernels
+// load the input and store the output; the counting path counts the input
+// and fills the output; in Onesweep, count_kernel reads the input and
+// plans the active passes so that the first reads the input and the last
+// writes the output (the first one writes the output if their number is
+// odd, else the alternate buffers), so nothing is copied back; with no
+// active pass (all keys equal), copy_back_kernel copies the input.
+//
 // Memory: everything comes from pp_cuda_scratch (one buffer, carved): the
 // control block, histograms, portion carries, digit offsets, two rows of
 // look-back status per tile (one set for even passes, one for odd), the
@@ -67,6 +76,13 @@ namespace {
 // 20.12, f64 keys 2^28 17.38 -> 17.13.
 constexpr size_t kNanFreeMin = (size_t)1 << 26;
 
+// The arrays of one call: the output and the input (the same, in place).
+struct Bufs {
+    void *keys, *vals; // vals: NULL without values
+    const void *in_keys, *in_vals;
+    int out_of_place() const { return in_keys != keys; }
+};
+
 template <typename K> static pp_status set_smem(pp_context *ctx, K kernel, size_t bytes, const char *fn)
 {
     if (bytes > 48 * 1024)
@@ -76,7 +92,7 @@ template <typename K> static pp_status set_smem(pp_context *ctx, K kernel, size_
 
 // n <= SmallCfg::CAP: one block; up to SmallCfg::CLUSTER_CAP: one cluster.
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_small(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_small(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
 {
     typedef SmallCfg<U, V> C;
     const bool one = n <= (size_t)C::CAP;
@@ -85,8 +101,10 @@ static pp_status sort_small(pp_context *ctx, void *keys, void *vals, size_t n, u
     pp_status st = set_smem(ctx, kernel, smem, fn);
     if (st != PP_SUCCESS) return st;
     SmallArgs a;
-    a.keys = keys;
-    a.vals = vals;
+    a.keys = b.keys;
+    a.vals = b.vals;
+    a.in_keys = b.in_keys;
+    a.in_vals = b.in_vals;
     a.n = (int)n;
     a.xmask = xmask;
     PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, kernel, one ? 1 : PP_CLUSTER, C::BLOCK, smem, a));
@@ -101,12 +119,13 @@ struct Layout {
 };
 
 template <bool FLOAT, typename U>
-static pp_status launch_count(pp_context *ctx, const void *keys, size_t n, unsigned long long xmask, char *base,
+static pp_status launch_count(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, char *base,
                               const Layout &l, size_t zero_words, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     CountArgs c;
-    c.keys = keys;
+    c.keys = b.in_keys;
+    c.out_of_place = b.out_of_place();
     c.n = n;
     c.xmask = xmask;
     c.hist = (unsigned long long *)(base + l.hist);
@@ -140,7 +159,7 @@ static unsigned copy_grid(pp_cuda_state *s, size_t bytes)
 
 // 8-bit integer keys, keys only: count, then rewrite the runs.
 template <typename U>
-static pp_status sort_counting(pp_context *ctx, void *keys, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_counting(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     Layout l;
@@ -151,18 +170,17 @@ static pp_status sort_counting(pp_context *ctx, void *keys, size_t n, unsigned l
     char *base = (char *)pp_cuda_scratch(ctx, l.total, fn);
     if (!base) return PP_ERROR_OUT_OF_MEMORY;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    pp_status st = launch_count<false, U>(ctx, keys, n, xmask, base, l, 0, fn);
+    pp_status st = launch_count<false, U>(ctx, b, n, xmask, base, l, 0, fn);
     if (st != PP_SUCCESS) return st;
-    fill_kernel<<<copy_grid(s, n), 256, 0, s->stream>>>((const SortCtrl *)base, (unsigned char *)keys, n,
+    fill_kernel<<<copy_grid(s, n), 256, 0, s->stream>>>((const SortCtrl *)base, (unsigned char *)b.keys, n,
                                                          (const unsigned long long *)(base + l.pbase),
-                                                         (unsigned)(xmask & 255u));
+                                                         (unsigned)(xmask & 255u), b.out_of_place());
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
 
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask,
-                               const char *fn)
+static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
 {
     typedef PassCfg<U, V> C;
     pp_cuda_state *s = pp_cuda(ctx);
@@ -190,8 +208,8 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
     if (!base) return PP_ERROR_OUT_OF_MEMORY;
     // The alternate buffers share the user's buffers' address modulo 16, so
     // that the copy back can use 16-byte vectors throughout.
-    unsigned char *altk = (unsigned char *)base + l.altk + ((uintptr_t)keys & 15u);
-    unsigned char *altv = VB ? (unsigned char *)base + l.altv + ((uintptr_t)vals & 15u) : NULL;
+    unsigned char *altk = (unsigned char *)base + l.altk + ((uintptr_t)b.keys & 15u);
+    unsigned char *altv = VB ? (unsigned char *)base + l.altv + ((uintptr_t)b.vals & 15u) : NULL;
     SortCtrl *ctrl = (SortCtrl *)base;
     uint32_t *status = (uint32_t *)(base + l.status);
     unsigned long long *carry = (unsigned long long *)(base + l.carry);
@@ -203,14 +221,16 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
     pp_status st = set_smem(ctx, pass, C::SMEM, fn);
     if (st != PP_SUCCESS) return st;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    st = launch_count<FLOAT, U>(ctx, keys, n, xmask, base, l, status_words, fn);
+    st = launch_count<FLOAT, U>(ctx, b, n, xmask, base, l, status_words, fn);
     if (st != PP_SUCCESS) return st;
 
     PassArgs a;
-    a.keys = keys;
+    a.keys = b.keys;
     a.alt_keys = altk;
-    a.vals = vals;
+    a.vals = b.vals;
     a.alt_vals = altv;
+    a.in_keys = b.in_keys;
+    a.in_vals = b.in_vals;
     a.n = n;
     a.pbase = (const unsigned long long *)(base + l.pbase);
     a.ctrl = ctrl;
@@ -229,20 +249,21 @@ static pp_status sort_onesweep(pp_context *ctx, void *keys, void *vals, size_t n
     }
     const size_t kbytes = n * KB, vbytes = n * VB;
     copy_back_kernel<<<copy_grid(s, kbytes > vbytes ? kbytes : vbytes), 256, 0, s->stream>>>(
-        ctrl, (unsigned char *)keys, altk, kbytes, (unsigned char *)vals, altv, vbytes);
+        ctrl, (unsigned char *)b.keys, altk, (const unsigned char *)b.in_keys, kbytes, (unsigned char *)b.vals, altv,
+        (const unsigned char *)b.in_vals, vbytes);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
 
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_kv(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
 {
     typedef SmallCfg<U, V> C;
     const size_t optin = pp_cuda(ctx)->smem_optin;
     if ((n <= (size_t)C::CAP && C::SMEM <= optin) || (n <= C::CLUSTER_CAP && C::SMEM_CLUSTER <= optin))
-        return sort_small<FLOAT, U, V>(ctx, keys, vals, n, xmask, fn);
-    if constexpr (!FLOAT && sizeof(U) == 1 && !VInfo<V>::has) return sort_counting<U>(ctx, keys, n, xmask, fn);
-    else return sort_onesweep<FLOAT, U, V>(ctx, keys, vals, n, xmask, fn);
+        return sort_small<FLOAT, U, V>(ctx, b, n, xmask, fn);
+    if constexpr (!FLOAT && sizeof(U) == 1 && !VInfo<V>::has) return sort_counting<U>(ctx, b, n, xmask, fn);
+    else return sort_onesweep<FLOAT, U, V>(ctx, b, n, xmask, fn);
 }
 
 // Keys of type T (sorted by their bits U = pp_traits<T>::bits), values V.
@@ -251,7 +272,12 @@ template <typename T, typename V> static pp_status sort_typed(pp_context *ctx, c
     typedef typename pp_traits<T>::bits U;
     constexpr int KIND = pp_traits<T>::kind;
     const unsigned long long xmask = pp_sort_xmask<KIND, U>(a->order);
-    return sort_kv<KIND == PP_KIND_FLOAT, U, V>(ctx, a->keys, VInfo<V>::has ? a->values : NULL, a->n, xmask, a->fn);
+    Bufs b;
+    b.keys = a->keys;
+    b.vals = VInfo<V>::has ? a->values : NULL;
+    b.in_keys = a->keys_in;
+    b.in_vals = VInfo<V>::has ? a->values_in : NULL;
+    return sort_kv<KIND == PP_KIND_FLOAT, U, V>(ctx, b, a->n, xmask, a->fn);
 }
 
 } // namespace

@@ -30,6 +30,10 @@ constexpr uint32_t kPortionLimit = (1u << 30) - 1;
 
 constexpr int kMaxPasses = 8;
 
+// The buffers of a sort: the user's outputs (keys and values), the
+// alternate ones in the scratch, the user's inputs (out of place only).
+enum Buf : unsigned int { kBufOut = 0, kBufAlt = 1, kBufIn = 2 };
+
 // Device-side control block of one call. ticket, done and nans must be zero
 // when the call starts (cudaMemsetAsync); the rest is written by
 // count_kernel.
@@ -38,8 +42,9 @@ struct SortCtrl {
     unsigned int done;               // count_kernel blocks finished
     unsigned int active[kMaxPasses]; // 0: every key has the same digit, pass skipped;
                                      // else bit 0 set, and bit 1 where some key is a NaN
-    unsigned int src_alt[kMaxPasses];// 1: the pass reads the alternate buffers
-    unsigned int copy_back;          // 1: the result ended in the alternate buffers
+    unsigned int src_of[kMaxPasses]; // the buffers the pass reads: a Buf
+    unsigned int dst_of[kMaxPasses]; // the buffers it writes: a Buf
+    unsigned int copy_back;          // the buffers the final copy reads (kBufOut: no copy)
     unsigned int nans;               // 1: some key is a NaN (float keys; blocks of count_kernel)
 };
 
@@ -70,7 +75,8 @@ template <typename T> __device__ __forceinline__ T *opaque_here(T *p)
 // ---- the counting step ---------------------------------------------------------------
 
 struct CountArgs {
-    const void *keys;
+    const void *keys;          // the keys to sort (the input, out of place)
+    int out_of_place;          // 1: the passes read the input first, and never write it
     size_t n;
     unsigned long long xmask;
     unsigned long long *hist;  // [passes][256], zero on entry
@@ -96,7 +102,8 @@ constexpr int kCountBlock = 1024;
 // the classic threadfence pattern; the last block fences again and reads
 // the histograms from L2) computes for every pass the exclusive digit
 // offsets, whether the pass is constant (some digit has all n keys), and
-// from that which buffer each pass reads and whether a copy back is needed.
+// from that which buffers each pass reads and writes and whether a copy
+// back is needed.
 // Counts do not depend on the order of the keys, so they hold for every
 // pass. Dynamic shared memory: count_smem bytes.
 __host__ __device__ constexpr size_t count_smem(int key_bytes, int copies_log2)
@@ -202,14 +209,25 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         // (pp_block_exclusive ends with a barrier: s_scan is free for the next pass)
     }
     if (tid == 0) {
-        // Pass p reads the user's buffers after an even number of active
-        // passes, the alternate ones after an odd number.
+        // In place, the active passes alternate between the user's buffers
+        // and the alternate ones, starting from the user's: after an odd
+        // number the result is copied back. Out of place, the first active
+        // pass reads the input and writes the buffers that leave the last
+        // one writing the user's output (the output if the number of active
+        // passes is odd); with none (every key equal), the input is copied.
         unsigned int ran = 0;
+        for (int p = 0; p < NP; p++) ran += a.ctrl->active[p] != 0;
+        const unsigned int total = ran;
+        ran = 0;
         for (int p = 0; p < NP; p++) {
-            a.ctrl->src_alt[p] = ran & 1u;
+            // the buffers holding the keys after `ran` active passes
+            unsigned int from = ran & 1u ? kBufAlt : kBufOut;
+            if (a.out_of_place) from = ran == 0 ? kBufIn : ((total - ran) & 1u ? kBufAlt : kBufOut);
+            a.ctrl->src_of[p] = from;
+            a.ctrl->dst_of[p] = a.out_of_place ? ((total - ran) & 1u ? kBufOut : kBufAlt) : (ran & 1u ? kBufOut : kBufAlt);
             ran += a.ctrl->active[p] != 0;
         }
-        a.ctrl->copy_back = ran & 1u;
+        a.ctrl->copy_back = a.out_of_place ? (total ? kBufOut : kBufIn) : (total & 1u ? kBufAlt : kBufOut);
     }
 }
 
@@ -261,6 +279,7 @@ template <typename U, typename V> struct PassCfg {
 
 struct PassArgs {
     void *keys, *alt_keys, *vals, *alt_vals;
+    const void *in_keys, *in_vals; // out of place: the inputs (else keys, vals)
     size_t n;
     uint32_t *status;      // this pass's look-back rows, zero on entry
     uint32_t *next_status; // the next pass's rows, cleared here (NULL on the last pass)
@@ -507,7 +526,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // pass starts only after this one completes; so each pass finds its rows
 // zero without a memset, and two sets of rows serve all passes. Then, if
 // count_kernel found the digit constant, the block exits (the pass is
-// skipped; the device-side src_alt already accounts for it, and no block of
+// skipped; the device-side src_of and dst_of already account for it, and no block of
 // the pass takes a ticket). Otherwise the block takes a ticket (tiles are
 // numbered in the order blocks start), counts its tile's digits, publishes
 // per digit its count, ranks the tile stably, then publishes per digit its
@@ -538,11 +557,11 @@ __global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCK
     // the counters of the tile's digit counting (pass_tile, step 1)
     uint32_t *const zero = C::COUNT_PARTS > 1 ? (uint32_t *)(smem + C::OFF_STAGE) : cnt;
     for (int i = tid; i < C::WARPS * kRadix * C::COUNT_PARTS; i += C::BLOCK) zero[i] = 0;
-    const bool from_alt = a.ctrl->src_alt[a.pass] != 0;
-    const U *src = (const U *)(from_alt ? a.alt_keys : a.keys);
-    U *dst = (U *)(from_alt ? a.keys : a.alt_keys);
-    const V *srcv = (const V *)(from_alt ? a.alt_vals : a.vals);
-    V *dstv = (V *)(from_alt ? a.vals : a.alt_vals);
+    const unsigned int from = a.ctrl->src_of[a.pass], to = a.ctrl->dst_of[a.pass];
+    const U *src = (const U *)(from == kBufIn ? a.in_keys : from == kBufAlt ? a.alt_keys : a.keys);
+    U *dst = (U *)(to == kBufAlt ? a.alt_keys : a.keys);
+    const V *srcv = (const V *)(from == kBufIn ? a.in_vals : from == kBufAlt ? a.alt_vals : a.vals);
+    V *dstv = (V *)(to == kBufAlt ? a.alt_vals : a.vals);
     __syncthreads();
     const uint32_t tile = misc[8];
     const size_t left = a.n - (size_t)tile * C::TILE;
@@ -562,15 +581,20 @@ __global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCK
 
 // ---- final copy ------------------------------------------------------------------------
 
-// dst and src have the same address modulo 16 (the alternate buffers are
-// placed so), so one head, 16-byte vectors and one tail cover the range.
+// A grid-wide copy of a byte range: where dst and src have the same
+// address modulo 16 (the alternate buffers are placed so), one head, 16-byte
+// vectors and one tail; else (an input copied as is, out of place) bytes.
 __device__ __forceinline__ void copy_range(unsigned char *dst, const unsigned char *src, size_t bytes)
 {
     if (bytes == 0) return;
+    const size_t gt = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
+    if (((uintptr_t)dst ^ (uintptr_t)src) & 15u) {
+        for (size_t i = gt; i < bytes; i += stride) dst[i] = src[i];
+        return;
+    }
     size_t h = (16 - ((uintptr_t)dst & 15u)) & 15u;
     if (h > bytes) h = bytes;
     const size_t nv = (bytes - h) / 16, t0 = h + nv * 16;
-    const size_t gt = (size_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (size_t)gridDim.x * blockDim.x;
     uint4 *dv = (uint4 *)(dst + h);
     const uint4 *sv = (const uint4 *)(src + h);
     for (size_t i = gt; i < nv; i += stride) dv[i] = __ldcs(sv + i);
@@ -578,16 +602,19 @@ __device__ __forceinline__ void copy_range(unsigned char *dst, const unsigned ch
     if (t0 + gt < bytes) dst[t0 + gt] = src[t0 + gt];
 }
 
-// Copies the alternate buffers into the user's if the passes that ran left
-// the result there (an odd number of them); exits at once otherwise.
+// Copies the buffers the passes left the result in (ctrl->copy_back: the
+// alternate ones after an odd number of passes in place, the input where
+// no pass ran out of place) into the user's; exits at once otherwise.
 __global__ void __launch_bounds__(256) copy_back_kernel(const SortCtrl *ctrl, unsigned char *keys,
-                                                         const unsigned char *alt_keys, size_t kbytes,
-                                                         unsigned char *vals, const unsigned char *alt_vals,
+                                                         const unsigned char *alt_keys, const unsigned char *in_keys,
+                                                         size_t kbytes, unsigned char *vals,
+                                                         const unsigned char *alt_vals, const unsigned char *in_vals,
                                                          size_t vbytes)
 {
-    if (!ctrl->copy_back) return;
-    copy_range(keys, alt_keys, kbytes);
-    if (vbytes) copy_range(vals, alt_vals, vbytes);
+    const unsigned int from = ctrl->copy_back;
+    if (from == kBufOut) return;
+    copy_range(keys, from == kBufIn ? in_keys : alt_keys, kbytes);
+    if (vbytes) copy_range(vals, from == kBufIn ? in_vals : alt_vals, vbytes);
 }
 
 } // namespace

@@ -17,12 +17,13 @@ namespace {
 // 8-bit integer keys without values: position i of the output holds the key
 // whose digit d has start[d] <= i < start[d + 1] (starts from count_kernel);
 // the key's bits are d XOR xmask. Each thread writes 16 bytes at a time.
-// Exits at once if all keys are equal (nothing to do).
+// In place, exits at once if all keys are equal (nothing to do).
 __global__ void __launch_bounds__(256) fill_kernel(const SortCtrl *ctrl, unsigned char *keys, size_t n,
-                                                    const unsigned long long *start, unsigned int xmask)
+                                                    const unsigned long long *start, unsigned int xmask,
+                                                    int out_of_place)
 {
     __shared__ unsigned long long s[kRadix + 1];
-    if (!ctrl->active[0]) return;
+    if (!ctrl->active[0] && !out_of_place) return;
     for (int i = threadIdx.x; i < kRadix; i += blockDim.x) s[i] = start[i];
     if (threadIdx.x == 0) s[kRadix] = n;
     __syncthreads();
@@ -85,13 +86,15 @@ template <typename U, typename V> struct SmallCfg {
 };
 
 struct SmallArgs {
-    void *keys, *vals;
+    void *keys, *vals;             // the output
+    const void *in_keys, *in_vals; // the input (keys, vals in place)
     int n;
     unsigned long long xmask;
 };
 
 // The sort of small_kernel (CB = 1) and cluster_small_kernel (CB =
-// PP_CLUSTER). Block `rank` loads its share of the keys (and values) into
+// PP_CLUSTER). Block `rank` loads its share of the input's keys (and
+// values) into
 // shared memory; the digit positions where some key differs from the first
 // key are found with one OR over the block (over the cluster: every block's
 // OR is read from its shared memory). Each such pass ranks the block's
@@ -105,7 +108,7 @@ struct SmallArgs {
 // area, then copies each to the block that holds its cluster position (runs
 // of a digit stay together, so the stores of a warp are mostly contiguous),
 // and a second barrier ends the pass. The blocks then write their
-// positions back.
+// positions to the output.
 template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__ void small_sort(const SmallArgs &a)
 {
     typedef SmallCfg<U, V> C;
@@ -128,14 +131,16 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
     const U xm = (U)a.xmask;
     U *keys = (U *)a.keys + first;
     V *vals = (V *)a.vals + first;
+    const U *in_keys = (const U *)a.in_keys + first;
+    const V *in_vals = (const V *)a.in_vals + first;
 
-    const U r0 = R::map(((const U *)a.keys)[0], xm);
+    const U r0 = R::map(((const U *)a.in_keys)[0], xm);
     unsigned long long vary = 0;
     for (int i = tid; i < n; i += C::BLOCK) {
-        const U x = keys[i];
+        const U x = in_keys[i];
         sk[i] = x;
         vary |= (unsigned long long)(U)(R::map(x, xm) ^ r0);
-        if constexpr (VInfo<V>::has) sv[i] = vals[i];
+        if constexpr (VInfo<V>::has) sv[i] = in_vals[i];
     }
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) vary |= __shfl_xor_sync(~0u, vary, m);

@@ -538,6 +538,36 @@ template <typename T> static void run_type(size_t n, int lg, double copy)
                 add_row("sort_pairs", ty, n, ours, cub, 4.0 * bytes, copy, target(P_SORT, lg),
                         equal_dev(kk, kb.Current(), bytes) && equal_dev(vv, vb.Current(), bytes));
             }
+            // Out of place: pp_sort_copy and pp_sort_pairs_copy against CUB's
+            // SortKeys and SortPairs from an input array into an output array
+            // (the pristine arrays are the inputs; nothing to refresh).
+            {
+                size_t t2 = 0;
+                cub::DeviceRadixSort::SortKeys(nullptr, t2, pk, kc, (int64_t)n, 0, bits);
+                void *temp = cub_temp(t2);
+                double ours, cub;
+                time_pair(&ours, &cub, [&] { PK(g_ctx, pp_sort_copy(g_ctx, pt, pk, kk, n, PP_ASCENDING)); },
+                          [&] { cub::DeviceRadixSort::SortKeys(temp, t2, pk, kc, (int64_t)n, 0, bits, g_stream); });
+                CK(cudaStreamSynchronize(g_stream));
+                add_row("sort keys copy", tn, n, ours, cub, 2.0 * bytes, copy, target(P_SORT, lg),
+                        equal_dev(kk, kc, bytes));
+            }
+            {
+                size_t t2 = 0;
+                cub::DeviceRadixSort::SortPairs(nullptr, t2, pk, kc, pv, vc, (int64_t)n, 0, bits);
+                void *temp = cub_temp(t2);
+                double ours, cub;
+                time_pair(&ours, &cub,
+                          [&] { PK(g_ctx, pp_sort_pairs_copy(g_ctx, pt, pk, pv, kk, vv, s, n, PP_ASCENDING)); },
+                          [&] {
+                              cub::DeviceRadixSort::SortPairs(temp, t2, pk, kc, pv, vc, (int64_t)n, 0, bits, g_stream);
+                          });
+                CK(cudaStreamSynchronize(g_stream));
+                char ty[16];
+                snprintf(ty, sizeof ty, "%s/%s", tn, s == 4 ? "u32" : "u64");
+                add_row("sort_pairs copy", ty, n, ours, cub, 4.0 * bytes, copy, target(P_SORT, lg),
+                        equal_dev(kk, kc, bytes) && equal_dev(vv, vc, bytes));
+            }
         }
     }
     CK(cudaFree(out1));

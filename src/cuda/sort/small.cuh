@@ -155,6 +155,10 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
         pp_cluster_sync();
 #pragma unroll
         for (int b = 0; b < CB; b++) vary |= *pp_cluster_map(&wor[C::WARPS], (unsigned)b);
+        // With no pass to run (every key equal), no later barrier keeps a
+        // block from exiting while another still reads its word: one here
+        // (vary is the same in every block, so all of them take it).
+        if (vary == 0) pp_cluster_sync();
     }
 
     const int wfirst = warp * 32 * ITEMS;

@@ -17,7 +17,7 @@
  * the map folded into the mask (no map at all).
  *
  * The pass (chain_pass): one region in which a thread claims a tile of
- * SORT_TILE keys, counts its digits (or takes the counts that the sweep
+ * keys (sort_tile: 2^16 to 2^18 of them), counts its digits (or takes the counts that the sweep
  * before the pass left per tile, when the pass's digit is the one that
  * sweep counted or its leading bits: the first LSD pass and every MSD
  * split), takes the digit counts of every tile before it from the
@@ -196,7 +196,16 @@ static const sort_kernels sort_nonan[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_NON
     [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, SORT_NONAN_PTR_##K(E), bits_##S, SORT_KERNELS(S, )},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
 
-#define SORT_TILE ((size_t)1 << 16) /* keys a thread claims at once */
+/* Keys a thread claims at once: from SORT_TILE_MIN, doubled up to
+ * SORT_TILE_MAX while every thread keeps SORT_TILES_PER_THREAD tiles or
+ * more (sort_tile). A scatter writes the partial lines at the edges of a
+ * tile's run of each digit with plain stores, whose lines are read from
+ * memory first; longer tiles have fewer of them (2^24 keys on 2 threads,
+ * 2^18 keys a tile against 2^16: f32 keys from [0, 1) 54.3-54.8 -> 50.7-51.6
+ * ms, u32 below 2^24 48.5-49.8 -> 47.5-48.1; bench/RESULTS.md). */
+#define SORT_TILE_MIN ((size_t)1 << 16)
+#define SORT_TILE_MAX ((size_t)1 << 18)
+#define SORT_TILES_PER_THREAD 8
 
 /* MSD split: buckets of about SORT_BUCKET bytes (the core's cache holds
  * one with its two buffers), SORT_BUCKET_MAX bytes at most. */
@@ -240,6 +249,7 @@ typedef struct sort_job {
     char *wc;              /* write-combining buffers, wcbytes per thread */
     size_t wcbytes;
     size_t base;           /* the tiles cover [base, base + n) */
+    size_t tile;           /* keys a thread claims at once (sort_tile) */
     /* MSD split (msd_range) */
     char *ukeys, *uvals;   /* the user's output arrays (the results' place) */
     char *skeys, *svals;   /* scratch arrays of as many keys and values */
@@ -269,10 +279,18 @@ typedef struct sort_job {
     int count_next;        /* scatters count the next pass's digit (LSD passes) */
 } sort_job;
 
+/* The tile of a sort of n keys on nt threads (see SORT_TILE_MIN). */
+static size_t sort_tile(size_t n, int nt)
+{
+    size_t tile = SORT_TILE_MIN;
+    while (tile < SORT_TILE_MAX && n / (2 * tile) >= (size_t)nt * SORT_TILES_PER_THREAD) tile *= 2;
+    return tile;
+}
+
 /* [*b, *e): tile t of the job's range. */
 static void job_tile(const sort_job *j, size_t t, size_t *b, size_t *e)
 {
-    pp_cpu_tile_range(j->n, SORT_TILE, t, b, e);
+    pp_cpu_tile_range(j->n, j->tile, t, b, e);
     *b += j->base;
     *e += j->base;
 }
@@ -384,7 +402,7 @@ static void copy_range(sort_job *j, int nt, char *dst, char *vdst)
 {
     j->dst = dst;
     j->vdst = vdst;
-    pp_cpu_for_tiles(nt, (j->n + SORT_TILE - 1) / SORT_TILE, copy_tile, j);
+    pp_cpu_for_tiles(nt, (j->n + j->tile - 1) / j->tile, copy_tile, j);
 }
 
 /* The lowest set bit of v != 0, and the number of bits up to its highest. */
@@ -409,7 +427,7 @@ static unsigned bit_length(uint64_t v)
 static void chain_pass(sort_job *j, int nt)
 {
     static const uint64_t zero[RADIX_MAX];
-    const size_t ntiles = (j->n + SORT_TILE - 1) / SORT_TILE;
+    const size_t ntiles = (j->n + j->tile - 1) / j->tile;
     memset(j->hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
     pp_cpu_chain_spec spec = {ntiles, j->dg.dmask + 1, zero, pass_counts, add_counts, pass_scatter, j, NULL};
     pp_cpu_chain(&spec, nt, j->chain, NULL);
@@ -419,7 +437,7 @@ static void chain_pass(sort_job *j, int nt)
  * start[d] = base + the keys of the range with smaller digits. */
 static void range_starts(sort_job *j, int nt, size_t *start)
 {
-    const size_t ntiles = (j->n + SORT_TILE - 1) / SORT_TILE;
+    const size_t ntiles = (j->n + j->tile - 1) / j->tile;
     memset(j->hist, 0, (size_t)nt * RADIX_MAX * sizeof(size_t));
     j->tc_stride = j->dg.dmask + 1;
     j->tc_group = 0;
@@ -736,8 +754,8 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     size_t vsize = a->value_size;
     const size_t n = a->n;
     const uint64_t mask = a->order == PP_DESCENDING ? ~(uint64_t)0 : 0;
-    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE);
-    const size_t ntiles = (n + SORT_TILE - 1) / SORT_TILE;
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE_MIN);
+    const size_t tile = sort_tile(n, nt), ntiles = (n + tile - 1) / tile;
     if (!vals) vsize = 0;
     if (n > (SIZE_MAX / 4) / (k->size + vsize))
         return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: n = %zu is too large", fn, n);
@@ -745,6 +763,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     memset(&j, 0, sizeof j);
     j.k = k;
     j.n = n;
+    j.tile = tile;
     j.vsize = vsize;
     j.mask = mask;
     j.src = kin;

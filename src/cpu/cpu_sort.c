@@ -17,10 +17,10 @@
  * the map folded into the mask (no map at all).
  *
  * The pass (chain_pass): one region in which a thread claims a tile of
- * keys (sort_tile: 2^16 to 2^18 of them), counts its digits (or takes the counts that the sweep
- * before the pass left per tile, when the pass's digit is the one that
- * sweep counted or its leading bits: the first LSD pass and every MSD
- * split), takes the digit counts of every tile before it from the
+ * keys (sort_tile: 2^16 to 2^18 of them), counts its digits (or takes the
+ * counts that the sweep before the pass left per tile, when the pass's
+ * digit is the one that sweep counted or its leading bits: the first LSD
+ * pass and every MSD split), takes the digit counts of every tile before it from the
  * look-back of cpu_tiles.h (no thread waits for another) and scatters the
  * tile in order from there (write-combining lines, streaming stores), so
  * it is stable; while scattering an LSD pass counts the digit of the next

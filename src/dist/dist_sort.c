@@ -86,8 +86,8 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
 }
 
 /* The local sort of keys_in (values_in) into keys (values): in place
- * where they are the same arrays; else the sort writes the outputs itself
- * (no copy on cpu, pp_sort_copy). */
+ * where they are the same arrays; else pp_sort_copy writes the outputs
+ * (no copy of the inputs first on cpu and cuda). */
 static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, const void *keys_in,
                             const void *values_in, void *keys, void *values, int pairs)
 {

@@ -209,25 +209,26 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         // (pp_block_exclusive ends with a barrier: s_scan is free for the next pass)
     }
     if (tid == 0) {
-        // In place, the active passes alternate between the user's buffers
-        // and the alternate ones, starting from the user's: after an odd
-        // number the result is copied back. Out of place, the first active
-        // pass reads the input and writes the buffers that leave the last
-        // one writing the user's output (the output if the number of active
-        // passes is odd); with none (every key equal), the input is copied.
-        unsigned int ran = 0;
-        for (int p = 0; p < NP; p++) ran += a.ctrl->active[p] != 0;
-        const unsigned int total = ran;
-        ran = 0;
+        // One rule places every pass. Active pass r (counted from 0) writes
+        // the user's output where end - r is odd and the alternate buffers
+        // where it is even, end being the number of active passes out of
+        // place (the last one writes the output) and 0 in place (the first
+        // writes the alternates, so the passes alternate from the user's
+        // buffers). Each reads what the one before it wrote, the first the
+        // input (in place, the output itself). The copy back reads the
+        // buffers the last active pass wrote: the alternates after an odd
+        // number in place, nothing out of place; the input where no pass ran
+        // out of place (every key equal).
+        unsigned int total = 0;
+        for (int p = 0; p < NP; p++) total += a.ctrl->active[p] != 0;
+        const unsigned int end = a.out_of_place ? total : 0u;
+        unsigned int held = a.out_of_place ? kBufIn : kBufOut, ran = 0;
         for (int p = 0; p < NP; p++) {
-            // the buffers holding the keys after `ran` active passes
-            unsigned int from = ran & 1u ? kBufAlt : kBufOut;
-            if (a.out_of_place) from = ran == 0 ? kBufIn : ((total - ran) & 1u ? kBufAlt : kBufOut);
-            a.ctrl->src_of[p] = from;
-            a.ctrl->dst_of[p] = a.out_of_place ? ((total - ran) & 1u ? kBufOut : kBufAlt) : (ran & 1u ? kBufOut : kBufAlt);
-            ran += a.ctrl->active[p] != 0;
+            a.ctrl->src_of[p] = held;
+            a.ctrl->dst_of[p] = (end - ran) & 1u ? kBufOut : kBufAlt;
+            if (a.ctrl->active[p]) held = a.ctrl->dst_of[p], ran++;
         }
-        a.ctrl->copy_back = a.out_of_place ? (total ? kBufOut : kBufIn) : (total & 1u ? kBufAlt : kBufOut);
+        a.ctrl->copy_back = held;
     }
 }
 

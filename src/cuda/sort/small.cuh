@@ -64,12 +64,14 @@ template <typename U, typename V> struct SmallCfg {
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
     static constexpr int ITEMS = KB + VB <= 8 ? 16 : 8;
     static constexpr int CAP = BLOCK * ITEMS;
-    // The cluster's limit: PP_CLUSTER blocks of CAP, but half that for
-    // 8-byte keys without values, whose eight passes (two cluster barriers
-    // each) made the cluster lose to Onesweep from about 2^15 keys (on an
-    // H100: u64 keys 50000 and 65536 2-6% slower, 32769 even, 20000 9%
-    // faster; bench/RESULTS.md).
-    static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP / (KB == 8 && VB == 0 ? 2 : 1);
+    // The cluster's limit: PP_CLUSTER blocks of CAP, for every key and value
+    // type. (8-byte keys without values had half that while Onesweep took
+    // them with 14 keys per thread: their eight passes, two cluster barriers
+    // each, made the cluster 2-6% slower for u64 keys at 50000 and 65536 on
+    // an H100. With 16 keys per thread Onesweep's tiles are longer, and at
+    // 2^16 the cluster measured f64 keys 0.117 -> 0.105 ms, u64 keys
+    // 0.099-0.100 -> 0.101-0.102; bench/RESULTS.md.)
+    static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP;
     static constexpr size_t OFF_CNT = 0;
     static constexpr size_t OFF_MISC = OFF_CNT + (size_t)WARPS * kRadix * 4; // 32 u32, 17 u64
     static constexpr size_t OFF_KEYS = OFF_MISC + 512;

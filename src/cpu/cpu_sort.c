@@ -35,9 +35,10 @@
  * Wider spans, any n (msd_range): one pass on the leading digit of the
  * span (keys to scratch) cuts the keys into buckets that share it; then
  * each thread claims buckets one at a time and sorts each in its own cache
- * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 8
- * bits between two buffers of the bucket's size, over its top digits alone
- * where they tell nearly every key apart, then a fix-up of the runs they
+ * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 9
+ * bits (8 with values) between two buffers of the bucket's size, over its
+ * top digits alone where they tell nearly every key apart, then a fix-up
+ * of the runs they
  * leave, the result copied into the user's arrays, with streaming stores
  * from PP_CPU_STREAM_BYTES). So the
  * keys cross memory about twice instead of once per pass, and a small
@@ -93,6 +94,13 @@
  * most are put in order by insertion (cpu_sort_scatter.inc's fix-up),
  * longer ones by passes. */
 #define FIXUP_RUN 16
+
+/* A bucket's LSD digits of keys alone: BUCKET_W bits at most (8 with
+ * values). 9 lets a bucket of 17 or 18 bits take 2 passes instead of 3
+ * (floats' buckets below the top binade have such spans): f32 keys from
+ * [0, 1) at 2^24 52.1-53.9 -> 50.7-52.3 ms, u32 below 2^24 46.7-47.9 ->
+ * 45.6-47.4 (bench/RESULTS.md); 10 and 11 bits were no better. */
+#define BUCKET_W 9
 
 /* A bucket's digit offsets: off[d] = the sum of cnt[0, d) for d < nd (off
  * may be cnt). */

@@ -20,8 +20,8 @@
  * keys (sort_tile: 2^16 to 2^18 of them), counts its digits (or takes the
  * counts that the sweep before the pass left per tile, when the pass's
  * digit is the one that sweep counted or its leading bits: the first LSD
- * pass and every MSD split), takes the digit counts of every tile before it from the
- * look-back of cpu_tiles.h (no thread waits for another) and scatters the
+ * pass and every MSD split), takes the digit counts of every tile before
+ * it from the look-back of cpu_tiles.h (no thread waits for another) and scatters the
  * tile in order from there (write-combining lines, streaming stores), so
  * it is stable; while scattering an LSD pass counts the digit of the next
  * pass, if any.
@@ -38,10 +38,8 @@
  * (cpu_sort_scatter.inc's bucket: one counting read, LSD passes of up to 9
  * bits (8 with values) between two buffers of the bucket's size, over its
  * top digits alone where they tell nearly every key apart, then a fix-up
- * of the runs they
- * leave, the result copied into the user's arrays, with streaming stores
- * from PP_CPU_STREAM_BYTES). So the
- * keys cross memory about twice instead of once per pass, and a small
+ * of the runs they leave, the result copied into the user's arrays, with
+ * streaming stores from PP_CPU_STREAM_BYTES). So the keys cross memory about twice instead of once per pass, and a small
  * input is one bucket sorted in one thread's cache (faster than the
  * passes at every size measured). The top split's buckets are blocks of
  * prefixes (the leading 16 bits of the span at most) sized from a sample
@@ -95,12 +93,14 @@
  * longer ones by passes. */
 #define FIXUP_RUN 16
 
-/* A bucket's LSD digits of keys alone: BUCKET_W bits at most (8 with
- * values). 9 lets a bucket of 17 or 18 bits take 2 passes instead of 3
- * (floats' buckets below the top binade have such spans): f32 keys from
- * [0, 1) at 2^24 52.1-53.9 -> 50.7-52.3 ms, u32 below 2^24 46.7-47.9 ->
- * 45.6-47.4 (bench/RESULTS.md); 10 and 11 bits were no better. */
+/* A bucket's LSD digits: BUCKET_W bits at most for keys alone,
+ * BUCKET_W_VALUES with values (each digit writes two streams). 9 lets a
+ * bucket of 17 or 18 bits take 2 passes instead of 3 (floats' buckets
+ * below the top binade have such spans): f32 keys from [0, 1) at 2^24
+ * 52.1-53.9 -> 50.7-52.9 ms, u32 below 2^24 46.7-47.9 -> 45.6-47.4
+ * (bench/RESULTS.md); 10 and 11 bits were no better. */
 #define BUCKET_W 9
+#define BUCKET_W_VALUES 8
 
 /* A bucket's digit offsets: off[d] = the sum of cnt[0, d) for d < nd (off
  * may be cnt). */
@@ -209,8 +209,8 @@ static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENT
  * more (sort_tile). A scatter writes the partial lines at the edges of a
  * tile's run of each digit with plain stores, whose lines are read from
  * memory first; longer tiles have fewer of them (2^24 keys on 2 threads,
- * 2^18 keys a tile against 2^16: f32 keys from [0, 1) 54.3-54.8 -> 50.7-51.6
- * ms, u32 below 2^24 48.5-49.8 -> 47.5-48.1; bench/RESULTS.md). */
+ * 2^18 keys a tile against 2^16: f32 keys from [0, 1) 53.3-54.8 -> 50.3-51.2
+ * ms, u32 below 2^24 48.5-49.9 -> 45.8-46.9; bench/RESULTS.md). */
 #define SORT_TILE_MIN ((size_t)1 << 16)
 #define SORT_TILE_MAX ((size_t)1 << 18)
 #define SORT_TILES_PER_THREAD 8

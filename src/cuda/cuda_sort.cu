@@ -12,9 +12,8 @@
 // Paths (chosen on the host from n and the types only, never from the data):
 //  * n <= SmallCfg::CAP: one block sorts everything in shared memory, every
 //    pass, one launch (small_kernel); up to SmallCfg::CLUSTER_CAP (8
-//    times that), one cluster of PP_CLUSTER
-//    blocks does, their shared memories holding the keys between passes
-//    (cluster_small_kernel).
+//    times that), one cluster of PP_CLUSTER blocks does, their shared
+//    memories holding the keys between passes (cluster_small_kernel).
 //  * 8-bit integer keys without values: count_kernel, then fill_kernel
 //    rewrites the runs (a key is its digit; rewriting equals moving).
 //  * otherwise Onesweep:

@@ -47,7 +47,9 @@
 // in-warp scans, and L2 prefetches of later tiles all land within 1% or
 // lose (bench/RESULTS.md): what is left is the wait itself, and more
 // resident tiles to wait in (shape::MIN_BLOCKS: 4 per SM) hide part of it
-// (0.61 -> 0.58 ms at 2^28 on an H200).
+// (0.61 -> 0.58 ms at 2^28 on an H200). Measured again after that (H100):
+// tiles held in shared memory, 5-6 per SM, lost 3-5%; 64 KB tiles gained
+// about 1% from 2^28 on and lost below.
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one

@@ -299,5 +299,8 @@ const pp_backend_ops pp_opencl_ops = {
     .sort = {[PP_ALGO_AUTO] = pp_ocl_sort,
              [PP_ALGO_ONESWEEP] = pp_ocl_sort_onesweep,
              [PP_ALGO_COUNT_SCAN_SCATTER] = pp_ocl_sort_count_scan_scatter},
+    /* every sort reads the inputs in its first pass and leaves the result in
+     * the outputs (opencl_sort.c) */
+    .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
     .exact_sum = pp_ocl_exact_sum,
 };

@@ -20,9 +20,13 @@
  *            among the tile's keys of digit d, in sorted order
  * Before the passes, key_bits + plan find (on the device) the digit
  * positions where every key has the same digit; the kernels of those passes
- * exit at once on a device flag, and the device tracks which buffer holds
- * the data (copy_back moves it home after an odd number of passes). So the
- * host never waits: like every opencl primitive, the sort is only queued.
+ * exit at once on a device flag, and the device places every pass: which
+ * buffers it reads and writes (the inputs, the outputs or the alternate
+ * ones; out of place, pp_sort_copy and pp_sort_pairs_copy, the first active
+ * pass reads the inputs and the last writes the outputs, so there is no copy
+ * first) and whether copy_back must move the result home (sort.cl,
+ * plan_buffers). So the host never waits: like every opencl primitive, the
+ * sort is only queued.
  *
  * Programs: one per (key width, value size, offset width): the key type's
  * kind (signed, unsigned, float) and the order are kernel arguments, so the
@@ -39,7 +43,7 @@
 
 #define SORT_RADIX 256      /* digit values: 8-bit digits */
 #define SORT_PART_MAX 256   /* key_bits groups at most (plan folds them serially) */
-#define SORT_CTRL_WORDS 32  /* uints of ctrl, the control block (sort.cl: which passes run, from which buffer) */
+#define SORT_CTRL_WORDS 40  /* uints of ctrl, the control block (sort.cl: which passes run, from which buffer) */
 #define SORT_MAX_TILE 32768 /* 16-bit ranks and counters in the kernels */
 #define SORT_ALIGN 256      /* byte alignment of every region in scratch */
 
@@ -143,9 +147,11 @@ static int carve(size_t *at, size_t bytes, size_t *off)
 
 /* 1-byte keys without values: a key is its digit, so the sort is a
  * histogram (hist8 over chunks, starts8 folds them into the runs' starts)
- * and a rewrite of the runs (fill8): no alternate buffer, and an input whose
- * keys are all equal is rewritten unchanged. */
-static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_mem km, size_t n, cl_ulong xmask)
+ * of the input and a rewrite of the runs into the output (fill8): no
+ * alternate buffer, and an input whose keys are all equal is rewritten
+ * unchanged. */
+static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_mem kin, cl_mem km, size_t n,
+                            cl_ulong xmask)
 {
     size_t groups = n / 65536 + 1;
     if (groups > 1024) groups = 1024;
@@ -162,7 +168,7 @@ static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_me
     PP_OCL_STATUS(pp_ocl_scratch(ctx, at, fn, &s));
     const cl_ulong n64 = n, chunk64 = chunk, part_off = o_part / 8, starts_off = o_starts / 8;
     const cl_uint ng = (cl_uint)groups;
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_HIST8], groups, p->L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_HIST8], groups, p->L, PP_OCL_ARG(kin), PP_OCL_ARG(n64),
                                 PP_OCL_ARG(chunk64), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(part_off)));
     PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p->kernels[KERNEL_STARTS8], 1, p->L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
                                 PP_OCL_ARG(ng), PP_OCL_ARG(s), PP_OCL_ARG(starts_off)));
@@ -193,8 +199,10 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     memset(&p, 0, sizeof p);
     p.ks = pp_type_size(type);
     p.vs = values ? value_size : 0;
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {keys, n * p.ks, "keys"}, {values, n * p.vs, "values"}));
-    if (n < 2) return PP_SUCCESS;
+    const int oop = a->keys_in != keys; /* out of place: keys_in and values_in are other buffers */
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {keys, n * p.ks, "keys"}, {values, n * p.vs, "values"},
+                                     {oop ? a->keys_in : NULL, n * p.ks, "keys_in"},
+                                     {oop ? a->values_in : NULL, n * p.vs, "values_in"}));
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
@@ -202,7 +210,9 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
     const cl_ulong xmask = sort_xmask(type, p.ks, order);
     cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km; /* keys', values' buffers */
-    if (p.bytes) return sort_bytes(ctx, fn, &p, km, n, xmask);
+    cl_mem kin = pp_ocl_mem(a->keys_in), vin = values ? pp_ocl_mem(a->values_in) : kin;
+    if (p.bytes) return sort_bytes(ctx, fn, &p, kin, km, n, xmask);
+    const cl_uint oop32 = (cl_uint)oop;
 
     const pp_type off_type = p.off64 ? PP_U64 : PP_U32;
     const size_t offsz = p.off64 ? 8 : 4;
@@ -232,30 +242,31 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     const cl_uint ngroups = (cl_uint)part_groups;
     const size_t L = p.L;
 
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_KEY_BITS], part_groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_KEY_BITS], part_groups, L, PP_OCL_ARG(kin), PP_OCL_ARG(n64),
                                 PP_OCL_ARG(chunk64), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
                                 PP_OCL_ARG(part_off)));
     PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(part_off),
-                                PP_OCL_ARG(ngroups), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+                                PP_OCL_ARG(ngroups), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off), PP_OCL_ARG(oop32)));
 
     const size_t groups = ntiles < PP_OCL_MAX_GROUPS ? ntiles : PP_OCL_MAX_GROUPS;
     for (cl_uint pass = 0; pass < (cl_uint)p.ks; pass++) {
         PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
-                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass),
+                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(kin), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass),
                                     PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off),
                                     PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
         PP_OCL_STATUS(pp_ocl_scan_into(ctx, fn, off_type, PP_SUM, PP_EXCLUSIVE, s, (size_t)counts_off, s,
                                        (size_t)counts_off, ncount, s, o_work / offsz));
         PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_SCATTER], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
                                     PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off),
-                                    PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass), PP_OCL_ARG(is_float),
+                                    PP_OCL_ARG(kin), PP_OCL_ARG(vin), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64),
+                                    PP_OCL_ARG(pass), PP_OCL_ARG(is_float),
                                     PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off), PP_OCL_ARG(s),
                                     PP_OCL_ARG(ctrl_off)));
     }
     const size_t cgroups = pp_ocl_groups_for(n, L * 16);
     return PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
-                         PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64),
-                         PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off));
+                         PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(kin),
+                         PP_OCL_ARG(vin), PP_OCL_ARG(n64), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off));
 }
 
 /* ---- Onesweep (NVIDIA GPUs) ----------------------------------------------------------------------------
@@ -272,7 +283,7 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
  *
- * Scratch: ctrl (SORT_CTRL_WORDS uints: words 24 + p are pass p's tickets),
+ * Scratch: ctrl (SORT_CTRL_WORDS uints: sort.cl's CTRL_ words; 24 + p are pass p's tickets),
  * hist and pbase (key bytes x 256 ulongs each), carry (key bytes x portions
  * x 256 ulongs, zero on entry), two sets of look-back rows (tiles x 256
  * uints each; os_count clears the first, each pass the other set for the
@@ -315,7 +326,10 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     const char *fn = a->fn;
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     const size_t n = a->n, ks = pp_type_size(a->type), vs = a->values ? a->value_size : 0;
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->keys, n * ks, "keys"}, {a->values, n * vs, "values"}));
+    const int oop = a->keys_in != a->keys; /* out of place: keys_in and values_in are other buffers */
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->keys, n * ks, "keys"}, {a->values, n * vs, "values"},
+                                     {oop ? a->keys_in : NULL, n * ks, "keys_in"},
+                                     {oop ? a->values_in : NULL, n * vs, "values_in"}));
     if (!onesweep_runs(caps))
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
                        "%s: PP_ALGO_ONESWEEP on opencl needs an NVIDIA GPU of compute capability 7.0 or later "
@@ -363,6 +377,8 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_carry, ks * portions * SORT_RADIX * 8));
 
     cl_mem km = pp_ocl_mem(a->keys), vm = a->values ? pp_ocl_mem(a->values) : km;
+    cl_mem kin = pp_ocl_mem(a->keys_in), vin = a->values ? pp_ocl_mem(a->values_in) : kin;
+    const cl_uint oop32 = (cl_uint)oop;
     const cl_uint is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
     const cl_ulong xmask = sort_xmask(a->type, ks, a->order), n64 = n, ctrl_off = o_ctrl / 4, hist_off = o_hist / 8,
                    pbase_off = o_pbase / 8, status_off = o_status / 4, rows64 = rows, alt_off = o_alt / ks,
@@ -371,11 +387,12 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     size_t groups = n / 8192 + 1;
     if (groups > 4 * (size_t)caps->compute_units) groups = 4 * (size_t)caps->compute_units;
     if (groups < n / ((size_t)1 << 31) + 1) groups = n / ((size_t)1 << 31) + 1;
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(n64),
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_COUNT], groups, L, PP_OCL_ARG(kin), PP_OCL_ARG(n64),
                                 PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(hist_off),
                                 PP_OCL_ARG(s), PP_OCL_ARG(status_off), PP_OCL_ARG(rows64)));
     PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_PLAN], 1, L, PP_OCL_ARG(s), PP_OCL_ARG(hist_off), PP_OCL_ARG(n64),
-                                PP_OCL_ARG(s), PP_OCL_ARG(pbase_off), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+                                PP_OCL_ARG(s), PP_OCL_ARG(pbase_off), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off),
+                                PP_OCL_ARG(oop32)));
     const cl_uint tpp32 = (cl_uint)tpp, tiles32 = (cl_uint)tiles;
     for (cl_uint pass = 0; pass < (cl_uint)ks; pass++) {
         const cl_ulong st_off = status_off + (pass & 1u) * rows64, next_off = status_off + ((pass + 1) & 1u) * rows64,
@@ -383,15 +400,16 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
         const cl_uint has_next = pass + 1 < (cl_uint)ks;
         PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, k[OS_PASS], tiles, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
                                     PP_OCL_ARG(alt_off), PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off),
-                                    PP_OCL_ARG(n64), PP_OCL_ARG(pass), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask),
+                                    PP_OCL_ARG(kin), PP_OCL_ARG(vin), PP_OCL_ARG(n64), PP_OCL_ARG(pass),
+                                    PP_OCL_ARG(is_float), PP_OCL_ARG(xmask),
                                     PP_OCL_ARG(s), PP_OCL_ARG(st_off), PP_OCL_ARG(next_off), PP_OCL_ARG(has_next),
                                     PP_OCL_ARG(s), PP_OCL_ARG(pbase_off), PP_OCL_ARG(s), PP_OCL_ARG(carry_off),
                                     PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off), PP_OCL_ARG(tpp32), PP_OCL_ARG(tiles32)));
     }
     const size_t cgroups = pp_ocl_groups_for(n, L * 16);
     return PP_OCL_LAUNCH(ctx, fn, k[OS_COPY_BACK], cgroups, L, PP_OCL_ARG(km), PP_OCL_ARG(s), PP_OCL_ARG(alt_off),
-                         PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(n64), PP_OCL_ARG(s),
-                         PP_OCL_ARG(ctrl_off));
+                         PP_OCL_ARG(vm), PP_OCL_ARG(s), PP_OCL_ARG(valt_off), PP_OCL_ARG(kin), PP_OCL_ARG(vin),
+                         PP_OCL_ARG(n64), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off));
 }
 
 /* PP_ALGO_AUTO: Onesweep where it runs, except for 1-byte keys alone (the

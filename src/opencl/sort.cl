@@ -90,9 +90,43 @@
 #define PAD(i) ((i) + ((i) >> 5))
 #define PADDED(n) ((n) + ((n) >> 5) + 1)
 
-#define CTRL_ACTIVE 0
-#define CTRL_ALT 8
-#define CTRL_COPY_BACK 16
+/* The control block (ctrl, written by plan or os_plan): per pass p, whether
+ * it runs and which buffers it reads and writes; the buffers the final copy
+ * reads (BUF_OUT: no copy); (Onesweep) the tickets of each pass. */
+#define CTRL_ACTIVE 0     /* ctrl[0 + p]: 1 if pass p runs */
+#define CTRL_SRC 8        /* ctrl[8 + p]: the buffers pass p reads (a BUF_) */
+#define CTRL_DST 16       /* ctrl[16 + p]: the buffers it writes */
+#define CTRL_TICKET 24    /* ctrl[24 + p]: tickets drawn in pass p (Onesweep; zeroed by os_plan) */
+#define CTRL_COPY_BACK 32 /* the buffers copy_back reads */
+#define BUF_OUT 0         /* the user's keys and values (the output) */
+#define BUF_ALT 1         /* the alternate ones in scratch */
+#define BUF_IN 2          /* the user's inputs (out of place only) */
+
+/* After CTRL_ACTIVE is written: one rule places every pass. Active pass r
+ * (counted from 0) writes the output where end - r is odd and the alternate
+ * buffers where it is even, end being the number of active passes out of
+ * place (the last one writes the output) and 0 in place (the first writes
+ * the alternates). Each reads what the one before it wrote, the first the
+ * input (in place: the output itself). copy_back reads what the last active
+ * pass wrote: the alternates after an odd number in place, nothing out of
+ * place; the input where no pass ran out of place. (The cuda sort's rule.) */
+void plan_buffers(__global uint *ctrl, ulong ctrl_off, uint out_of_place)
+{
+    uint total = 0;
+    for (uint p = 0; p < 8; p++) total += ctrl[ctrl_off + CTRL_ACTIVE + p] != 0;
+    const uint end = out_of_place ? total : 0u;
+    uint held = out_of_place ? BUF_IN : BUF_OUT, ran = 0;
+    for (uint p = 0; p < 8; p++) {
+        const uint dst = (end - ran) & 1u ? BUF_OUT : BUF_ALT;
+        ctrl[ctrl_off + CTRL_SRC + p] = held;
+        ctrl[ctrl_off + CTRL_DST + p] = dst;
+        if (ctrl[ctrl_off + CTRL_ACTIVE + p]) {
+            held = dst;
+            ran++;
+        }
+    }
+    ctrl[ctrl_off + CTRL_COPY_BACK] = held;
+}
 
 U radix_key(U b, uint is_float, U xmask)
 {
@@ -117,24 +151,25 @@ uint digit_of(U r, uint shift)
 #endif
 }
 
-/* In a pass's kernel (parameters keys, alt, alt_off, vals, valt, valt_off):
- * ksrc, kdst (and with values vsrc, vdst), the buffers the pass reads and
- * writes: the user's or the alternate ones, as ctrl says (from_alt). */
+/* In a pass's kernel (parameters keys, alt, alt_off, vals, valt, valt_off,
+ * kin, vin, ctrl, ctrl_off, pass): ksrc, kdst (and with values vsrc, vdst),
+ * the buffers the pass reads and writes, as ctrl says. */
+#define PASS_KEYS_                                                                                              \
+    const uint src_ = ctrl[ctrl_off + CTRL_SRC + pass], dst_ = ctrl[ctrl_off + CTRL_DST + pass];            \
+    __global const U *ksrc = src_ == BUF_IN ? kin : src_ == BUF_ALT ? alt + alt_off : keys;                  \
+    __global U *kdst = dst_ == BUF_ALT ? alt + alt_off : keys
 #if VS
-#define PASS_BUFFERS(from_alt)                                                                                  \
-    const int from_alt_ = (from_alt);                                                                       \
-    __global const U *ksrc = from_alt_ ? alt + alt_off : keys;                                               \
-    __global U *kdst = from_alt_ ? keys : alt + alt_off;                                                     \
-    __global const V *vsrc = from_alt_ ? valt + valt_off : vals;                                             \
-    __global V *vdst = from_alt_ ? vals : valt + valt_off
+#define PASS_BUFFERS                                                                                            \
+    PASS_KEYS_;                                                                                             \
+    __global const V *vsrc = src_ == BUF_IN ? vin : src_ == BUF_ALT ? valt + valt_off : vals;                \
+    __global V *vdst = dst_ == BUF_ALT ? valt + valt_off : vals
 #else
-#define PASS_BUFFERS(from_alt)                                                                                  \
-    const int from_alt_ = (from_alt);                                                                       \
-    __global const U *ksrc = from_alt_ ? alt + alt_off : keys;                                               \
-    __global U *kdst = from_alt_ ? keys : alt + alt_off;                                                     \
+#define PASS_BUFFERS                                                                                            \
+    PASS_KEYS_;                                                                                             \
     (void)vals;                                                                                             \
     (void)valt;                                                                                             \
-    (void)valt_off
+    (void)valt_off;                                                                                         \
+    (void)vin
 #endif
 
 #if !PP_ONESWEEP /* the portable passes: key_bits, plan, count, scatter */
@@ -174,7 +209,8 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void key_bits(__global c
 
 /* ---- plan: one group; ctrl from the folded bits -------------------------------------------------------- */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void plan(__global const ulong *part, ulong part_off,
-                                                                 uint ngroups, __global uint *ctrl, ulong ctrl_off)
+                                                                 uint ngroups, __global uint *ctrl, ulong ctrl_off,
+                                                                 uint out_of_place)
 {
     if (get_local_id(0) != 0) return;
     ulong o = 0, a = ~0ul;
@@ -183,26 +219,22 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void plan(__global const
         a &= part[part_off + 2 * g + 1];
     }
     const ulong diff = o ^ a;
-    uint alt = 0;
-    for (uint p = 0; p < 8; p++) {
-        const uint active = p < KS && ((diff >> (8 * p)) & 255ul) != 0;
-        ctrl[ctrl_off + CTRL_ACTIVE + p] = active;
-        ctrl[ctrl_off + CTRL_ALT + p] = alt;
-        alt ^= active;
-    }
-    ctrl[ctrl_off + CTRL_COPY_BACK] = alt;
+    for (uint p = 0; p < 8; p++) ctrl[ctrl_off + CTRL_ACTIVE + p] = p < KS && ((diff >> (8 * p)) & 255ul) != 0;
+    plan_buffers(ctrl, ctrl_off, out_of_place);
 }
 
 /* ---- count: per tile, the count of each digit -----------------------------------------------------------
  * counts[counts_off + d * ntiles + t] = keys of tile t with digit d (digit-major,
  * so that one exclusive scan gives every (digit, tile) its output offset). */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void count(
-    __global const U *keys, __global const U *alt, ulong alt_off, ulong n, ulong ntiles, uint pass, uint is_float,
-    ulong xmask, __global OFF *counts, ulong counts_off, __global const uint *ctrl, ulong ctrl_off)
+    __global const U *keys, __global const U *alt, ulong alt_off, __global const U *kin, ulong n, ulong ntiles,
+    uint pass, uint is_float, ulong xmask, __global OFF *counts, ulong counts_off, __global const uint *ctrl,
+    ulong ctrl_off)
 {
     __local uint hist[RADIX];
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return;
-    __global const U *src = ctrl[ctrl_off + CTRL_ALT + pass] ? alt + alt_off : keys;
+    const uint from = ctrl[ctrl_off + CTRL_SRC + pass];
+    __global const U *src = from == BUF_IN ? kin : from == BUF_ALT ? alt + alt_off : keys;
     const uint lid = get_local_id(0), shift = 8 * pass;
     for (ulong t = get_group_id(0); t < ntiles; t += get_num_groups(0)) {
         for (uint d = lid; d < RADIX; d += L) hist[d] = 0;
@@ -298,9 +330,9 @@ void rank4(const uint *d, uint qs, uint *rk, __local uint *cnt, __local uint *sc
  * work-items at consecutive positions: position r of digit d goes to
  * offsets[d][t] + r - start[d]. Values follow the same way. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scatter(
-    __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off, ulong n,
-    ulong ntiles, uint pass, uint is_float, ulong xmask, __global const OFF *offsets, ulong offsets_off,
-    __global const uint *ctrl, ulong ctrl_off)
+    __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off,
+    __global const U *kin, __global const V *vin, ulong n, ulong ntiles, uint pass, uint is_float, ulong xmask,
+    __global const OFF *offsets, ulong offsets_off, __global const uint *ctrl, ulong ctrl_off)
 {
     __local ulong shared_mem[(SHARED_BYTES + 7) / 8];
     __local U *xk = (__local U *)shared_mem;    /* keys in tile order, then in sorted order */
@@ -314,8 +346,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scatter(
     __local ushort start[RADIX];
     __local ulong goff[RADIX];
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return;
-    PASS_BUFFERS(ctrl[ctrl_off + CTRL_ALT + pass] != 0);
-
+    PASS_BUFFERS;
 
     const uint lid = get_local_id(0), shift = 8 * pass;
     for (ulong t = get_group_id(0); t < ntiles; t += get_num_groups(0)) {
@@ -392,26 +423,34 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scatter(
 
 #endif /* !PP_ONESWEEP */
 
-/* ---- copy_back: the result into the user's buffers, when it ended in the alternate ones ---------------- */
+/* ---- copy_back: the result into the user's buffers, where it is not there ---------------------------------
+ * From the alternate buffers (after an odd number of passes in place) or
+ * from the inputs (out of place, where no pass ran: every key equal). */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void copy_back(__global U *keys, __global const U *alt,
                                                                       ulong alt_off, __global V *vals,
                                                                       __global const V *valt, ulong valt_off,
+                                                                      __global const U *kin, __global const V *vin,
                                                                       ulong n, __global const uint *ctrl,
                                                                       ulong ctrl_off)
 {
-    if (!ctrl[ctrl_off + CTRL_COPY_BACK]) return;
-    const ulong step = get_global_size(0);
-    for (ulong i = get_global_id(0); i < n; i += step) {
-        keys[i] = alt[alt_off + i];
+    const uint from = ctrl[ctrl_off + CTRL_COPY_BACK];
+    if (from == BUF_OUT) return;
+    __global const U *ks = from == BUF_IN ? kin : alt + alt_off;
 #if VS
-        vals[i] = valt[valt_off + i];
-#endif
-    }
-#if !VS
+    __global const V *vs = from == BUF_IN ? vin : valt + valt_off;
+#else
     (void)vals;
     (void)valt;
     (void)valt_off;
+    (void)vin;
 #endif
+    const ulong step = get_global_size(0);
+    for (ulong i = get_global_id(0); i < n; i += step) {
+        keys[i] = ks[i];
+#if VS
+        vals[i] = vs[i];
+#endif
+    }
 }
 
 #if KS == 1 && VS == 0 && !PP_ONESWEEP
@@ -527,7 +566,6 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void fill8(__global ucha
 #define ST_INCL (2u << 30)
 #define ST_VALUE ((1u << 30) - 1)
 #define LOOKBACK_WINDOW 8 /* status words read per round trip (the cuda sort's measured best) */
-#define CTRL_TICKET 24    /* ctrl[24 + p]: tickets drawn in pass p (zeroed by os_plan) */
 #define COUNT_COPIES 4    /* os_count's copies of the counters, against same-address atomics */
 
 /* os_count: the digit counts of every pass over the keys (grid-stride),
@@ -570,7 +608,8 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_count(__global c
  * active unless one digit has all n keys), tickets zeroed. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_plan(__global const ulong *hist, ulong hist_off,
                                                                     ulong n, __global ulong *pbase, ulong pbase_off,
-                                                                    __global uint *ctrl, ulong ctrl_off)
+                                                                    __global uint *ctrl, ulong ctrl_off,
+                                                                    uint out_of_place)
 {
     __local ulong sc[RADIX];
     __local uint full;
@@ -596,14 +635,11 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_plan(__global co
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        uint alt = 0;
         for (uint p = 0; p < 8; p++) {
             if (p >= KS) ctrl[ctrl_off + CTRL_ACTIVE + p] = 0;
-            ctrl[ctrl_off + CTRL_ALT + p] = alt;
-            alt ^= ctrl[ctrl_off + CTRL_ACTIVE + p];
             ctrl[ctrl_off + CTRL_TICKET + p] = 0;
         }
-        ctrl[ctrl_off + CTRL_COPY_BACK] = alt;
+        plan_buffers(ctrl, ctrl_off, out_of_place);
     }
 }
 
@@ -688,8 +724,8 @@ NV_INLINE uint os_lookback(__global const uint *status, uint tile, uint d)
  * sorted position j goes to shiftv[digit] + j, so consecutive work-items
  * write consecutive addresses within each digit's run. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
-    __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off, ulong n,
-    uint pass, uint is_float, ulong xmask, __global uint *status, ulong status_off, ulong next_off, uint has_next,
+    __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off,
+    __global const U *kin, __global const V *vin, ulong n, uint pass, uint is_float, ulong xmask, __global uint *status, ulong status_off, ulong next_off, uint has_next,
     __global const ulong *pbase, ulong pbase_off, __global ulong *carry, ulong carry_off, __global uint *ctrl,
     ulong ctrl_off, uint tiles_per_portion, uint tiles)
 {
@@ -706,7 +742,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return; /* the same in every work-item */
     if (lid == 0) misc[WARPS] = atomic_inc(&ctrl[ctrl_off + CTRL_TICKET + pass]);
     for (uint i = lid; i < WARPS * RADIX; i += L) cnt[i] = 0;
-    PASS_BUFFERS(ctrl[ctrl_off + CTRL_ALT + pass] != 0);
+    PASS_BUFFERS;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = misc[WARPS];
     const ulong start = (ulong)tile * TILE;

@@ -256,13 +256,6 @@ template <typename U, typename V> struct PassCfg {
     static constexpr int FIT = (48 * 1024) / (BLOCK * SB);
     static constexpr int ITEMS = IK < FIT ? IK : FIT;
     static constexpr int RANK_GROUP = LEAN ? 2 : ITEMS; // warp_rank_each's G
-    // write_keys' loop over the items: unrolled by 2 for keys alone, whose
-    // pass kernel is then about 14% smaller (fewer instruction fetch stalls,
-    // fewer global stores queued at once; on an H100, u32 keys 2^28
-    // 5.18-5.23 -> 4.99 ms, 2^24 0.390-0.393 -> 0.368, u64 keys 2^28
-    // 16.27-16.32 -> 15.96-15.99), fully with values, which lost 5-7% at 2
-    // and 4 (their digits, kept for write_values, then live in local memory).
-    static constexpr int WRITE_UNROLL = VB ? ITEMS : 2;
     static constexpr int TILE = BLOCK * ITEMS;
     // The tile's digit counting (before the ranking) keeps COUNT_PARTS
     // copies of each warp's counters, interleaved per digit, lane l counting
@@ -277,12 +270,26 @@ template <typename U, typename V> struct PassCfg {
     static constexpr int COUNT_PARTS = LEAN && (size_t)TILE * SB >= (size_t)WARPS * kRadix * 4 * 2 ? 2 : 1;
     // shared memory: per-warp digit counters, per-digit destination shifts
     // (64-bit, or 32-bit when every index fits), small scratch, the staging
-    // area (keys, then values)
+    // area (keys, then values), and with values where it fits the digit of
+    // each sorted position (DIGITS_STAGED)
     static constexpr size_t OFF_CNT = 0;
     static constexpr size_t OFF_SHIFT = OFF_CNT + (size_t)WARPS * kRadix * 4;
     static constexpr size_t OFF_MISC = OFF_SHIFT + (size_t)kRadix * 8;
     static constexpr size_t OFF_STAGE = OFF_MISC + 64;
-    static constexpr size_t SMEM = OFF_STAGE + (size_t)TILE * SB;
+    static constexpr size_t OFF_DIG = OFF_STAGE + (size_t)TILE * SB;
+    // write_keys leaves each key's digit for write_values: in shared memory
+    // (a byte per sorted position) where that fits the 64 KiB (every pair
+    // but 4-byte or smaller keys with 8-byte values), else in registers
+    // (Digits). The item loops of both are unrolled by 2 (keys alone, and
+    // pairs with staged digits: kernels 14-22% smaller, fewer instruction
+    // fetch stalls and global stores queued at once; on an H100, u32 keys
+    // 2^28 5.18-5.23 -> 4.99 ms, 2^24 0.390-0.393 -> 0.368; u32 pairs 2^24
+    // 0.641-0.643 -> 0.625-0.634, f32 pairs 2^28 9.09 -> 8.77-8.82), fully
+    // where the digits are in registers (unrolled by 2 or 4 they would be
+    // indexed at run time and live in local memory: 5-7% slower).
+    static constexpr bool DIGITS_STAGED = VB && OFF_DIG + (size_t)TILE <= 64 * 1024;
+    static constexpr int WRITE_UNROLL = VB && !DIGITS_STAGED ? ITEMS : 2;
+    static constexpr size_t SMEM = OFF_DIG + (DIGITS_STAGED ? (size_t)TILE : 0);
     static_assert(ITEMS >= 1 && TILE <= 65536, "tile shape: ranks are tile positions kept in 16 bits");
     static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
 };
@@ -355,7 +362,8 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
 }
 
 // Writes the tile's staged keys (sorted position j = k * BLOCK + tid, those
-// below count) and records their digits in od for the values.
+// below count) and, with values, records their digits (in shared memory at
+// OFF_DIG, or in od).
 template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
 __device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
                                            Digits<PassCfg<U, V>::ITEMS> &od)
@@ -370,7 +378,8 @@ __device__ __forceinline__ void write_keys(const unsigned char *smem, int count,
             const U key = sk[j];
             const uint32_t d = R::digit(R::map(key, xm), shift);
             dst[dest_of<U, V, WIDE>(smem, d, j)] = key;
-            if constexpr (VInfo<V>::has) od.set(k, d);
+            if constexpr (C::DIGITS_STAGED) ((unsigned char *)(smem + C::OFF_DIG))[j] = (unsigned char)d;
+            else if constexpr (VInfo<V>::has) od.set(k, d);
         }
     }
 }
@@ -383,10 +392,15 @@ __device__ __forceinline__ void write_values(const unsigned char *smem, int coun
 {
     typedef PassCfg<U, V> C;
     const V *sv = (const V *)(smem + C::OFF_STAGE);
-#pragma unroll
+#pragma unroll C::WRITE_UNROLL
     for (int k = 0; k < C::ITEMS; k++) {
         const int j = k * C::BLOCK + threadIdx.x;
-        if (FULL || j < count) dstv[dest_of<U, V, WIDE>(smem, od.get(k), j)] = sv[j];
+        if (FULL || j < count) {
+            uint32_t d;
+            if constexpr (C::DIGITS_STAGED) d = ((const unsigned char *)(smem + C::OFF_DIG))[j];
+            else d = od.get(k);
+            dstv[dest_of<U, V, WIDE>(smem, d, j)] = sv[j];
+        }
     }
 }
 

@@ -567,9 +567,9 @@ PP_API pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *
  * Any other overlap among the arrays is PP_ERROR_INVALID_ARGUMENT (on
  * opencl, where overlap is handle equality: no two may be the same buffer
  * but those pairs). n == 1 copies the element (and its value). Cost: on
- * cpu, and on cuda with PP_ALGO_AUTO or PP_ALGO_ONESWEEP, that of pp_sort
- * alone (the first pass reads the inputs, the last writes the outputs: no
- * copy); opencl and cuda's other algorithms copy the inputs into the
+ * cpu, on opencl, and on cuda with PP_ALGO_AUTO or PP_ALGO_ONESWEEP, that
+ * of pp_sort alone (the first pass reads the inputs, the last writes the
+ * outputs: no copy); cuda's other algorithms copy the inputs into the
  * outputs, then sort there in place (a pp_copy, then a pp_sort). Where a
  * backend copies first, a failure after the checks
  * (PP_ERROR_OUT_OF_MEMORY, PP_ERROR_UNSUPPORTED, PP_ERROR_BACKEND) may

@@ -459,8 +459,8 @@ class Context:
 
     def sort(self, a, descending=False, out=None, nan_last=True):
         """Stable radix sort (pp_sort_copy: the sort reads a and writes the
-        result, with no copy of a first on cpu and cuda; opencl copies a
-        into the result, then sorts it there).
+        result, with no copy of a first; only cuda's study algorithms copy a
+        into the result and sort it there).
 
         Returns the sorted elements: a new array, or out (an array of a's
         dtype and size; out=a sorts a in place). a is not changed otherwise.

@@ -21,10 +21,10 @@
  * counts that the sweep before the pass left per tile, when the pass's
  * digit is the one that sweep counted or its leading bits: the first LSD
  * pass and every MSD split), takes the digit counts of every tile before
- * it from the look-back of cpu_tiles.h (no thread waits for another) and scatters the
- * tile in order from there (write-combining lines, streaming stores), so
- * it is stable; while scattering an LSD pass counts the digit of the next
- * pass, if any.
+ * it from the look-back of cpu_tiles.h (no thread waits for another) and
+ * scatters the tile in order from there (write-combining lines, streaming
+ * stores), so it is stable; while scattering an LSD pass counts the digit
+ * of the next pass, if any.
  *
  * Spans of at most 11 bits: LSD passes over digits of equal width (one of
  * up to 11 bits; below SORT_WIDE keys up to 8, so two for 9 to 11 bits),
@@ -39,9 +39,10 @@
  * bits (8 with values) between two buffers of the bucket's size, over its
  * top digits alone where they tell nearly every key apart, then a fix-up
  * of the runs they leave, the result copied into the user's arrays, with
- * streaming stores from PP_CPU_STREAM_BYTES). So the keys cross memory about twice instead of once per pass, and a small
- * input is one bucket sorted in one thread's cache (faster than the
- * passes at every size measured). The top split's buckets are blocks of
+ * streaming stores from PP_CPU_STREAM_BYTES). So the keys cross memory
+ * about twice instead of once per pass, and a small input is one bucket
+ * sorted in one thread's cache (faster than the passes at every size
+ * measured). The top split's buckets are blocks of
  * prefixes (the leading 16 bits of the span at most) sized from a sample
  * of the keys (split_digit): a table maps each prefix to its bucket, so
  * skewed keys (floats' exponents) get buckets of about SORT_BUCKET bytes

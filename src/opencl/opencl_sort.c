@@ -179,6 +179,26 @@ static pp_status sort_bytes(pp_context *ctx, const char *fn, sort_plan *p, cl_me
                          PP_OCL_ARG(starts_off));
 }
 
+/* The sort's buffers, once their sizes are checked: the outputs km and vm,
+ * the inputs kin and vin (without values, vm and vin repeat km and kin, as
+ * the kernels' unused arguments); *oop: 1 out of place (keys_in and
+ * values_in are other buffers than keys and values). */
+static pp_status sort_buffers(pp_context *ctx, const pp_sort_args *a, size_t ks, size_t vs, cl_mem *km, cl_mem *vm,
+                              cl_mem *kin, cl_mem *vin, cl_uint *oop)
+{
+    const size_t n = a->n;
+    const int out_of_place = a->keys_in != a->keys;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->keys, n * ks, "keys"}, {a->values, n * vs, "values"},
+                                     {out_of_place ? a->keys_in : NULL, n * ks, "keys_in"},
+                                     {out_of_place ? a->values_in : NULL, n * vs, "values_in"}));
+    *km = pp_ocl_mem(a->keys);
+    *vm = a->values ? pp_ocl_mem(a->values) : *km;
+    *kin = pp_ocl_mem(a->keys_in);
+    *vin = a->values ? pp_ocl_mem(a->values_in) : *kin;
+    *oop = (cl_uint)out_of_place;
+    return PP_SUCCESS;
+}
+
 /* The key map's XOR (signed: the sign bit; descending: every bit flipped too). */
 static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
 {
@@ -192,27 +212,23 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
 {
     const char *fn = a->fn;
     const pp_type type = a->type;
-    void *keys = a->keys, *values = a->values;
+    const void *values = a->values;
     const size_t value_size = a->value_size, n = a->n;
     const pp_order order = a->order;
     sort_plan p;
     memset(&p, 0, sizeof p);
     p.ks = pp_type_size(type);
     p.vs = values ? value_size : 0;
-    const int oop = a->keys_in != keys; /* out of place: keys_in and values_in are other buffers */
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {keys, n * p.ks, "keys"}, {values, n * p.vs, "values"},
-                                     {oop ? a->keys_in : NULL, n * p.ks, "keys_in"},
-                                     {oop ? a->values_in : NULL, n * p.vs, "values_in"}));
+    cl_mem km, vm, kin, vin;
+    cl_uint oop32;
+    PP_OCL_STATUS(sort_buffers(ctx, a, p.ks, p.vs, &km, &vm, &kin, &vin, &oop32));
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
     const cl_ulong xmask = sort_xmask(type, p.ks, order);
-    cl_mem km = pp_ocl_mem(keys), vm = values ? pp_ocl_mem(values) : km; /* keys', values' buffers */
-    cl_mem kin = pp_ocl_mem(a->keys_in), vin = values ? pp_ocl_mem(a->values_in) : kin;
     if (p.bytes) return sort_bytes(ctx, fn, &p, kin, km, n, xmask);
-    const cl_uint oop32 = (cl_uint)oop;
 
     const pp_type off_type = p.off64 ? PP_U64 : PP_U32;
     const size_t offsz = p.off64 ? 8 : 4;
@@ -326,10 +342,9 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     const char *fn = a->fn;
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     const size_t n = a->n, ks = pp_type_size(a->type), vs = a->values ? a->value_size : 0;
-    const int oop = a->keys_in != a->keys; /* out of place: keys_in and values_in are other buffers */
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->keys, n * ks, "keys"}, {a->values, n * vs, "values"},
-                                     {oop ? a->keys_in : NULL, n * ks, "keys_in"},
-                                     {oop ? a->values_in : NULL, n * vs, "values_in"}));
+    cl_mem km, vm, kin, vin;
+    cl_uint oop32;
+    PP_OCL_STATUS(sort_buffers(ctx, a, ks, vs, &km, &vm, &kin, &vin, &oop32));
     if (!onesweep_runs(caps))
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED,
                        "%s: PP_ALGO_ONESWEEP on opencl needs an NVIDIA GPU of compute capability 7.0 or later "
@@ -376,9 +391,6 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_hist, hist_words * 8));
     PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_carry, ks * portions * SORT_RADIX * 8));
 
-    cl_mem km = pp_ocl_mem(a->keys), vm = a->values ? pp_ocl_mem(a->values) : km;
-    cl_mem kin = pp_ocl_mem(a->keys_in), vin = a->values ? pp_ocl_mem(a->values_in) : kin;
-    const cl_uint oop32 = (cl_uint)oop;
     const cl_uint is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
     const cl_ulong xmask = sort_xmask(a->type, ks, a->order), n64 = n, ctrl_off = o_ctrl / 4, hist_off = o_hist / 8,
                    pbase_off = o_pbase / 8, status_off = o_status / 4, rows64 = rows, alt_off = o_alt / ks,

@@ -151,17 +151,30 @@ uint digit_of(U r, uint shift)
 #endif
 }
 
+/* The keys (values) of buffers b (a BUF_): the user's, the alternate ones
+ * at alt + alt_off, or the inputs. */
+__global const U *keys_at(uint b, __global const U *keys, __global const U *alt, ulong alt_off,
+                          __global const U *kin)
+{
+    return b == BUF_IN ? kin : b == BUF_ALT ? alt + alt_off : keys;
+}
+__global const V *vals_at(uint b, __global const V *vals, __global const V *valt, ulong valt_off,
+                          __global const V *vin)
+{
+    return b == BUF_IN ? vin : b == BUF_ALT ? valt + valt_off : vals;
+}
+
 /* In a pass's kernel (parameters keys, alt, alt_off, vals, valt, valt_off,
  * kin, vin, ctrl, ctrl_off, pass): ksrc, kdst (and with values vsrc, vdst),
  * the buffers the pass reads and writes, as ctrl says. */
 #define PASS_KEYS_                                                                                              \
     const uint src_ = ctrl[ctrl_off + CTRL_SRC + pass], dst_ = ctrl[ctrl_off + CTRL_DST + pass];            \
-    __global const U *ksrc = src_ == BUF_IN ? kin : src_ == BUF_ALT ? alt + alt_off : keys;                  \
+    __global const U *ksrc = keys_at(src_, keys, alt, alt_off, kin);                                        \
     __global U *kdst = dst_ == BUF_ALT ? alt + alt_off : keys
 #if VS
 #define PASS_BUFFERS                                                                                            \
     PASS_KEYS_;                                                                                             \
-    __global const V *vsrc = src_ == BUF_IN ? vin : src_ == BUF_ALT ? valt + valt_off : vals;                \
+    __global const V *vsrc = vals_at(src_, vals, valt, valt_off, vin);                                      \
     __global V *vdst = dst_ == BUF_ALT ? valt + valt_off : vals
 #else
 #define PASS_BUFFERS                                                                                            \
@@ -233,8 +246,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void count(
 {
     __local uint hist[RADIX];
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return;
-    const uint from = ctrl[ctrl_off + CTRL_SRC + pass];
-    __global const U *src = from == BUF_IN ? kin : from == BUF_ALT ? alt + alt_off : keys;
+    __global const U *src = keys_at(ctrl[ctrl_off + CTRL_SRC + pass], keys, alt, alt_off, kin);
     const uint lid = get_local_id(0), shift = 8 * pass;
     for (ulong t = get_group_id(0); t < ntiles; t += get_num_groups(0)) {
         for (uint d = lid; d < RADIX; d += L) hist[d] = 0;
@@ -435,9 +447,9 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void copy_back(__global 
 {
     const uint from = ctrl[ctrl_off + CTRL_COPY_BACK];
     if (from == BUF_OUT) return;
-    __global const U *ks = from == BUF_IN ? kin : alt + alt_off;
+    __global const U *ks = keys_at(from, keys, alt, alt_off, kin);
 #if VS
-    __global const V *vs = from == BUF_IN ? vin : valt + valt_off;
+    __global const V *vs = vals_at(from, vals, valt, valt_off, vin);
 #else
     (void)vals;
     (void)valt;

@@ -181,7 +181,7 @@ static pp_status sort_counting(pp_context *ctx, const Bufs &b, size_t n, unsigne
 template <bool FLOAT, typename U, typename V>
 static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     pp_cuda_state *s = pp_cuda(ctx);
     constexpr int NP = (int)sizeof(U);
     constexpr size_t KB = sizeof(U), VB = (size_t)VInfo<V>::bytes;

@@ -246,7 +246,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 // same area (one at a time), so a tile takes less than 64 KiB of shared
 // memory and fits every GPU from sm_75 on. (bench/RESULTS.md: these
 // against other shapes.)
-template <typename U, typename V> struct PassCfg {
+template <bool FLOAT, typename U, typename V> struct PassCfg {
     static constexpr int KB = (int)sizeof(U), VB = VInfo<V>::bytes;
     static constexpr bool LEAN = KB <= 4 && VB == 0; // keys alone, 3 blocks per SM
     static constexpr int BLOCK = LEAN ? 320 : 384, WARPS = BLOCK / 32;
@@ -289,7 +289,13 @@ template <typename U, typename V> struct PassCfg {
     // indexed at run time and live in local memory: 5-7% slower).
     static constexpr bool DIGITS_STAGED = VB && OFF_DIG + (size_t)TILE <= 64 * 1024;
     static constexpr int WRITE_UNROLL = VB && !DIGITS_STAGED ? ITEMS : 2;
-    static constexpr size_t SMEM = OFF_DIG + (DIGITS_STAGED ? (size_t)TILE : 0);
+    // Float keys alone: the ranking stages each key's digit (a byte at its
+    // sorted position, in the same area), and write_keys reads it instead of
+    // mapping the key again (on an H200, f32 keys 2^24 0.415 -> 0.392 ms,
+    // 2^28 5.17 -> 5.00). Integer keys keep recomputing it: their map is one
+    // XOR.
+    static constexpr bool RANK_DIGITS = FLOAT && !VB && OFF_DIG + (size_t)TILE <= 64 * 1024;
+    static constexpr size_t SMEM = OFF_DIG + (DIGITS_STAGED || RANK_DIGITS ? (size_t)TILE : 0);
     static_assert(ITEMS >= 1 && TILE <= 65536, "tile shape: ranks are tile positions kept in 16 bits");
     static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
 };
@@ -353,22 +359,23 @@ __device__ __forceinline__ uint32_t lookback(const uint32_t *status, uint32_t ti
 
 // Destination of sorted position j of the tile: shift[digit] + j, so that
 // consecutive threads write consecutive addresses within each digit's run.
-template <typename U, typename V, bool WIDE>
+template <bool FLOAT, typename U, typename V, bool WIDE>
 __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d, int j)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     if constexpr (WIDE) return (size_t)((const unsigned long long *)(smem + C::OFF_SHIFT))[d] + (size_t)j;
     else return (uint32_t)(((const uint32_t *)(smem + C::OFF_SHIFT))[d] + (uint32_t)j);
 }
 
 // Writes the tile's staged keys (sorted position j = k * BLOCK + tid, those
-// below count) and, with values, records their digits (in shared memory at
-// OFF_DIG, or in od).
+// below count), their digits recomputed or, with RANK_DIGITS, read from
+// OFF_DIG; with values, records the digits (in shared memory at OFF_DIG, or
+// in od).
 template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
 __device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
-                                           Digits<PassCfg<U, V>::ITEMS> &od)
+                                           Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     typedef Radix<FLOAT, U, NANS> R;
     const U *sk = (const U *)(smem + C::OFF_STAGE);
 #pragma unroll C::WRITE_UNROLL
@@ -376,8 +383,10 @@ __device__ __forceinline__ void write_keys(const unsigned char *smem, int count,
         const int j = k * C::BLOCK + threadIdx.x;
         if (FULL || j < count) {
             const U key = sk[j];
-            const uint32_t d = R::digit(R::map(key, xm), shift);
-            dst[dest_of<U, V, WIDE>(smem, d, j)] = key;
+            uint32_t d;
+            if constexpr (C::RANK_DIGITS) d = ((const unsigned char *)(smem + C::OFF_DIG))[j];
+            else d = R::digit(R::map(key, xm), shift);
+            dst[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = key;
             if constexpr (C::DIGITS_STAGED) ((unsigned char *)(smem + C::OFF_DIG))[j] = (unsigned char)d;
             else if constexpr (VInfo<V>::has) od.set(k, d);
         }
@@ -386,11 +395,11 @@ __device__ __forceinline__ void write_keys(const unsigned char *smem, int count,
 
 // Writes the staged values to the destinations of the keys at the same
 // sorted positions (digits from write_keys).
-template <typename U, typename V, bool FULL, bool WIDE>
+template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
 __device__ __forceinline__ void write_values(const unsigned char *smem, int count, V *dstv,
-                                             const Digits<PassCfg<U, V>::ITEMS> &od)
+                                             const Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     const V *sv = (const V *)(smem + C::OFF_STAGE);
 #pragma unroll C::WRITE_UNROLL
     for (int k = 0; k < C::ITEMS; k++) {
@@ -399,7 +408,7 @@ __device__ __forceinline__ void write_values(const unsigned char *smem, int coun
             uint32_t d;
             if constexpr (C::DIGITS_STAGED) d = ((const unsigned char *)(smem + C::OFF_DIG))[j];
             else d = od.get(k);
-            dstv[dest_of<U, V, WIDE>(smem, d, j)] = sv[j];
+            dstv[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = sv[j];
         }
     }
 }
@@ -417,7 +426,7 @@ template <bool FLOAT, bool NANS, typename U, typename V, bool FULL>
 __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
                                           U *dst, const V *srcv, V *dstv)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     typedef Radix<FLOAT, U, NANS> R;
     constexpr int ITEMS = C::ITEMS;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -483,7 +492,10 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     [[maybe_unused]] uint32_t rp[(ITEMS + 1) / 2];
     warp_rank_each<ITEMS, FULL, C::RANK_GROUP>(
         dg, wc, count - wfirst, [&](int i, uint32_t r) {
-            if (FULL || 32 * i < lim) sk[r] = k.get(i);
+            if (FULL || 32 * i < lim) {
+                sk[r] = k.get(i);
+                if constexpr (C::RANK_DIGITS) ((unsigned char *)(smem + C::OFF_DIG))[r] = (unsigned char)dg.get(i);
+            }
             if constexpr (VInfo<V>::has) {
                 if (i % 2 == 0) rp[i / 2] = r & 0xffffu;
                 else rp[i / 2] |= r << 16;
@@ -539,8 +551,8 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         for (int i = 0; i < ITEMS; i++)
             if (FULL || 32 * i < lim) sv[(rp[i / 2] >> (16 * (i % 2))) & 0xffffu] = v[i];
         __syncthreads();
-        if (a.wide) write_values<U, V, FULL, true>(smem, count, dstv, od);
-        else write_values<U, V, FULL, false>(smem, count, dstv, od);
+        if (a.wide) write_values<FLOAT, U, V, FULL, true>(smem, count, dstv, od);
+        else write_values<FLOAT, U, V, FULL, false>(smem, count, dstv, od);
     }
 }
 
@@ -567,9 +579,10 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
 // check, taken when count_kernel found no NaN (see cuda_sort.cu for when the
 // host launches it).
 template <bool FLOAT, typename U, typename V, bool SPLIT>
-__global__ void __launch_bounds__(PassCfg<U, V>::BLOCK, PassCfg<U, V>::MIN_BLOCKS) pass_kernel(const PassArgs a)
+__global__ void __launch_bounds__(PassCfg<FLOAT, U, V>::BLOCK, PassCfg<FLOAT, U, V>::MIN_BLOCKS)
+    pass_kernel(const PassArgs a)
 {
-    typedef PassCfg<U, V> C;
+    typedef PassCfg<FLOAT, U, V> C;
     extern __shared__ __align__(16) unsigned char smem[];
     const int tid = threadIdx.x;
     if (a.next_status != NULL && tid < kRadix) a.next_status[(size_t)blockIdx.x * kRadix + tid] = 0;

@@ -132,7 +132,9 @@ U radix_key(U b, uint is_float, U xmask)
 {
 #ifdef FLOAT_INF
     if (is_float) {
-        U r = (b & KEY_SIGN) ? (U)~b : (U)(b | KEY_SIGN);
+        /* one XOR: with all ones for a negative key (0 - its sign bit), else
+         * with the sign bit (cheaper than choosing between ~b and b | sign) */
+        U r = (U)(b ^ (U)((U)((U)0 - (U)(b >> (8 * KS - 1))) | KEY_SIGN));
         if ((U)(b & (U)~KEY_SIGN) > (U)FLOAT_INF) r = (U)~(U)0; /* every NaN: after +inf */
         b = r;
     }

@@ -267,9 +267,9 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     const size_t groups = ntiles < PP_OCL_MAX_GROUPS ? ntiles : PP_OCL_MAX_GROUPS;
     for (cl_uint pass = 0; pass < (cl_uint)p.ks; pass++) {
         PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_COUNT], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),
-                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(kin), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64), PP_OCL_ARG(pass),
-                                    PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s), PP_OCL_ARG(counts_off),
-                                    PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
+                                    PP_OCL_ARG(alt_off), PP_OCL_ARG(kin), PP_OCL_ARG(n64), PP_OCL_ARG(ntiles64),
+                                    PP_OCL_ARG(pass), PP_OCL_ARG(is_float), PP_OCL_ARG(xmask), PP_OCL_ARG(s),
+                                    PP_OCL_ARG(counts_off), PP_OCL_ARG(s), PP_OCL_ARG(ctrl_off)));
         PP_OCL_STATUS(pp_ocl_scan_into(ctx, fn, off_type, PP_SUM, PP_EXCLUSIVE, s, (size_t)counts_off, s,
                                        (size_t)counts_off, ncount, s, o_work / offsz));
         PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, p.kernels[KERNEL_SCATTER], groups, L, PP_OCL_ARG(km), PP_OCL_ARG(s),

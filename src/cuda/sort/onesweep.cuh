@@ -287,14 +287,15 @@ template <bool FLOAT, typename U, typename V> struct PassCfg {
     // 0.641-0.643 -> 0.625-0.634, f32 pairs 2^28 9.09 -> 8.77-8.82), fully
     // where the digits are in registers (unrolled by 2 or 4 they would be
     // indexed at run time and live in local memory: 5-7% slower).
-    static constexpr bool DIGITS_STAGED = VB && OFF_DIG + (size_t)TILE <= 64 * 1024;
+    static constexpr bool DIG_FITS = OFF_DIG + (size_t)TILE <= 64 * 1024; // a byte per position at OFF_DIG
+    static constexpr bool DIGITS_STAGED = VB && DIG_FITS;
     static constexpr int WRITE_UNROLL = VB && !DIGITS_STAGED ? ITEMS : 2;
     // Float keys alone: the ranking stages each key's digit (a byte at its
     // sorted position, in the same area), and write_keys reads it instead of
     // mapping the key again (on an H200, f32 keys 2^24 0.415 -> 0.392 ms,
     // 2^28 5.17 -> 5.00). Integer keys keep recomputing it: their map is one
     // XOR.
-    static constexpr bool RANK_DIGITS = FLOAT && !VB && OFF_DIG + (size_t)TILE <= 64 * 1024;
+    static constexpr bool RANK_DIGITS = FLOAT && !VB && DIG_FITS;
     static constexpr size_t SMEM = OFF_DIG + (DIGITS_STAGED || RANK_DIGITS ? (size_t)TILE : 0);
     static_assert(ITEMS >= 1 && TILE <= 65536, "tile shape: ranks are tile positions kept in 16 bits");
     static_assert(SMEM <= 64 * 1024, "pass tile must fit 64 KiB of shared memory");
@@ -372,22 +373,23 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
 // OFF_DIG; with values, records the digits (in shared memory at OFF_DIG, or
 // in od).
 template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
-__device__ __forceinline__ void write_keys(const unsigned char *smem, int count, U xm, int shift, U *dst,
+__device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm, int shift, U *dst,
                                            Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
 {
     typedef PassCfg<FLOAT, U, V> C;
     typedef Radix<FLOAT, U, NANS> R;
     const U *sk = (const U *)(smem + C::OFF_STAGE);
+    unsigned char *const dig = smem + C::OFF_DIG;
 #pragma unroll C::WRITE_UNROLL
     for (int k = 0; k < C::ITEMS; k++) {
         const int j = k * C::BLOCK + threadIdx.x;
         if (FULL || j < count) {
             const U key = sk[j];
             uint32_t d;
-            if constexpr (C::RANK_DIGITS) d = ((const unsigned char *)(smem + C::OFF_DIG))[j];
+            if constexpr (C::RANK_DIGITS) d = dig[j];
             else d = R::digit(R::map(key, xm), shift);
             dst[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = key;
-            if constexpr (C::DIGITS_STAGED) ((unsigned char *)(smem + C::OFF_DIG))[j] = (unsigned char)d;
+            if constexpr (C::DIGITS_STAGED) dig[j] = (unsigned char)d;
             else if constexpr (VInfo<V>::has) od.set(k, d);
         }
     }
@@ -401,12 +403,13 @@ __device__ __forceinline__ void write_values(const unsigned char *smem, int coun
 {
     typedef PassCfg<FLOAT, U, V> C;
     const V *sv = (const V *)(smem + C::OFF_STAGE);
+    const unsigned char *const dig = smem + C::OFF_DIG;
 #pragma unroll C::WRITE_UNROLL
     for (int k = 0; k < C::ITEMS; k++) {
         const int j = k * C::BLOCK + threadIdx.x;
         if (FULL || j < count) {
             uint32_t d;
-            if constexpr (C::DIGITS_STAGED) d = ((const unsigned char *)(smem + C::OFF_DIG))[j];
+            if constexpr (C::DIGITS_STAGED) d = dig[j];
             else d = od.get(k);
             dstv[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = sv[j];
         }
@@ -494,7 +497,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         dg, wc, count - wfirst, [&](int i, uint32_t r) {
             if (FULL || 32 * i < lim) {
                 sk[r] = k.get(i);
-                if constexpr (C::RANK_DIGITS) ((unsigned char *)(smem + C::OFF_DIG))[r] = (unsigned char)dg.get(i);
+                if constexpr (C::RANK_DIGITS) smem[C::OFF_DIG + r] = (unsigned char)dg.get(i);
             }
             if constexpr (VInfo<V>::has) {
                 if (i % 2 == 0) rp[i / 2] = r & 0xffffu;

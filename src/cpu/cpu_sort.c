@@ -119,7 +119,8 @@ static inline void bucket_offsets(uint32_t *off, const uint32_t *cnt, unsigned n
  * the scatter counts into next (a thread's counts; NULL: not counted, as
  * in the MSD split, whose buckets count their own digits) as it goes.
  * Where lut is not NULL (the top MSD split, split_digit), the digit is
- * lut[(radix key >> shift) & pmask] instead, one of dmask + 1. */
+ * lut[(radix key >> shift) & pmask] instead, one of dmask + 1; next is
+ * then NULL (the scatter's loop with a table does not count). */
 typedef struct sort_digits {
     unsigned shift, next_shift;
     size_t dmask, next_dmask;

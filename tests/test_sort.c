@@ -361,6 +361,20 @@ static void test_float_2e26(void **state)
     run_size(&r, PP_F64, n, 2, CUDA_ONLY); /* specials, NaNs among them */
 }
 
+/* Float keys alone in one wave of the cuda sort's tiles (about 2^20): the
+ * pass kernels with both tile bodies there too, keys without NaN taking the
+ * one without the check; with NaNs, the one with it. cuda only. */
+static void test_float_one_wave(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("sort_float_one_wave");
+    const size_t n = ((size_t)1 << 20) + 37;
+    run_size(&r, PP_F32, n, 0, CUDA_ONLY);
+    run_size(&r, PP_F32, n, ONE_NAN, CUDA_ONLY);
+    run_size(&r, PP_F64, n, 0, CUDA_ONLY);
+    run_size(&r, PP_F64, n, 2, CUDA_ONLY);
+}
+
 int main(void)
 {
     tc_init("test_sort");
@@ -368,6 +382,7 @@ int main(void)
         TC_TYPE_UNIT_TESTS,
         cmocka_unit_test(test_copy_shifted),
         cmocka_unit_test(test_float_2e26),
+        cmocka_unit_test(test_float_one_wave),
     };
     int rc = cmocka_run_group_tests_name("sort", tests, NULL, NULL);
     tc_finish();

@@ -22,8 +22,9 @@
 //         its last block turns the counts into per-pass digit offsets, marks
 //         the passes whose digit is the same for every key, and decides on
 //         the device which buffer each pass reads; for float keys it also
-//         notes whether any key is a NaN (large sorts of NaN-free keys then
-//         skip the NaN check in every pass: kNanFreeMin).
+//         notes whether any key is a NaN (large sorts of NaN-free keys, and
+//         sorts of such keys alone of about a tile per SM, then skip the
+//         NaN check in every pass: kNanFreeMin).
 //      2. one pass_kernel launch per digit position, each one kernel over
 //         tiles: the tile's digit counts (published before the ranking, so
 //         later tiles find them early), stable ranking of the tile's keys
@@ -65,7 +66,15 @@
 namespace {
 
 // From this n on, float keys get pass kernels that skip the NaN check when
-// the keys hold no NaN. Measured on an H200 (bench_cub, keys without NaN):
+// the keys hold no NaN. So do float keys alone of at most 1.5 tiles per SM:
+// a pass is then about one tile's work on each SM, and the shorter body
+// took f32 keys at 2^20 (137 tiles on 132 SMs) from 0.087-0.089 to 0.076-
+// 0.082 ms on an H200 (0.086-0.088 -> 0.073-0.078 on an H100) and f64 keys
+// (171 tiles) from 0.145-0.153 to 0.139-0.142; but f32 keys at 2^21 (273
+// tiles) went from 0.095-0.098 to 0.099-0.105, keys and pairs at 2^22 were
+// 4-13% slower on the H100, and pairs at 2^20 6-7% slower there, so those
+// keep the kernels with the check (bench/RESULTS.md).
+// Measured on an H200 (bench_cub, keys without NaN):
 // f32 keys 2^28 5.42 -> 5.00 ms and 2^30 21.34 -> 19.56, f64 keys 2^28
 // 16.71 -> 16.00 and 2^30 66.56 -> 63.60; but the same kernels were 3-5%
 // slower for f32 at 2^24 and 2^16 (0.425 -> 0.444-0.454 ms at 2^24), so
@@ -213,10 +222,12 @@ static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigne
     uint32_t *status = (uint32_t *)(base + l.status);
     unsigned long long *carry = (unsigned long long *)(base + l.carry);
 
-    // Float keys from kNanFreeMin on: pass kernels with a tile body without
-    // the NaN check, for keys with no NaN (count_kernel's flag).
-    void (*const pass)(const PassArgs) =
-        FLOAT && n >= kNanFreeMin ? pass_kernel<FLOAT, U, V, FLOAT> : pass_kernel<FLOAT, U, V, false>;
+    // Float keys from kNanFreeMin on, and float keys alone of about one tile
+    // per SM: pass kernels with a tile body without the NaN check, for keys
+    // with no NaN (count_kernel's flag; see kNanFreeMin).
+    const bool tile_per_sm = tiles <= pp_cuda_resident(s, 3) / 2;
+    const bool nan_free = FLOAT && (n >= kNanFreeMin || (!VInfo<V>::has && tile_per_sm));
+    void (*const pass)(const PassArgs) = nan_free ? pass_kernel<FLOAT, U, V, FLOAT> : pass_kernel<FLOAT, U, V, false>;
     pp_status st = set_smem(ctx, pass, C::SMEM, fn);
     if (st != PP_SUCCESS) return st;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);

@@ -361,13 +361,14 @@ static void test_float_2e26(void **state)
     run_size(&r, PP_F64, n, 2, CUDA_ONLY); /* specials, NaNs among them */
 }
 
-/* Float keys alone in one wave of the cuda sort's tiles (about 2^20): the
- * pass kernels with both tile bodies there too, keys without NaN taking the
- * one without the check; with NaNs, the one with it. cuda only. */
-static void test_float_one_wave(void **state)
+/* Float keys alone of about one cuda sort tile per SM (2^20: 137 f32 tiles,
+ * 171 f64 ones): the pass kernels with both tile bodies there too, keys
+ * without NaN taking the one without the check; with NaNs, the one with it.
+ * cuda only. */
+static void test_float_tile_per_sm(void **state)
 {
     (void)state;
-    tc_rng r = tc_rng_for("sort_float_one_wave");
+    tc_rng r = tc_rng_for("sort_float_tile_per_sm");
     const size_t n = ((size_t)1 << 20) + 37;
     run_size(&r, PP_F32, n, 0, CUDA_ONLY);
     run_size(&r, PP_F32, n, ONE_NAN, CUDA_ONLY);
@@ -382,7 +383,7 @@ int main(void)
         TC_TYPE_UNIT_TESTS,
         cmocka_unit_test(test_copy_shifted),
         cmocka_unit_test(test_float_2e26),
-        cmocka_unit_test(test_float_one_wave),
+        cmocka_unit_test(test_float_tile_per_sm),
     };
     int rc = cmocka_run_group_tests_name("sort", tests, NULL, NULL);
     tc_finish();

@@ -372,8 +372,10 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * any other overlap is PP_ERROR_INVALID_ARGUMENT.
  * Determinism: integer results are exact. Float results on cpu (every
  * algorithm) depend only on the input (not on the thread count). On cuda, PP_ALGO_REDUCE_THEN_SCAN
- * is reproducible run to run; the default (PP_ALGO_DECOUPLED_LOOKBACK) is
- * not for floats: the order of their additions depends on timing. On
+ * is reproducible run to run; the default (PP_ALGO_AUTO: the decoupled
+ * look-back, or for large arrays of 4-byte elements its look-ahead form,
+ * docs/backends.md) and PP_ALGO_DECOUPLED_LOOKBACK are not for floats: the
+ * order of their additions depends on timing. On
  * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
  * PP_ALGO_BLELLOCH_PADDED) are reproducible run to run on one device.
  * Exact scans (PP_ALGO_EXACT for PP_PRIM_SCAN, where pp_set_algorithm
@@ -600,9 +602,11 @@ typedef enum pp_primitive {
 typedef enum pp_algorithm {
     PP_ALGO_AUTO = 0,                /* every backend, every primitive (the default) */
     PP_ALGO_SEQUENTIAL = 1,          /* cpu, every primitive: the plain one-thread loops */
-    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select (the cuda default): a single
-                                        pass in which tiles find their prefix by looking
-                                        back at earlier tiles' published results */
+    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select (the cuda default; for large
+                                        scans of 4-byte elements the default is its
+                                        look-ahead form): a single pass in which tiles
+                                        find their prefix by looking back at earlier
+                                        tiles' published results */
     PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cpu, cuda and opencl scan (the opencl default): tile
                                         totals, a scan of them, then a scan of each tile
                                         from its prefix */

@@ -197,9 +197,10 @@ static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int mode, int nan
         int scans = 15;
         if (big) {
             /* around 2^20: the parallel paths with 2 and 3 threads, and
-             * one scan variant each, chosen by (type, op) */
+             * one scan variant each, chosen by (type, op); big == 2: all
+             * four variants */
             if (c->algo != PP_ALGO_AUTO || c->threads == 1) continue;
-            scans = 1 << ((t + op + c->threads) & 3);
+            if (big == 1) scans = 1 << ((t + op + c->threads) & 3);
         }
         /* the input and one output at a time, and the library's working memory */
         if (!tc_need_buffers(c->ctx, what, buf, 2 * buf + TC_SCRATCH(n * sz), 0)) continue;
@@ -398,6 +399,23 @@ static void test_many_tiles(void **state)
     }
 }
 
+/* The cuda default's warp-specialized scan (4-byte elements, from 2048
+ * tiles of 32 KB, in and out 16-byte aligned): 2050 whole tiles and a last
+ * tile of 3 elements (under the 16 bytes of a bulk copy: read element by
+ * element alone) or of all but one element (a bulk copy, then element by
+ * element); inclusive, exclusive, in and out of place. Quick mode: i32 sum
+ * with the short last tile. */
+static void test_lookahead(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("reduce_scan_lookahead");
+    static const pp_type types[] = {PP_I32, PP_F32};
+    const size_t tile = 8192, tails[] = {3, tile - 1};
+    for (size_t i = 0; i < (tc_quick ? 1u : 2u); i++)
+        for (size_t k = 0; k < (tc_quick ? 1u : 2u); k++)
+            run_case(&r, types[i], PP_SUM, 2050 * tile + tails[k], (int)(i + k), 0, 2);
+}
+
 static void test_nan_f32(void **state)
 {
     (void)state;
@@ -419,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_nan_f64),
         cmocka_unit_test(test_out_inside_in),
         cmocka_unit_test(test_many_tiles),
+        cmocka_unit_test(test_lookahead),
     };
     int rc = cmocka_run_group_tests_name("reduce_scan", tests, NULL, NULL);
     tc_finish();

@@ -29,7 +29,8 @@ pp_status pp_cuda_memory_info(pp_context *ctx, pp_memory_info *info);
 
 /* the defaults */
 pp_status pp_cuda_reduce(pp_context *ctx, const pp_reduce_args *a);
-pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a); /* decoupled look-back */
+pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a); /* default: look-back, or look-ahead when large */
+pp_status pp_cuda_scan_lookback(pp_context *ctx, const pp_scan_args *a); /* decoupled look-back alone */
 pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */

@@ -21,7 +21,9 @@
 // Small n (at most 8 tiles, 256 KB): one launch of one cluster of 8 blocks
 // that hand their tiles' aggregates to each other through shared memory
 // (scan_cluster).
-// Default (PP_ALGO_AUTO, PP_ALGO_DECOUPLED_LOOKBACK): one launch, grid =
+// Large scans of 4-byte elements under the default (PP_ALGO_AUTO): the
+// look-ahead form of the look-back, warp-specialized (scan_ahead, below).
+// Otherwise (PP_ALGO_AUTO, PP_ALGO_DECOUPLED_LOOKBACK): one launch, grid =
 // tiles. Each block draws a ticket (pp_take_tile): tiles are numbered in the
 // order blocks start, so every predecessor of a tile is running or done and
 // the look-back cannot wait on a block that never gets an SM. The launch
@@ -49,7 +51,8 @@
 // resident tiles to wait in (shape::MIN_BLOCKS: 4 per SM) hide part of it
 // (0.61 -> 0.58 ms at 2^28 on an H200). Measured again after that (H100):
 // tiles held in shared memory, 5-6 per SM, lost 3-5%; 64 KB tiles gained
-// about 1% from 2^28 on and lost below.
+// about 1% from 2^28 on and lost below. What removed the wait was a design
+// without a frontier: scan_ahead (0.54 ms).
 //
 // PP_ALGO_REDUCE_THEN_SCAN: three launches, no block ever waits for another:
 // tile_sums (each block folds its tile to sums[tile]), scan_tile_sums (one
@@ -57,6 +60,7 @@
 // tile kernel as above, taking its prefix from sums[blockIdx.x].
 #include "cuda_state.cuh"
 #include "device/block_scan.cuh"
+#include "device/bulk.cuh"
 #include "device/cluster.cuh"
 #include "device/dispatch.cuh"
 #include "device/lookback.cuh"
@@ -296,6 +300,238 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
     tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, flags, out, tile_base, off, n, whole, stage);
 }
 
+// ---- the warp-specialized scan (PP_ALGO_AUTO, 4-byte elements, large n) ----------
+// One block per SM, persistent, each with a ring of AHEAD_STAGES tiles in
+// shared memory (the same 32 KB tiles, arrangement and in-tile scan as
+// scan_tiles), and four roles:
+// - the load warp (warp 16; one thread) draws a tile ticket whenever a
+//   stage is free and fills the stage with one bulk copy (of a partial last
+//   tile, its whole 16-byte units; the readers take the rest from global
+//   memory);
+// - the reduce squad (warps 8-15) folds each tile as soon as it lands and
+//   publishes its aggregate (pp_la_publish). It waits for nothing but the
+//   data, so aggregates are out up to a ring of tiles before they are used;
+// - the look-ahead warp (warp 17) keeps the block's running prefix: the
+//   exclusive prefix of its latest tile plus the aggregates of every tile
+//   since (pp_la_advance). There are no inclusive prefixes, so no frontier
+//   to wait for: a tile waits only for the aggregates of tiles whose
+//   tickets, and loads, came before its own;
+// - the scan squad (warps 0-7, laid out as a scan_tiles block) scans the
+//   tile from shared memory, adds the prefix and stores the results from
+//   registers, as scan_tiles does.
+// Stages are handed on by mbarriers, one set per stage: ticketed (the
+// stage's tile is in `tile`), full (its data has landed), prefixed (its
+// prefix is in `prefix`) and empty (every thread that reads the stage, its
+// tile, its prefix or the reduce squad's `red` is done with this round).
+// Every thread arrives for itself, and a thread that writes one of those
+// words for the next round first waits for this round's empty, so each
+// access is ordered before the next one by a single barrier (as
+// compute-sanitizer's racecheck follows them). A round of the ring is one
+// phase of each barrier, so a role waits on the parity of its round.
+// Tickets: each block draws until one falls past the end, so a launch takes
+// exactly tiles + grid of them. Needs in and out 16-byte aligned (bulk
+// copies, vector stores). Measured (bench/RESULTS.md): u32 at 2^28 on an
+// H200 0.54 ms, 0.93-0.95 of a device copy, against 0.60 for scan_tiles; on
+// an H100 0.99 of a copy, against 0.92. It loses below 2048 tiles (one block per SM has too few tiles to fill its
+// ring), and for 8-byte elements at every size (a probe and pp bench),
+// which keep scan_tiles.
+constexpr int AHEAD_STAGES = 6;
+constexpr int AHEAD_THREADS = 2 * SCAN_BLOCK + 64;
+constexpr int AHEAD_TILE_BYTES = SCAN_BLOCK * SCAN_V * 16;
+constexpr int AHEAD_LOAD_WARP = 2 * SCAN_WARPS, AHEAD_LA_WARP = 2 * SCAN_WARPS + 1;
+// Arrivals on empty: every thread of the two squads and of the look-ahead warp.
+constexpr unsigned AHEAD_EMPTY_COUNT = 2 * SCAN_BLOCK + 32;
+
+template <typename T> struct ahead_smem {
+    uint64_t ticketed[AHEAD_STAGES], full[AHEAD_STAGES], prefixed[AHEAD_STAGES], empty[AHEAD_STAGES];
+    long long tile[AHEAD_STAGES];    // the stage's tile, -1 past the last
+    T prefix[AHEAD_STAGES];          // its exclusive prefix (look-ahead warp)
+    T red[AHEAD_STAGES][SCAN_WARPS]; // reduce squad: warp folds
+    T s_warp[SCAN_WARPS];            // scan squad: warp totals, then warp prefixes
+};
+constexpr size_t AHEAD_SMEM_RING = (size_t)AHEAD_STAGES * AHEAD_TILE_BYTES;
+template <typename T> constexpr size_t ahead_smem_bytes() { return AHEAD_SMEM_RING + sizeof(ahead_smem<T>); }
+enum { BAR_SCAN = 1, BAR_REDUCE = 2 }; // named barriers of the two squads
+
+// A tile's bytes that its bulk copy moves: the whole 16-byte units.
+template <typename T> __device__ __forceinline__ unsigned ahead_bulk_bytes(size_t len)
+{
+    return (unsigned)(len * sizeof(T)) & ~15u;
+}
+
+// A thread's vectors of the stage st (tile base `base`, len elements):
+// whole tiles straight from shared memory; the partial last tile element by
+// element, from shared memory as far as its bulk copy went, then from
+// global memory, then the identity.
+template <typename T, typename Op>
+__device__ __forceinline__ void ahead_read(const T *st, int off, const T *in, size_t base, size_t len,
+                                           pp_vec16<T> (&x)[SCAN_V])
+{
+    constexpr int E = shape<T>::E;
+    if (len == (size_t)shape<T>::TILE) {
+#pragma unroll
+        for (int j = 0; j < SCAN_V; j++) x[j].load(st + off + j * 32 * E);
+        return;
+    }
+    const size_t in_smem = ahead_bulk_bytes<T>(len) / sizeof(T);
+#pragma unroll
+    for (int j = 0; j < SCAN_V; j++)
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+            const size_t i = (size_t)(off + j * 32 * E + e);
+            x[j].set(e, i < in_smem ? st[i] : i < len ? in[base + i] : Op::template identity<T>());
+        }
+}
+
+template <typename T, typename Op>
+__global__ void __launch_bounds__(AHEAD_THREADS, 1)
+    scan_ahead(const T *in, T *out, size_t n, long long tiles, int flags, pp_lookback<T> lb,
+               unsigned long long *ticket, unsigned long long ticket_base)
+{
+    typedef shape<T> S;
+    extern __shared__ __align__(128) unsigned char ahead_raw[];
+    ahead_smem<T> &sm = *reinterpret_cast<ahead_smem<T> *>(ahead_raw + AHEAD_SMEM_RING);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const T id = Op::template identity<T>();
+    if (threadIdx.x == 0) {
+        for (int k = 0; k < AHEAD_STAGES; k++) {
+            pp_mb_init(&sm.ticketed[k], 1);
+            pp_mb_init(&sm.full[k], 1);
+            pp_mb_init(&sm.prefixed[k], 1);
+            pp_mb_init(&sm.empty[k], AHEAD_EMPTY_COUNT);
+        }
+        pp_mb_init_fence();
+    }
+    __syncthreads();
+    auto stage = [&](int k) { return reinterpret_cast<T *>(ahead_raw + (size_t)k * AHEAD_TILE_BYTES); };
+    auto tile_len = [&](long long t) {
+        const size_t base = (size_t)t * S::TILE;
+        return n - base < (size_t)S::TILE ? n - base : (size_t)S::TILE;
+    };
+    // Round i of a stage: its parity, and the wait for the previous round's
+    // empty before a word of the stage is written again.
+    auto parity = [](int i) { return (unsigned)(i / AHEAD_STAGES) & 1u; };
+    auto wait_empty = [&](int i) {
+        if (i >= AHEAD_STAGES) pp_mb_wait(&sm.empty[i % AHEAD_STAGES], parity(i) ^ 1u);
+    };
+    // The squads' round i: its tile (-1: past the last), and its data.
+    auto wait_tile = [&](int i) {
+        const int k = i % AHEAD_STAGES;
+        pp_mb_wait(&sm.ticketed[k], parity(i));
+        const long long t = sm.tile[k];
+        if (t >= 0) pp_mb_wait(&sm.full[k], parity(i));
+        return t;
+    };
+
+    if (warp == AHEAD_LOAD_WARP) {
+        if (lane != 0) return;
+        for (int i = 0;; i++) {
+            const int k = i % AHEAD_STAGES;
+            wait_empty(i);
+            const long long t = (long long)(atomicAdd(ticket, 1ull) - ticket_base);
+            sm.tile[k] = t < tiles ? t : -1;
+            pp_mb_arrive(&sm.ticketed[k]);
+            if (t >= tiles) return;
+            const unsigned bulk = ahead_bulk_bytes<T>(tile_len(t));
+            if (bulk) {
+                pp_mb_arrive_tx(&sm.full[k], bulk);
+                pp_bulk_load(stage(k), in + (size_t)t * S::TILE, bulk, &sm.full[k]);
+            } else {
+                pp_mb_arrive(&sm.full[k]);
+            }
+        }
+    }
+
+    if (warp == AHEAD_LA_WARP) {
+        long long cur = 0;
+        T acc = id;
+        for (int i = 0;; i++) {
+            const int k = i % AHEAD_STAGES;
+            pp_mb_wait(&sm.ticketed[k], parity(i));
+            const long long t = sm.tile[k];
+            if (t < 0) return;
+            pp_la_advance<T, Op>(lb, cur, acc, t);
+            if (lane == 0) {
+                wait_empty(i);
+                sm.prefix[k] = acc;
+                pp_mb_arrive(&sm.prefixed[k]);
+            }
+            pp_mb_arrive(&sm.empty[k]);
+        }
+    }
+
+    if (warp >= SCAN_WARPS) { // the reduce squad
+        const int w = warp - SCAN_WARPS;
+        for (int i = 0;; i++) {
+            const int k = i % AHEAD_STAGES;
+            const long long t = wait_tile(i);
+            if (t < 0) return;
+            pp_vec16<T> x[SCAN_V];
+            ahead_read<T, Op>(stage(k), w * S::WARP_ITEMS + lane * S::E, in, (size_t)t * S::TILE, tile_len(t), x);
+            T r = id;
+#pragma unroll
+            for (int j = 0; j < SCAN_V; j++)
+#pragma unroll
+                for (int e = 0; e < S::E; e++) r = Op::apply(r, x[j].get(e));
+            r = pp_warp_reduce<T, Op>(r);
+            if (lane == 0) {
+                wait_empty(i);
+                sm.red[k][w] = r;
+            }
+            pp_named_barrier(BAR_REDUCE, SCAN_BLOCK);
+            if (w == 0 && lane == 0) {
+                T agg = sm.red[k][0];
+#pragma unroll
+                for (int v = 1; v < SCAN_WARPS; v++) agg = Op::apply(agg, sm.red[k][v]);
+                pp_la_publish(lb, (unsigned long long)t, agg);
+            }
+            pp_mb_arrive(&sm.empty[k]);
+        }
+    }
+
+    // the scan squad: a scan_tiles block over the stage
+    const int off = warp * S::WARP_ITEMS + lane * S::E;
+    for (int i = 0;; i++) {
+        const int k = i % AHEAD_STAGES;
+        const long long t = wait_tile(i);
+        if (t < 0) return;
+        const size_t base = (size_t)t * S::TILE, len = tile_len(t);
+        pp_vec16<T> x[SCAN_V];
+        ahead_read<T, Op>(stage(k), off, in, base, len, x);
+        launder<T>(x);
+        T pre[SCAN_V];
+        tile_local<T, Op>(x, pre, sm.s_warp);
+        pp_named_barrier(BAR_SCAN, SCAN_BLOCK);
+        if (warp == 0)
+            tile_prefixes<T, Op>(sm.s_warp, [&](T) {
+                pp_mb_wait(&sm.prefixed[k], parity(i));
+                return sm.prefix[k];
+            });
+        pp_named_barrier(BAR_SCAN, SCAN_BLOCK);
+        const T wp = sm.s_warp[warp];
+        pp_mb_arrive(&sm.empty[k]);
+        launder<T>(x);
+        tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
+        if ((flags & F_EXCL) && t == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+        if (len == (size_t)S::TILE) {
+#pragma unroll
+            for (int j = 0; j < SCAN_V; j++) x[j].store(out + base + off + j * 32 * S::E);
+        } else {
+            // In place, the reduce squad reads this tile's tail from global
+            // memory: after the barrier below, every reduce thread has.
+            pp_mb_wait(&sm.empty[k], parity(i));
+#pragma unroll
+            for (int j = 0; j < SCAN_V; j++)
+#pragma unroll
+                for (int e = 0; e < S::E; e++) {
+                    const size_t idx = (size_t)(off + j * 32 * S::E + e);
+                    if (idx < len) out[base + idx] = x[j].get(e);
+                }
+        }
+        pp_named_barrier(BAR_SCAN, SCAN_BLOCK); // every warp has read s_warp
+    }
+}
+
 // Small n (at most PP_CLUSTER tiles): one cluster of PP_CLUSTER blocks,
 // block r scans tile r (blocks past the end only take part in the
 // barriers). Each block writes its tile's aggregate into the shared memory
@@ -393,8 +629,41 @@ template <typename T, typename Op> __global__ void __launch_bounds__(SUMS_BLOCK)
     }
 }
 
-template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const pp_scan_args *a, bool rts)
+// Which scan: the default (AUTO: scan_cluster, scan_tiles or scan_ahead by
+// size), the decoupled look-back alone (scan_cluster or scan_tiles), or
+// reduce-then-scan.
+enum scan_mode { SCAN_AUTO, SCAN_LOOKBACK, SCAN_RTS };
+
+// scan_ahead from this many tiles (32 KB each) on: below, one block per SM
+// has too few tiles to fill its ring, and scan_tiles' 4 blocks per SM win
+// (u32 on an H200: 1024 tiles 0.032 ms against 0.030, 2048 tiles 0.047
+// against 0.050; bench/RESULTS.md).
+#ifndef PP_SCAN_AHEAD_MIN_TILES
+#define PP_SCAN_AHEAD_MIN_TILES 2048
+#endif
+
+template <typename T, typename Op>
+pp_status ahead_launch(pp_context *ctx, const T *in, T *out, size_t n, size_t tiles, int flags, const char *fn)
 {
+    pp_cuda_state *s = pp_cuda(ctx);
+    const size_t smem = ahead_smem_bytes<T>();
+    void (*kernel)(const T *, T *, size_t, long long, int, pp_lookback<T>, unsigned long long *,
+                   unsigned long long) = scan_ahead<T, Op>;
+    PP_CUDA_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), fn);
+    const size_t grid = tiles < pp_cuda_resident(s, 1) ? tiles : pp_cuda_resident(s, 1);
+    // Every block takes one ticket past the last tile.
+    pp_lookback<T> lb;
+    unsigned long long tbase = 0;
+    const pp_status st_lb = pp_lookback_setup(ctx, tiles + grid, sizeof(T) <= 4, &lb, &tbase, fn);
+    if (st_lb != PP_SUCCESS) return st_lb;
+    return pp_cuda_launched_tickets(ctx, fn,
+                                    pp_cuda_launch(ctx, kernel, (unsigned)grid, AHEAD_THREADS, smem, in, out, n,
+                                                   (long long)tiles, flags, lb, s->ticket, tbase));
+}
+
+template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const pp_scan_args *a, scan_mode mode)
+{
+    const bool rts = mode == SCAN_RTS;
     const char *fn = a->fn;
     const size_t n = a->n;
     pp_cuda_state *s = pp_cuda(ctx);
@@ -423,6 +692,14 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
         return PP_SUCCESS;
     }
 
+    // 4-byte elements only: 8-byte ones were as fast or slower than
+    // scan_tiles, and 1- and 2-byte ones spill under scan_ahead's register
+    // budget (96 per thread, 18 warps per SM).
+    if constexpr (sizeof(T) == 4)
+        if (mode == SCAN_AUTO && tiles >= PP_SCAN_AHEAD_MIN_TILES && (flags & F_IN16) && (flags & F_OUT16) &&
+            s->smem_optin >= ahead_smem_bytes<T>())
+            return ahead_launch<T, Op>(ctx, in, out, n, tiles, flags, fn);
+
     // Decoupled look-back: per-tile aggregates and inclusive prefixes in
     // scratch, flags in the look-back arena.
     pp_lookback<T> lb;
@@ -436,12 +713,17 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
 
 } // namespace
 
-static pp_status scan_dispatch(pp_context *ctx, const pp_scan_args *a, bool rts)
+static pp_status scan_dispatch(pp_context *ctx, const pp_scan_args *a, scan_mode mode)
 {
     return pp_dispatch_type_op(ctx, a->fn, a->type, a->op,
-                               [&](auto t, auto op) { return scan_launch<decltype(t), decltype(op)>(ctx, a, rts); });
+                               [&](auto t, auto op) { return scan_launch<decltype(t), decltype(op)>(ctx, a, mode); });
 }
 
-pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, false); }
+pp_status pp_cuda_scan(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, SCAN_AUTO); }
 
-pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, true); }
+pp_status pp_cuda_scan_lookback(pp_context *ctx, const pp_scan_args *a) { return scan_dispatch(ctx, a, SCAN_LOOKBACK); }
+
+pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a)
+{
+    return scan_dispatch(ctx, a, SCAN_RTS);
+}

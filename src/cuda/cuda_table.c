@@ -35,7 +35,7 @@ const pp_backend_ops pp_cuda_ops = {
     .scan =
         {
             [PP_ALGO_AUTO] = pp_cuda_scan,
-            [PP_ALGO_DECOUPLED_LOOKBACK] = pp_cuda_scan,
+            [PP_ALGO_DECOUPLED_LOOKBACK] = pp_cuda_scan_lookback,
             [PP_ALGO_REDUCE_THEN_SCAN] = pp_cuda_scan_reduce_then_scan,
             [PP_ALGO_NAIVE] = pp_cuda_study_scan_naive,
             [PP_ALGO_HILLIS_STEELE] = pp_cuda_study_scan_hillis_steele,

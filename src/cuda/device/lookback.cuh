@@ -152,6 +152,79 @@ __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long til
     return prefix;
 }
 
+// ---- look-ahead: aggregates only, a running prefix per block -----------------------
+// The warp-specialized scan (cuda_scan.cu, scan_ahead) publishes only
+// aggregates, in words packed next to each other (8 or 16 bytes per tile,
+// the layouts above, state PP_LB_AGGREGATE), and each block keeps the
+// exclusive prefix of its latest tile: the prefix of a later tile is that
+// plus the aggregates of every tile between. The words are dense because
+// the readers read 32 of them per load instruction (a line per tile was
+// 4-5% slower at 2^28 on an H200, bench/RESULTS.md).
+
+template <typename T>
+__device__ __forceinline__ unsigned long long *pp_la_word(const pp_lookback<T> &lb, unsigned long long idx)
+{
+    return (unsigned long long *)(lb.flags + (pp_lb_packed(lb) ? 2ull : 4ull) * idx);
+}
+
+template <typename T>
+__device__ __forceinline__ void pp_la_publish(const pp_lookback<T> &lb, unsigned long long tile, T v)
+{
+    const uint32_t tag = (lb.epoch << 2) | PP_LB_AGGREGATE;
+    if (pp_lb_packed(lb))
+        pp_store_relaxed64(pp_la_word(lb, tile), ((unsigned long long)tag << 32) | (uint32_t)pp_lb_bits(v));
+    else
+        pp_store_relaxed128(pp_la_word(lb, tile), pp_lb_bits(v), tag);
+}
+
+// Called by all 32 lanes of one warp: advances (cur, acc), where acc is the
+// exclusive prefix of tile cur, to tile `to` >= cur, waiting for the
+// aggregates of tiles cur .. to-1. Each round reads up to 32 x LA words
+// (all loads issued before any is used) and folds, in tile order, the run
+// of published aggregates from cur on. acc is the same in every lane
+// (lane 0's fold, broadcast).
+template <typename T, typename Op, int LA = 4>
+__device__ __forceinline__ void pp_la_advance(const pp_lookback<T> &lb, long long &cur, T &acc, long long to)
+{
+    const int lane = threadIdx.x & 31;
+    const uint32_t tag = (lb.epoch << 2) | PP_LB_AGGREGATE;
+    const T id = Op::template identity<T>();
+    while (cur < to) {
+        T v[LA];
+        bool ok[LA];
+#pragma unroll
+        for (int k = 0; k < LA; k++) {
+            const long long idx = cur + k * 32 + lane;
+            ok[k] = true;
+            v[k] = id;
+            if (idx < to) {
+                if (pp_lb_packed(lb)) {
+                    const unsigned long long w = pp_load_relaxed64(pp_la_word(lb, (unsigned long long)idx));
+                    ok[k] = (uint32_t)(w >> 32) == tag;
+                    v[k] = pp_lb_value<T>((uint32_t)w);
+                } else {
+                    unsigned long long lo, hi;
+                    pp_load_relaxed128(pp_la_word(lb, (unsigned long long)idx), lo, hi);
+                    ok[k] = (uint32_t)hi == tag;
+                    v[k] = pp_lb_value<T>(lo);
+                }
+            }
+        }
+        int adv = 0;
+#pragma unroll
+        for (int k = 0; k < LA; k++) {
+            const unsigned m = __ballot_sync(0xffffffffu, ok[k]);
+            const int ready = m == 0xffffffffu ? 32 : __ffs(~m) - 1;
+            if (ready == 0) break;
+            acc = Op::apply(acc, pp_shfl(pp_warp_reduce<T, Op>(lane < ready ? v[k] : id), 0));
+            adv += ready;
+            if (ready < 32) break;
+        }
+        cur = cur + adv < to ? cur + adv : to;
+        if (adv == 0) __nanosleep(64);
+    }
+}
+
 // A dynamic tile index: tiles are numbered in the order blocks start, so a
 // tile's predecessors have all started (the look-back's progress argument).
 __device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *ticket, unsigned long long base)

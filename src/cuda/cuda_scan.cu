@@ -414,12 +414,14 @@ __global__ void __launch_bounds__(AHEAD_THREADS, 1)
     auto wait_empty = [&](int i) {
         if (i >= AHEAD_STAGES) pp_mb_wait(&sm.empty[i % AHEAD_STAGES], parity(i) ^ 1u);
     };
-    // The squads' round i: its tile (-1: past the last), and its data.
+    // Round i's tile (-1: past the last); wait_tile: and its data.
+    auto wait_ticket = [&](int i) {
+        pp_mb_wait(&sm.ticketed[i % AHEAD_STAGES], parity(i));
+        return sm.tile[i % AHEAD_STAGES];
+    };
     auto wait_tile = [&](int i) {
-        const int k = i % AHEAD_STAGES;
-        pp_mb_wait(&sm.ticketed[k], parity(i));
-        const long long t = sm.tile[k];
-        if (t >= 0) pp_mb_wait(&sm.full[k], parity(i));
+        const long long t = wait_ticket(i);
+        if (t >= 0) pp_mb_wait(&sm.full[i % AHEAD_STAGES], parity(i));
         return t;
     };
 
@@ -447,8 +449,7 @@ __global__ void __launch_bounds__(AHEAD_THREADS, 1)
         T acc = id;
         for (int i = 0;; i++) {
             const int k = i % AHEAD_STAGES;
-            pp_mb_wait(&sm.ticketed[k], parity(i));
-            const long long t = sm.tile[k];
+            const long long t = wait_ticket(i);
             if (t < 0) return;
             pp_la_advance<T, Op>(lb, cur, acc, t);
             if (lane == 0) {
@@ -518,7 +519,8 @@ __global__ void __launch_bounds__(AHEAD_THREADS, 1)
             for (int j = 0; j < SCAN_V; j++) x[j].store(out + base + off + j * 32 * S::E);
         } else {
             // In place, the reduce squad reads this tile's tail from global
-            // memory: after the barrier below, every reduce thread has.
+            // memory: once this round's empty completes, every reduce
+            // thread has.
             pp_mb_wait(&sm.empty[k], parity(i));
 #pragma unroll
             for (int j = 0; j < SCAN_V; j++)
@@ -638,17 +640,14 @@ enum scan_mode { SCAN_AUTO, SCAN_LOOKBACK, SCAN_RTS };
 // has too few tiles to fill its ring, and scan_tiles' 4 blocks per SM win
 // (u32 on an H200: 1024 tiles 0.032 ms against 0.030, 2048 tiles 0.047
 // against 0.050; bench/RESULTS.md).
-#ifndef PP_SCAN_AHEAD_MIN_TILES
-#define PP_SCAN_AHEAD_MIN_TILES 2048
-#endif
+constexpr size_t AHEAD_MIN_TILES = 2048;
 
 template <typename T, typename Op>
 pp_status ahead_launch(pp_context *ctx, const T *in, T *out, size_t n, size_t tiles, int flags, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     const size_t smem = ahead_smem_bytes<T>();
-    void (*kernel)(const T *, T *, size_t, long long, int, pp_lookback<T>, unsigned long long *,
-                   unsigned long long) = scan_ahead<T, Op>;
+    auto *const kernel = scan_ahead<T, Op>;
     PP_CUDA_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), fn);
     const size_t grid = tiles < pp_cuda_resident(s, 1) ? tiles : pp_cuda_resident(s, 1);
     // Every block takes one ticket past the last tile.
@@ -696,7 +695,7 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     // scan_tiles, and 1- and 2-byte ones spill under scan_ahead's register
     // budget (96 per thread, 18 warps per SM).
     if constexpr (sizeof(T) == 4)
-        if (mode == SCAN_AUTO && tiles >= PP_SCAN_AHEAD_MIN_TILES && (flags & F_IN16) && (flags & F_OUT16) &&
+        if (mode == SCAN_AUTO && tiles >= AHEAD_MIN_TILES && (flags & F_IN16) && (flags & F_OUT16) &&
             s->smem_optin >= ahead_smem_bytes<T>())
             return ahead_launch<T, Op>(ctx, in, out, n, tiles, flags, fn);
 

@@ -67,6 +67,25 @@ __device__ __forceinline__ unsigned long long *pp_lb_word(const pp_lookback<T> &
     return (unsigned long long *)(lb.flags + 2ull * PP_CUDA_LB_STRIDE * idx);
 }
 
+// Reads one word whole, wherever it lies (a line per tile here, packed for
+// the look-ahead below): returns its tag | state and leaves its value in v.
+template <typename T>
+__device__ __forceinline__ uint32_t pp_lb_load(const pp_lookback<T> &lb, const unsigned long long *w, T &v)
+{
+    uint32_t f;
+    if (pp_lb_packed(lb)) {
+        const unsigned long long x = pp_load_relaxed64(w);
+        f = (uint32_t)(x >> 32);
+        v = pp_lb_value<T>((uint32_t)x);
+    } else {
+        unsigned long long lo, hi;
+        pp_load_relaxed128(w, lo, hi);
+        f = (uint32_t)hi;
+        v = pp_lb_value<T>(lo);
+    }
+    return f;
+}
+
 template <typename T>
 __device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned long long tile, uint32_t state, T v)
 {
@@ -83,17 +102,7 @@ template <typename T>
 __device__ __forceinline__ uint32_t pp_lb_read(const pp_lookback<T> &lb, long long idx, uint32_t tag, T &v)
 {
     if (idx < 0) return PP_LB_PREFIX;
-    uint32_t f;
-    if (pp_lb_packed(lb)) {
-        const unsigned long long w = pp_load_relaxed64(pp_lb_word(lb, (unsigned long long)idx));
-        f = (uint32_t)(w >> 32);
-        v = pp_lb_value<T>((uint32_t)w);
-    } else {
-        unsigned long long lo, hi;
-        pp_load_relaxed128(pp_lb_word(lb, (unsigned long long)idx), lo, hi);
-        f = (uint32_t)hi;
-        v = pp_lb_value<T>(lo);
-    }
+    const uint32_t f = pp_lb_load(lb, pp_lb_word(lb, (unsigned long long)idx), v);
     return (f & ~3u) == tag ? (f & 3u) : PP_LB_NONE;
 }
 
@@ -167,6 +176,9 @@ __device__ __forceinline__ unsigned long long *pp_la_word(const pp_lookback<T> &
     return (unsigned long long *)(lb.flags + (pp_lb_packed(lb) ? 2ull : 4ull) * idx);
 }
 
+// pp_lb_publish's store, at the packed word. (A store helper shared by
+// both, taking the word's address, changed the register allocation of the
+// cuda_select kernels; this keeps their code as measured.)
 template <typename T>
 __device__ __forceinline__ void pp_la_publish(const pp_lookback<T> &lb, unsigned long long tile, T v)
 {
@@ -197,18 +209,7 @@ __device__ __forceinline__ void pp_la_advance(const pp_lookback<T> &lb, long lon
             const long long idx = cur + k * 32 + lane;
             ok[k] = true;
             v[k] = id;
-            if (idx < to) {
-                if (pp_lb_packed(lb)) {
-                    const unsigned long long w = pp_load_relaxed64(pp_la_word(lb, (unsigned long long)idx));
-                    ok[k] = (uint32_t)(w >> 32) == tag;
-                    v[k] = pp_lb_value<T>((uint32_t)w);
-                } else {
-                    unsigned long long lo, hi;
-                    pp_load_relaxed128(pp_la_word(lb, (unsigned long long)idx), lo, hi);
-                    ok[k] = (uint32_t)hi == tag;
-                    v[k] = pp_lb_value<T>(lo);
-                }
-            }
+            if (idx < to) ok[k] = pp_lb_load(lb, pp_la_word(lb, (unsigned long long)idx), v[k]) == tag;
         }
         int adv = 0;
 #pragma unroll

@@ -308,7 +308,9 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * OS_L_MAX_FROM keys, else 256 (8 warps: the fewest, one work-item per
  * digit). Measured on an H200 (u32, 2^20 / 2^24 / 2^28 keys, ms): keys
  * 0.111 / 0.523 / 6.92 with 384, 0.093 / 0.542 / 7.25 with 256; pairs
- * 0.140 / 0.893 / 13.03 with 384, 0.118 / 0.764 / 10.70 with 256. */
+ * 0.140 / 0.893 / 13.03 with 384, 0.118 / 0.764 / 10.70 with 256. Keys
+ * alone in three groups of 320 x 24 at 64 registers (the cuda sort's shape)
+ * lost to two of 384 x 22 at 80: 2^28 u32 keys 6.01 against 5.71 ms. */
 #define OS_L_MAX 384
 #define OS_L_MIN 256
 #define OS_L_MAX_FROM ((size_t)1 << 22)
@@ -356,6 +358,10 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
                          ? OS_L_MAX
                          : OS_L_MIN;
     const size_t items = os_items(caps, L, ks, vs), tile = L * items;
+    /* with values, the sorted positions' digits in local memory (a byte
+     * each) where they fit beside the tile: the write loops then need not
+     * hold them in registers */
+    const int dig_staged = vs && os_local_bytes(L, items, ks, vs) + tile <= caps->local_mem;
     if (os_local_bytes(L, items, ks, vs) > caps->local_mem)
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
                        fn, (unsigned long long)caps->local_mem);
@@ -371,6 +377,7 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     pp_ocl_def(&d, "OFF64=%d", (uint64_t)n > UINT32_MAX);
     pp_ocl_def(&d, "L=%zu", L);
     pp_ocl_def(&d, "ONESWEEP=1");
+    pp_ocl_def(&d, "DIG_STAGED=%d", dig_staged);
     pp_ocl_def(&d, "NV_PTX=1");
     pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
     cl_kernel k[OS_KERNELS];

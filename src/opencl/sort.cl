@@ -8,6 +8,8 @@
  *   PP_L      work-group size (a power of two; every kernel requires it)
  *   PP_ITEMS  keys per work-item in a tile; TILE = L * ITEMS <= 32768
  *   PP_OFF64  1: digit counts and offsets are ulong (n >= 2^32), else uint
+ *   PP_DIG_STAGED  (Onesweep, with values) 1: os_pass keeps each sorted
+ *             position's digit in local memory between its write loops
  *
  * Stable LSD radix sort over 8-bit digits of the radix key (keys themselves
  * are moved unchanged, so NaN payloads survive):
@@ -661,43 +663,68 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_plan(__global co
 #define DG_GET(dg, i) (((dg)[(i) / 4] >> (8 * ((i) % 4))) & 255u)
 #define DG_SET(dg, i, d) ((dg)[(i) / 4] = (i) % 4 == 0 ? (d) : (dg)[(i) / 4] | ((d) << (8 * ((i) % 4))))
 
-/* Stable ranking of the warp's 32 * ITEMS keys (item i of lane l is key
+/* Items whose ballots os_warp_rank issues before their atomics: all of
+ * them with values (ranks kept for the values anyway), two for keys alone
+ * (fewer live registers; the cuda sort's measured choice). */
+#if VS
+#define RANK_GROUP ITEMS
+#else
+#define RANK_GROUP 2
+#endif
+
+/* Stable ranking of the warp's 32 * ITEMS keys k (item i of lane l is key
  * 32 i + l of the warp's part of the tile, so "item by item, lane by lane"
- * is input order; valid of them exist). For each item the lanes with the
- * same digit (peers) are found with eight ballots; the highest peer adds
- * their number to the warp's counter of the digit and hands the old value
- * to its peers; a lane's rank is that plus its lower peers. nv_syncwarp
- * orders the items, so ranks follow input order. The counters count on from
- * their values at entry c[d]: rk[i] is c[d] plus the rank of item i among
- * the warp's keys of its digit; on return wcnt[d] is c[d] plus the warp's
- * count of digit d. */
-NV_INLINE void os_warp_rank(const uint *dg, uint *rk, __local uint *wcnt, int valid, uint lane)
+ * is input order; valid of them exist), each key staged at its rank in xk.
+ * For each item the lanes with the same digit (peers) are found with eight
+ * ballots; the highest peer adds their number to the warp's counter of the
+ * digit and hands the old value to its peers; a lane's rank is that plus
+ * its lower peers. nv_syncwarp orders the items, so ranks follow input
+ * order. The counters count on from their values at entry c[d]: item i's
+ * rank is c[d] plus its rank among the warp's keys of digit d; on return
+ * wcnt[d] is c[d] plus the warp's count of digit d. With values, the ranks
+ * (< 2^16) are also kept two to a register in rp, for the values. */
+NV_INLINE void os_warp_rank(const uint *dg, const U *k, __local U *xk, uint *rp, __local uint *wcnt, int valid,
+                            uint lane)
 {
     const uint lower = (1u << lane) - 1u;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) { /* the peers of every item first: independent ballots */
-        if (valid - 32 * i <= 0) { /* warp-uniform */
-            rk[i] = 0;
-            continue;
-        }
-        const uint w = dg[i / 4], b0 = 8 * (i % 4);
-        rk[i] = nv_same_bit(w, 1u << b0) & nv_same_bit(w, 1u << (b0 + 1)) & nv_same_bit(w, 1u << (b0 + 2)) &
-                nv_same_bit(w, 1u << (b0 + 3)) & nv_same_bit(w, 1u << (b0 + 4)) & nv_same_bit(w, 1u << (b0 + 5)) &
-                nv_same_bit(w, 1u << (b0 + 6)) & nv_same_bit(w, 1u << (b0 + 7));
-    }
+    for (int g = 0; g < ITEMS; g += RANK_GROUP) {
+        uint pm[RANK_GROUP];
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const int nv = valid - 32 * i;
-        if (nv <= 0) continue; /* warp-uniform; rk[i] stays 0 */
-        const uint live = nv >= 32 ? ~0u : (1u << nv) - 1u;
-        const uint peers = rk[i] & live;
-        const uint ok = (live >> lane) & 1u;
-        const uint leader = ok ? 31u - clz(peers) : lane;
-        uint base = 0;
-        if (ok && lane == leader) base = atomic_add(&wcnt[DG_GET(dg, i)], popcount(peers));
-        base = nv_shfl(base, leader);
-        rk[i] = base + popcount(peers & lower);
-        nv_syncwarp();
+        for (int u = 0; u < RANK_GROUP; u++) { /* the peers of the group's items first: independent ballots */
+            const int i = g + u;
+            pm[u] = 0;
+            if (i >= ITEMS || valid - 32 * i <= 0) continue; /* warp-uniform */
+            const uint w = dg[i / 4], b0 = 8 * (i % 4);
+            pm[u] = nv_same_bit(w, 1u << b0) & nv_same_bit(w, 1u << (b0 + 1)) & nv_same_bit(w, 1u << (b0 + 2)) &
+                    nv_same_bit(w, 1u << (b0 + 3)) & nv_same_bit(w, 1u << (b0 + 4)) &
+                    nv_same_bit(w, 1u << (b0 + 5)) & nv_same_bit(w, 1u << (b0 + 6)) & nv_same_bit(w, 1u << (b0 + 7));
+        }
+#pragma unroll
+        for (int u = 0; u < RANK_GROUP; u++) {
+            const int i = g + u;
+            if (i >= ITEMS) break;
+            const int nv = valid - 32 * i;
+            uint r = 0;
+            if (nv > 0) { /* warp-uniform */
+                const uint live = nv >= 32 ? ~0u : (1u << nv) - 1u;
+                const uint peers = pm[u] & live;
+                const uint ok = (live >> lane) & 1u;
+                const uint leader = ok ? 31u - clz(peers) : lane;
+                uint base = 0;
+                if (ok && lane == leader) base = atomic_add(&wcnt[DG_GET(dg, i)], popcount(peers));
+                base = nv_shfl(base, leader);
+                r = base + popcount(peers & lower);
+                if (ok) xk[r] = k[i];
+                nv_syncwarp();
+            }
+#if VS
+            if (i % 2 == 0) rp[i / 2] = r & 0xffffu;
+            else rp[i / 2] |= r << 16;
+#else
+            (void)rp;
+#endif
+        }
     }
 }
 
@@ -736,7 +763,26 @@ NV_INLINE uint os_lookback(__global const uint *status, uint tile, uint d)
  * (warp w, lane l) is key w * 32 * ITEMS + 32 i + l of the tile. The local
  * buffer xk holds the tile's keys in sorted order, then (pairs) its values:
  * sorted position j goes to shiftv[digit] + j, so consecutive work-items
- * write consecutive addresses within each digit's run. */
+ * write consecutive addresses within each digit's run. With values, the key
+ * loop leaves each sorted position's digit for the value loop: in local
+ * memory (xd, a byte per position) with DIG_STAGED, else in registers (od).
+ * The write loops are unrolled by 2 where their digits are not in registers
+ * (indexed at run time, those would live in private memory). */
+/* Copies of each warp's digit counters in the tile's counting: keys alone
+ * of up to 4 bytes count into two (lane l into copy l % 2, interleaved per
+ * digit), held in the staging area, which is unused until the ranking: many
+ * keys of a warp with one digit wait less for each other's increments (the
+ * cuda sort's measured choice). */
+#if VS == 0 && KS <= 4 && TILE * XS >= WARPS * RADIX * 4 * 2
+#define COUNT_PARTS 2
+#else
+#define COUNT_PARTS 1
+#endif
+#if VS && PP_DIG_STAGED
+#define DIG_STAGED 1
+#else
+#define DIG_STAGED 0
+#endif
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     __global U *keys, __global U *alt, ulong alt_off, __global V *vals, __global V *valt, ulong valt_off,
     __global const U *kin, __global const V *vin, ulong n, uint pass, uint is_float, ulong xmask, __global uint *status, ulong status_off, ulong next_off, uint has_next,
@@ -751,11 +797,19 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
 #if VS
     __local V *xv = (__local V *)xmem;
 #endif
+#if DIG_STAGED
+    __local uchar xd[TILE];
+#endif
+#if COUNT_PARTS == 2
+    __local uint *parts = (__local uint *)xmem; /* [warp][digit][copy] */
+#else
+    __local uint *parts = cnt;
+#endif
     const uint lid = get_local_id(0), lane = lid & 31u, warp = lid >> 5;
     if (has_next && lid < RADIX) status[next_off + (ulong)get_group_id(0) * RADIX + lid] = 0;
     if (!ctrl[ctrl_off + CTRL_ACTIVE + pass]) return; /* the same in every work-item */
     if (lid == 0) misc[WARPS] = atomic_inc(&ctrl[ctrl_off + CTRL_TICKET + pass]);
-    for (uint i = lid; i < WARPS * RADIX; i += L) cnt[i] = 0;
+    for (uint i = lid; i < WARPS * RADIX * COUNT_PARTS; i += L) parts[i] = 0;
     PASS_BUFFERS;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = misc[WARPS];
@@ -769,7 +823,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     /* 1. load (coalesced) and count each warp's digits (before ranking:
      * the tile's counts go out as early as possible) */
     U k[ITEMS];
-    uint dg[(ITEMS + 3) / 4], rk[ITEMS];
+    uint dg[(ITEMS + 3) / 4], rp[(ITEMS + 1) / 2];
     {
         __global const U *p = ksrc + mine;
 #pragma unroll
@@ -777,9 +831,12 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     }
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) DG_SET(dg, i, digit_of(radix_key(k[i], is_float, (U)xmask), shift));
+    {
+        __local uint *pc = parts + warp * RADIX * COUNT_PARTS + (lane & (COUNT_PARTS - 1));
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if (32 * i < lim) atomic_inc(&cnt[warp * RADIX + DG_GET(dg, i)]);
+        for (int i = 0; i < ITEMS; i++)
+            if (32 * i < lim) atomic_inc(&pc[DG_GET(dg, i) * COUNT_PARTS]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* 2. per digit (work-items 0-255): the tile's count, published at once
@@ -791,7 +848,11 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     uint total = 0, excl = 0;
     if (lid < RADIX) {
         for (uint w = 0; w < WARPS; w++) {
+#if COUNT_PARTS == 2
+            const uint c = parts[(w * RADIX + lid) * 2] + parts[(w * RADIX + lid) * 2 + 1];
+#else
             const uint c = cnt[w * RADIX + lid];
+#endif
             cnt[w * RADIX + lid] = total;
             total += c;
         }
@@ -814,10 +875,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     /* 3. stable ranks within the warp, counting on from the warp's starts:
      * each is the key's position in the tile, where it goes in local memory
      * (digit order); kept for the values */
-    os_warp_rank(dg, rk, cnt + warp * RADIX, (int)count - (int)wfirst, lane);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if (32 * i < lim) xk[rk[i]] = k[i];
+    os_warp_rank(dg, k, xk, rp, cnt + warp * RADIX, (int)count - (int)wfirst, lane);
 
     /* 4. look-back per digit, then each digit's shift: its global start for
      * this tile (the portion's start, from pbase or the carry of the previous
@@ -855,16 +913,24 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) v[i] = 32 * i < lim ? p[32 * i] : (V)0;
     }
+#if !DIG_STAGED
     uint od[(ITEMS + 3) / 4];
 #endif
+#endif
+#if VS && !DIG_STAGED
 #pragma unroll
+#else
+#pragma unroll 2
+#endif
     for (int q = 0; q < ITEMS; q++) {
         const uint j = q * L + lid;
         if (j < count) {
             const U key = xk[j];
             const uint d = digit_of(radix_key(key, is_float, (U)xmask), shift);
             kdst[(ulong)(OFF)(shiftv[d] + j)] = key;
-#if VS
+#if DIG_STAGED
+            xd[j] = (uchar)d;
+#elif VS
             DG_SET(od, q, d);
 #endif
         }
@@ -873,12 +939,20 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void os_pass(
     barrier(CLK_LOCAL_MEM_FENCE); /* xk read: xv takes its place */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++)
-        if (32 * i < lim) xv[rk[i]] = v[i];
+        if (32 * i < lim) xv[(rp[i / 2] >> (16 * (i % 2))) & 0xffffu] = v[i];
     barrier(CLK_LOCAL_MEM_FENCE);
+#if DIG_STAGED
+#pragma unroll 2
+#else
 #pragma unroll
+#endif
     for (int q = 0; q < ITEMS; q++) {
         const uint j = q * L + lid;
+#if DIG_STAGED
+        if (j < count) vdst[(ulong)(OFF)(shiftv[xd[j]] + j)] = xv[j];
+#else
         if (j < count) vdst[(ulong)(OFF)(shiftv[DG_GET(od, q)] + j)] = xv[j];
+#endif
     }
 #endif
 }

@@ -324,7 +324,8 @@ static int onesweep_runs(const pp_ocl_caps *caps)
     return pp_ocl_nv_ptx(caps) && caps->max_work_group >= OS_L_MIN && caps->max_work_item0 >= OS_L_MIN;
 }
 
-/* Local memory of os_pass with L work-items of items keys (sort.cl). */
+/* Local memory of os_pass with L work-items of items keys (sort.cl), less
+ * the staged digits (DIG_STAGED: a byte per key of the tile). */
 static size_t os_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
     return (L / 32) * SORT_RADIX * 4 + SORT_RADIX * 8 + 64 + L * items * (vs > ks ? vs : ks);
@@ -358,13 +359,13 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
                          ? OS_L_MAX
                          : OS_L_MIN;
     const size_t items = os_items(caps, L, ks, vs), tile = L * items;
+    if (os_local_bytes(L, items, ks, vs) > caps->local_mem)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
+                       fn, (unsigned long long)caps->local_mem);
     /* with values, the sorted positions' digits in local memory (a byte
      * each) where they fit beside the tile: the write loops then need not
      * hold them in registers */
     const int dig_staged = vs && os_local_bytes(L, items, ks, vs) + tile <= caps->local_mem;
-    if (os_local_bytes(L, items, ks, vs) > caps->local_mem)
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: the device's local memory (%llu bytes) is too small for the sort",
-                       fn, (unsigned long long)caps->local_mem);
     const size_t tiles = n / tile + (n % tile != 0);
     if (tiles > UINT32_MAX)
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: %zu keys are more than the sort's 2^32 tiles hold", fn, n);

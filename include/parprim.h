@@ -532,15 +532,20 @@ PP_API pp_status pp_unique(pp_context *ctx, pp_type type, const void *in, size_t
 PP_API pp_status pp_partition_if(pp_context *ctx, pp_type type, const void *in, size_t n,
                           pp_cmp cmp, const void *value, void *out, uint64_t *count);
 
-typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1 } pp_order;
+/** Sort orders. PP_DESCENDING is the exact reverse of PP_ASCENDING's keys
+ *  (NaNs first), stable. PP_DESCENDING_NAN_LAST is PP_DESCENDING with every
+ *  NaN moved after every other key (NaNs as "missing": the order of
+ *  pandas' sort_values(ascending=False) and of a NumPy user's descending
+ *  sort), stable among the NaNs too; for integer keys it is PP_DESCENDING. */
+typedef enum pp_order { PP_ASCENDING = 0, PP_DESCENDING = 1, PP_DESCENDING_NAN_LAST = 2 } pp_order;
 
 /**
- * Sorts keys in place, stable in both orders (equal keys keep input order).
+ * Sorts keys in place, stable in every order (equal keys keep input order).
  * Floats: -0.0 sorts before +0.0 in ascending order, and every NaN, whatever
  * its sign or payload, sorts as greater than +inf (so last in ascending,
- * first in descending order); key bits are moved unchanged (NaN payloads
+ * first in descending order, last in PP_DESCENDING_NAN_LAST); key bits are moved unchanged (NaN payloads
  * survive). NaNs compare equal to one another, so NaNs of different signs
- * and payloads keep their input order among themselves, in both orders.
+ * and payloads keep their input order among themselves, in every order.
  * keys: n elements of context memory.
  */
 PP_API pp_status pp_sort(pp_context *ctx, pp_type type, void *keys, size_t n, pp_order order);

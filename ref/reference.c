@@ -419,7 +419,8 @@ uint64_t ref_partition_if(pp_type type, const void *in, size_t n, pp_cmp cmp, co
  * documented order: signed integers with the sign bit flipped; floats with
  * the usual sign-magnitude flip (so -0.0 < +0.0 and -inf < every finite
  * value < +inf), and every NaN to UINT64_MAX, above +inf and equal to the
- * other NaNs. Descending order is the complement of the rank. The (rank,
+ * other NaNs. Descending order is the complement of the rank; in
+ * PP_DESCENDING_NAN_LAST a NaN keeps UINT64_MAX (after every key). The (rank,
  * index) pairs are sorted with a stable merge sort, and the permutation is
  * applied to the keys (their bits unchanged) and the values. */
 typedef struct ref_item {
@@ -512,7 +513,8 @@ void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, s
     ref_item *items = (ref_item *)xmalloc(n * sizeof *items);
     for (size_t i = 0; i < n; i++) {
         uint64_t r = rank_of(type, k + i * ks);
-        items[i].rank = order == PP_DESCENDING ? ~r : r;
+        const int nan = (type == PP_F32 || type == PP_F64) && r == UINT64_MAX; /* only a NaN's rank */
+        items[i].rank = order == PP_ASCENDING || (nan && order == PP_DESCENDING_NAN_LAST) ? r : ~r;
         items[i].index = i;
     }
     stable_sort_items(items, n);

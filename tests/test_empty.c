@@ -236,7 +236,7 @@ static void test_sort(void **state)
             void *k = tc_dev_filled(c->ctx, 8, 0x5A), *v = tc_dev_filled(c->ctx, 8, 0x5A);
             void *ko = tc_dev_filled(c->ctx, 8, 0xC3), *vo = tc_dev_filled(c->ctx, 8, 0xC3);
             const unsigned char fill[8] = {0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3};
-            for (int o = 0; o < 2; o++) {
+            for (int o = 0; o < 3; o++) {
                 tc_case("%s prim=sort type=%s order=%d n=0 and n=1", tc_config_name(c), pp_type_name(t), o);
                 if (!tc_status_ok(c, pp_sort(c->ctx, t, NULL, 0, (pp_order)o), "pp_sort")) continue;
                 TC_OK(pp_sort(c->ctx, t, k, 0, (pp_order)o));

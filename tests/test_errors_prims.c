@@ -397,7 +397,7 @@ void errors_sort(fixture *f)
         EXPECT_NOWRITE(f, pp_sort_pairs(ctx, bad_types[i], f->keys, f->vals, 4, N, PP_ASCENDING),
                        PP_ERROR_INVALID_ARGUMENT, fp, "type");
     }
-    static const pp_order bad_orders[] = {(pp_order)-1, (pp_order)2, (pp_order)255};
+    static const pp_order bad_orders[] = {(pp_order)-1, (pp_order)3, (pp_order)255};
     for (int i = 0; i < 3; i++) {
         EXPECT_NOWRITE(f, pp_sort(ctx, PP_F32, f->keys, N, bad_orders[i]), PP_ERROR_INVALID_ARGUMENT, fs, "order");
         EXPECT_NOWRITE(f, pp_sort_pairs(ctx, PP_U64, f->keys, f->vals, 8, N, bad_orders[i]),
@@ -444,7 +444,7 @@ void errors_sort_copy(fixture *f)
     EXPECT(NULL, pp_sort_pairs_copy(NULL, PP_I32, k, v, ko, vo, 2, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fp,
            "ctx");
     EXPECT_NOWRITE(f, pp_sort_copy(ctx, bad_types[0], k, ko, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT, fs, "type");
-    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, vo, 2, N, (pp_order)2), PP_ERROR_INVALID_ARGUMENT,
+    EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, vo, 2, N, (pp_order)3), PP_ERROR_INVALID_ARGUMENT,
                    fp, "order");
     EXPECT_NOWRITE(f, pp_sort_pairs_copy(ctx, PP_I32, k, v, ko, vo, 3, N, PP_ASCENDING), PP_ERROR_INVALID_ARGUMENT,
                    fp, "value_size");

@@ -1,7 +1,7 @@
 /* pp_sort and pp_sort_pairs against the reference, and pp_sort_copy and
  * pp_sort_pairs_copy (out of place: the inputs must be unchanged; with
  * outputs that are the inputs; keys in place with values out of place):
- * every type, both orders,
+ * every type, every order (PP_DESCENDING_NAN_LAST on floats),
  * every value size (1, 2, 4, 8; values are the original indices, so
  * stability is checked), keys with many duplicates, floats with -0.0,
  * +0.0, +-inf and NaNs of both signs and many payloads (the output must be
@@ -143,6 +143,7 @@ static void expect_values(const void *got, const void *want, size_t n, size_t vs
  * place (pairs only). */
 enum { HOW_IN_PLACE, HOW_COPY, HOW_COPY_ALIASED, HOW_COPY_MIXED, HOW_COUNT };
 static const char *const how_names[HOW_COUNT] = {"in place", "copy", "copy (out = in)", "copy (keys in place)"};
+static const char *const order_names[3] = {"ascending", "descending", "descending_nan_last"};
 
 /* A device copy of `bytes` of host data placed `off` bytes into a new
  * allocation (returned in *base; off > 0 on addressable backends only). */
@@ -170,7 +171,7 @@ static void sort_case(const tc_config *c, pp_type t, size_t n, int o, size_t vs,
     const pp_order order = (pp_order)o;
     tc_case("%s prim=%s%s type=%s order=%s value_size=%zu n=%zu (%s%s)", tc_config_name(c),
             vs ? "sort_pairs" : "sort", how == HOW_IN_PLACE ? "" : "_copy", pp_type_name(t),
-            o ? "descending" : "ascending", vs, n, how_names[how], shift ? ", arrays at element offsets" : "");
+            order_names[o], vs, n, how_names[how], shift ? ", arrays at element offsets" : "");
     void *dkb, *dvb = NULL, *okb = NULL, *ovb = NULL;
     void *dk = upload_at(c->ctx, keys, bytes, shift * sz, &dkb), *dv = NULL;
     if (vs) {
@@ -238,12 +239,14 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
      * keys and one of 8-byte values) */
     if (!tc_need(NULL, what, 0, 4 * bytes + 8 * n * 8)) return;
     void *keys = tc_halloc(bytes), *host = tc_halloc(n * 8);
-    void *sorted[2], *vals = tc_halloc(n * 8), *wantv = tc_halloc(n * 8);
-    uint64_t *idx[2];
+    void *sorted[3], *vals = tc_halloc(n * 8), *wantv = tc_halloc(n * 8);
+    uint64_t *idx[3];
     gen_keys(r, t, n, mode, keys);
     /* one reference sort per order, with 8-byte indices as values; the
      * expected values for smaller value sizes are their truncations */
-    for (int o = 0; o < 2; o++) {
+    /* PP_DESCENDING_NAN_LAST differs from PP_DESCENDING on floats alone */
+    const int norders = t == PP_F32 || t == PP_F64 ? 3 : 2;
+    for (int o = 0; o < norders; o++) {
         sorted[o] = tc_halloc(bytes);
         idx[o] = (uint64_t *)tc_halloc(n * 8);
         memcpy(sorted[o], keys, bytes);
@@ -262,7 +265,7 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
                              TC_SCRATCH(n * (sz + 8)), 0))
             continue;
         tc_use(c, PP_PRIM_SORT);
-        for (int o = 0; o < 2; o++) {
+        for (int o = 0; o < norders; o++) {
             for (size_t v = 0; v < 5; v++) {
                 size_t vs = vsizes[v];
                 const int large = n > 20000 || big;
@@ -284,7 +287,7 @@ static void run_size(tc_rng *r, pp_type t, size_t n, int mode, int big)
             }
         }
     }
-    for (int o = 0; o < 2; o++) {
+    for (int o = 0; o < norders; o++) {
         free(sorted[o]);
         free(idx[o]);
     }

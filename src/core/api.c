@@ -324,7 +324,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
     const char *vin = copy ? "values_in" : "values", *vout = copy ? "values_out" : "values";
     const size_t n = a->n, vsize = a->value_size;
     TRY(check_type_n(ctx, fn, a->type, n));
-    if ((unsigned)a->order > PP_DESCENDING) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)a->order);
+    if ((unsigned)a->order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)a->order);
     if (pairs) {
         if (vsize != 1 && vsize != 2 && vsize != 4 && vsize != 8)
             INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, vsize);

@@ -329,13 +329,13 @@ void fuzz_sort(const input *in, int pairs)
     if (!set_algo(ctx, PP_PRIM_SORT, in->seq)) return;
     static const size_t vsizes[8] = {1, 2, 4, 8, 0, 3, 16, 8};
     size_t vs = pairs ? vsizes[(in->param >> 2) % 8] : 0;
-    pp_order order = (pp_order)(in->param % 3);
+    pp_order order = (pp_order)(in->param % 4);
     size_t sz = in->sz ? in->sz : 8, n = in->n, bytes = n * sz;
     size_t vbytes = n * (vs ? vs : 1);
     buffers B = {ctx, 0, {0}, {0}, {0}, 0, {0}, {0}};
     expect e = {0, 0};
     if (!in->sz) e.invalid = 1;
-    if ((unsigned)order > PP_DESCENDING) e.invalid = 1;
+    if ((unsigned)order > PP_DESCENDING_NAN_LAST) e.invalid = 1;
     if (pairs && vs != 1 && vs != 2 && vs != 4 && vs != 8) e.invalid = 1;
 
     unsigned char *keys = (unsigned char *)xmalloc(bytes + 8), *vals = (unsigned char *)xmalloc(vbytes + 8);

@@ -68,18 +68,18 @@
  *             cl_mem of another cl_context, is PP_ERROR_INVALID_ARGUMENT;
  *             one array is at most the device's
  *             CL_DEVICE_MAX_MEM_ALLOC_SIZE (PP_ERROR_OUT_OF_MEMORY beyond).
- *             Kernels are compiled from source embedded in the library the
- *             first time a context needs them (per type and operator:
- *             0.1 to 1 s each, once) and cached by the context. f64 needs
- *             the cl_khr_fp64 extension (else PP_ERROR_UNSUPPORTED; not
- *             for sorting, which moves bits only). Work goes, in order, to
- *             the context's command queue (pp_set_stream). A primitive
- *             only queues its work: none waits for the device. No
- *             work-group ever waits for another, so no primitive relies on
- *             work-groups making progress concurrently (which OpenCL does
- *             not promise: a CPU device may run them one after another),
- *             except the sort on NVIDIA GPUs (PP_ALGO_ONESWEEP), whose
- *             tiles wait for earlier ones there as cuda's do.
+ *             Kernels are compiled the first time a context needs them
+ *             (once per type and operator, then cached by the context), so
+ *             a context's first call of a kind takes longer than later
+ *             ones. f64 needs the cl_khr_fp64 extension (else
+ *             PP_ERROR_UNSUPPORTED; not for sorting, which moves bits
+ *             only). Work goes, in order, to the context's command queue
+ *             (pp_set_stream). A primitive only queues its work: none
+ *             waits for the device. No primitive relies on work-groups
+ *             making progress concurrently (which OpenCL does not promise:
+ *             a CPU device may run them one after another), except
+ *             PP_ALGO_ONESWEEP, which runs only on NVIDIA GPUs, where it
+ *             holds as on cuda (docs/backends.md, opencl).
  * Threads.    A context may be used by one thread at a time. Distinct
  *             contexts may be used from different threads at once (except
  *             opencl contexts on PoCL, whose shared kernel cache can abort
@@ -254,9 +254,9 @@ PP_API const char *pp_last_error(const pp_context *ctx);
  *  device with clGetContextInfo(CL_CONTEXT_DEVICES)). The context retains
  *  the queue (clRetainCommandQueue) until it is replaced or destroyed.
  *  CUDA graphs (cuda): a primitive called while the context's stream is
- *  being captured returns PP_ERROR_UNSUPPORTED and queues nothing, since
- *  its launches carry per-call values (tile numbers, flag epochs) that a
- *  replayed graph would reuse wrongly; call primitives outside a capture.
+ *  being captured returns PP_ERROR_UNSUPPORTED and queues nothing, since a
+ *  replayed graph would reuse values that each call sets afresh
+ *  (docs/backends.md, cuda); call primitives outside a capture.
  *  Switching away from a stream under capture needs no wait, unless
  *  parprim work was queued on it before the capture began and not waited
  *  for (pp_synchronize): then PP_ERROR_UNSUPPORTED. */
@@ -297,11 +297,9 @@ typedef struct pp_memory_info {
  *  opencl: total_bytes = CL_DEVICE_GLOBAL_MEM_SIZE, max_alloc_bytes =
  *          CL_DEVICE_MAX_MEM_ALLOC_SIZE (a pp_malloc, or an array, beyond it
  *          is PP_ERROR_OUT_OF_MEMORY), available_bytes = 0 (OpenCL 1.2
- *          cannot tell). PoCL's CPU device sizes itself from the host
- *          memory free when the process first opens it, and allows a
- *          quarter of that (rounded up to a power of two) in one buffer, so
- *          both can be far below the host's memory and vary from run to
- *          run. */
+ *          cannot tell). On PoCL's CPU device total_bytes and
+ *          max_alloc_bytes can be far below the host's memory and vary
+ *          from run to run (docs/backends.md, opencl). */
 PP_API pp_status pp_context_memory(const pp_context *ctx, pp_memory_info *info);
 
 /** Allocates bytes of context memory into *p (64-byte aligned on cpu).
@@ -349,16 +347,12 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * -0.0 if every input is -0.0, else +0.0 (n == 0: +0.0), as under Arithmetic
  * above. For every other operator and for integer types, PP_ALGO_EXACT runs
  * the default algorithm (those results are exact, or independent of the
- * order, already). Cost on cpu: each block of 1024 elements is split
- * exactly into two doubles (f32: one) that are added into a 2176-bit
- * integer (f32: 320 bits), so the input is read once and the work is a few
- * vectorized additions per element (more levels where a block's values
- * span more than about 2^80, f32 2^19); blocks with NaN or infinities, or
- * (f64) a largest magnitude beyond 2^1011 or below 2^-1001, go element by
- * element, several times slower. Measured in docs/exact.md; working
- * memory: a 576-byte (f32: 128) accumulator per thread. The exact sum
- * before its rounding, to keep, combine or send: pp_exact_accumulate
- * (below pp_scan).
+ * order, already). Cost on cpu: the input is read once; working memory:
+ * a 576-byte (f32: 128) accumulator per thread. Data whose values span
+ * many binades, or hold NaN, infinities or (f64) extreme magnitudes, take
+ * slower paths (how: docs/backends.md, cpu; measured: docs/exact.md). The
+ * exact sum before its rounding, to keep, combine or send:
+ * pp_exact_accumulate (below pp_scan).
  */
 PP_API pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op,
                     const void *in, size_t n, void *out);
@@ -371,10 +365,9 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * in, out: n elements of context memory. in == out (in place) is allowed;
  * any other overlap is PP_ERROR_INVALID_ARGUMENT.
  * Determinism: integer results are exact. Float results on cpu (every
- * algorithm) depend only on the input (not on the thread count). On cuda, PP_ALGO_REDUCE_THEN_SCAN
- * is reproducible run to run; the default (PP_ALGO_AUTO: the decoupled
- * look-back, or for large arrays of 4-byte elements its look-ahead form,
- * docs/backends.md) and PP_ALGO_DECOUPLED_LOOKBACK are not for floats: the
+ * algorithm) depend only on the input (not on the thread count). On cuda,
+ * PP_ALGO_REDUCE_THEN_SCAN is reproducible run to run; the default
+ * (PP_ALGO_AUTO) and PP_ALGO_DECOUPLED_LOOKBACK are not for floats: the
  * order of their additions depends on timing. On
  * opencl both algorithms (PP_ALGO_REDUCE_THEN_SCAN, the default, and
  * PP_ALGO_BLELLOCH_PADDED) are reproducible run to run on one device.
@@ -385,13 +378,11 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
  * an exact pp_reduce of that prefix (so every output from a NaN on is NaN;
  * an inclusive out[i] is bit for bit the exact pp_reduce of in[0..i]). The
  * bits are identical on every backend, device, thread count and run. Other
- * operators and integer types: the default algorithm. Cost on cpu: one
- * read of the input for tile values and one for the tile scan, as the
- * default; each output comes from a running double-double (f32: double)
- * sum with an error bound, and only where the bound cannot decide the
- * rounding (ties, near-ties, zero, subnormal, overflow, NaN or infinity)
- * from the exact accumulator, at about a microsecond each; in place, each
- * tile is copied first. Measured in docs/exact.md.
+ * operators and integer types: the default algorithm. Cost on cpu: the
+ * default scan's reads of the input; an output whose rounding is hard to
+ * decide (a tie or near-tie, zero, a subnormal, overflow, NaN or
+ * infinity) costs far more than the others (how: docs/backends.md, cpu;
+ * measured: docs/exact.md).
  */
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
@@ -575,9 +566,8 @@ PP_API pp_status pp_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *
  * opencl, where overlap is handle equality: no two may be the same buffer
  * but those pairs). n == 1 copies the element (and its value). Cost: on
  * cpu, on opencl, and on cuda with PP_ALGO_AUTO or PP_ALGO_ONESWEEP, that
- * of pp_sort alone (the first pass reads the inputs, the last writes the
- * outputs: no copy); cuda's other algorithms copy the inputs into the
- * outputs, then sort there in place (a pp_copy, then a pp_sort). Where a
+ * of pp_sort alone (no copy); cuda's other algorithms copy the inputs into
+ * the outputs, then sort there in place (a pp_copy, then a pp_sort). Where a
  * backend copies first, a failure after the checks
  * (PP_ERROR_OUT_OF_MEMORY, PP_ERROR_UNSUPPORTED, PP_ERROR_BACKEND) may
  * leave copies of the inputs in the outputs; they hold nothing else, and
@@ -599,27 +589,24 @@ typedef enum pp_primitive {
 } pp_primitive;
 #define PP_PRIM_COUNT 5
 
-/* Algorithms, for study and benchmarking; the default (AUTO) is each
- * backend's fastest. Which backends accept which value, for which
+/* Algorithms, for study and benchmarking; the default (AUTO) is what an
+ * application should use. Which backends accept which value, for which
  * primitives, is listed per value; any other choice is PP_ERROR_UNSUPPORTED
  * from pp_set_algorithm. Each one's idea, work and pitfalls:
- * docs/algorithms.md; what each backend's AUTO runs: docs/backends.md. */
+ * docs/algorithms.md; what each backend's AUTO runs, in a matrix of
+ * primitive, backend and algorithm: docs/backends.md. */
 typedef enum pp_algorithm {
     PP_ALGO_AUTO = 0,                /* every backend, every primitive (the default) */
     PP_ALGO_SEQUENTIAL = 1,          /* cpu, every primitive: the plain one-thread loops */
-    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select (the cuda default; for large
-                                        scans of 4-byte elements the default is its
-                                        look-ahead form): a single pass in which tiles
+    PP_ALGO_DECOUPLED_LOOKBACK = 2,  /* cuda scan and select: a single pass in which tiles
                                         find their prefix by looking back at earlier
                                         tiles' published results */
-    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cpu, cuda and opencl scan (the opencl default): tile
-                                        totals, a scan of them, then a scan of each tile
-                                        from its prefix */
-    PP_ALGO_ONESWEEP = 4,            /* cuda sort (the cuda default), and opencl sort on
-                                        NVIDIA GPUs of compute capability 7.0 on (the
-                                        default there but for 1-byte keys alone; elsewhere
-                                        PP_ERROR_UNSUPPORTED): LSD radix sort, one pass per
-                                        digit with look-back over digit offsets */
+    PP_ALGO_REDUCE_THEN_SCAN = 3,    /* cpu, cuda and opencl scan: tile totals, a scan of
+                                        them, then a scan of each tile from its prefix */
+    PP_ALGO_ONESWEEP = 4,            /* cuda sort, and opencl sort on NVIDIA GPUs of
+                                        compute capability 7.0 on (elsewhere a sort call
+                                        returns PP_ERROR_UNSUPPORTED): LSD radix sort, one
+                                        pass per digit with look-back over digit offsets */
     PP_ALGO_BLELLOCH = 5,            /* cuda scan: Blelloch's work-efficient up-sweep and
                                         down-sweep, unpadded */
     PP_ALGO_GLOBAL_ATOMIC = 6,       /* cuda and opencl histogram: samples counted straight
@@ -637,7 +624,7 @@ typedef enum pp_algorithm {
      * operator and size, except PP_ALGO_NAIVE (n <= 65536: PP_ERROR_UNSUPPORTED
      * above) and the PRIVATE histograms on cuda where the bins do not fit
      * shared memory (PP_ERROR_UNSUPPORTED). They are for study and
-     * comparison, not speed: AUTO is the fastest on every backend. */
+     * comparison, not speed: use AUTO for speed. */
     PP_ALGO_BLELLOCH_PADDED = 9,     /* cuda and opencl scan: Blelloch with shared (opencl:
                                         local) memory padded against bank conflicts */
     PP_ALGO_INTERLEAVED_DIVERGENT = 10, /* cuda reduce: interleaved addressing, active threads
@@ -663,9 +650,9 @@ typedef enum pp_algorithm {
     PP_ALGO_BALLOT = 21,             /* cuda select: warp ballot and popcount */
     PP_ALGO_SPLIT_RADIX = 22,        /* cuda sort: split radix sort, one bit per pass, on a
                                         scan */
-    PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda and opencl sort (the opencl default on other
-                                        devices): LSD radix sort with multi-bit digits,
-                                        each pass a count, a scan and a scatter */
+    PP_ALGO_COUNT_SCAN_SCATTER = 23, /* cuda and opencl sort: LSD radix sort with
+                                        multi-bit digits, each pass a count, a scan and a
+                                        scatter */
     PP_ALGO_EXACT = 24               /* cpu, cuda and opencl reduce and scan: f32 and f64 sums correctly
                                         rounded, the same bits on every backend, device,
                                         thread count and run (see pp_reduce); for every

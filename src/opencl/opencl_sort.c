@@ -1,4 +1,7 @@
-/* opencl sorting: pp_sort and pp_sort_pairs (kernels: sort.cl, program "sort").
+/* opencl sorting: pp_sort and pp_sort_pairs. Kernels: sort_keys.cl (the
+ * radix key, the control block, copy_back), embedded in front of each of
+ * the two programs, "sort_scatter" (sort_scatter.cl) and "sort_onesweep"
+ * (sort_onesweep.cl).
  *
  * Two algorithms. PP_ALGO_ONESWEEP (the default where it runs: NVIDIA GPUs
  * of compute capability 7.0 on, pp_ocl_nv_ptx) is the cuda backend's
@@ -24,7 +27,7 @@
  * buffers it reads and writes (the inputs, the outputs or the alternate
  * ones; out of place, pp_sort_copy and pp_sort_pairs_copy, the first active
  * pass reads the inputs and the last writes the outputs, so there is no copy
- * first) and whether copy_back must move the result home (sort.cl,
+ * first) and whether copy_back must move the result home (sort_keys.cl,
  * plan_buffers). So the host never waits: like every opencl primitive, the
  * sort is only queued.
  *
@@ -43,12 +46,13 @@
 
 #define SORT_RADIX 256      /* digit values: 8-bit digits */
 #define SORT_PART_MAX 256   /* key_bits groups at most (plan folds them serially) */
-#define SORT_CTRL_WORDS 40  /* uints of ctrl, the control block (sort.cl: which passes run, from which buffer) */
+#define SORT_CTRL_WORDS 40  /* uints of ctrl, the control block (sort_keys.cl: which passes run, from which buffer) */
 #define SORT_MAX_TILE 32768 /* 16-bit ranks and counters in the kernels */
 #define SORT_ALIGN 256      /* byte alignment of every region in scratch */
 
-/* The kernels of the sort program, as indices into sort_plan.kernels: the
- * radix passes' first, then those only the 1-byte path's program has. */
+/* The kernels of the sort_scatter program, as indices into
+ * sort_plan.kernels: the radix passes' first, then those only the 1-byte
+ * path's program has. */
 enum {
     KERNEL_KEY_BITS,
     KERNEL_PLAN,
@@ -75,7 +79,7 @@ typedef struct sort_plan {
 
 static size_t padded(size_t n) { return n + (n >> 5) + 1; }
 
-/* Local memory of the scatter kernel (the largest), as sort.cl declares it. */
+/* Local memory of the scatter kernel (the largest), as sort_scatter.cl declares it. */
 static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
     const size_t tile = L * items, wider = vs > ks ? vs : ks;
@@ -128,7 +132,7 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, sort_plan *p)
     pp_ocl_def(&d, "ITEMS=%zu", items);
     pp_ocl_def(&d, "OFF64=%d", p->off64);
     const int nk = p->bytes ? ALL_KERNELS : RADIX_KERNELS; /* the bytes path's kernels exist in its program only */
-    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort", &d, kernel_names, nk, p->kernels, &L));
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort_scatter", &d, kernel_names, nk, p->kernels, &L));
     p->L = L;
     p->items = items;
     p->tile = L * items;
@@ -286,7 +290,7 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
 }
 
 /* ---- Onesweep (NVIDIA GPUs) ----------------------------------------------------------------------------
- * sort.cl built with PP_ONESWEEP and PP_NV_PTX: os_count reads the keys once
+ * Program sort_onesweep, built with PP_NV_PTX: os_count reads the keys once
  * for the digit counts of every position, os_plan turns them into each
  * pass's digit offsets and the passes' control words, then one os_pass per
  * digit position (a pass whose digit is the same in every key exits at
@@ -299,7 +303,7 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
  *
- * Scratch: ctrl (SORT_CTRL_WORDS uints: sort.cl's CTRL_ words; 24 + p are pass p's tickets),
+ * Scratch: ctrl (SORT_CTRL_WORDS uints: sort_keys.cl's CTRL_ words; 24 + p are pass p's tickets),
  * hist and pbase (key bytes x 256 ulongs each), carry (key bytes x portions
  * x 256 ulongs, zero on entry), two sets of look-back rows (tiles x 256
  * uints each; os_count clears the first, each pass the other set for the
@@ -324,8 +328,9 @@ static int onesweep_runs(const pp_ocl_caps *caps)
     return pp_ocl_nv_ptx(caps) && caps->max_work_group >= OS_L_MIN && caps->max_work_item0 >= OS_L_MIN;
 }
 
-/* Local memory of os_pass with L work-items of items keys (sort.cl), less
- * the staged digits (DIG_STAGED: a byte per key of the tile). */
+/* Local memory of os_pass with L work-items of items keys
+ * (sort_onesweep.cl), less the staged digits (DIG_STAGED: a byte per key of
+ * the tile). */
 static size_t os_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
     return (L / 32) * SORT_RADIX * 4 + SORT_RADIX * 8 + 64 + L * items * (vs > ks ? vs : ks);
@@ -377,13 +382,12 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     pp_ocl_def(&d, "ITEMS=%zu", items);
     pp_ocl_def(&d, "OFF64=%d", (uint64_t)n > UINT32_MAX);
     pp_ocl_def(&d, "L=%zu", L);
-    pp_ocl_def(&d, "ONESWEEP=1");
     pp_ocl_def(&d, "DIG_STAGED=%d", dig_staged);
     pp_ocl_def(&d, "NV_PTX=1");
     pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
     cl_kernel k[OS_KERNELS];
     for (int i = 0; i < OS_KERNELS; i++) {
-        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort", &d, os_kernel_names[i], &k[i]));
+        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort_onesweep", &d, os_kernel_names[i], &k[i]));
     }
 
     const size_t hist_words = ks * SORT_RADIX, rows = tiles * SORT_RADIX;

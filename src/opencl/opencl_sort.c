@@ -90,18 +90,17 @@ static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 }
 
 /* Work-group shape. GPUs: 128 or 256 work-items, 16 keys each (tiles of
- * 2048 or 4096 keys; local memory about 20 to 40 KB). CPU devices
- * (PoCL): a work-group runs on one thread, its work-items as loops split at
- * every barrier, so narrow groups with long serial runs are faster. */
+ * 2048 or 4096 keys; local memory about 20 to 40 KB): 256 for pairs of
+ * keys and values of up to 4 bytes each, 128 otherwise (the shapes found
+ * faster on NVIDIA's OpenCL). CPU devices (PoCL): a work-group runs on one
+ * thread, its work-items as loops split at every barrier, so narrow groups
+ * with long serial runs are faster. */
 static void shape_for(const pp_ocl_caps *caps, size_t ks, size_t vs, size_t *L, size_t *items)
 {
     if (pp_ocl_cpu_shape(caps)) {
         *L = 16;
         *items = 128;
     } else {
-        /* measured on an H200 (NVIDIA's OpenCL, 2^26 keys): 128 x 16 is
-         * 5-12% faster than 256 x 16 or 256 x 8 except for pairs of 4-byte
-         * (or smaller) keys and values, where 256 x 16 is faster */
         *L = (vs && vs <= 4 && ks <= 4) ? 256 : 128;
         *items = 16;
     }
@@ -297,8 +296,8 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * once: the device decides, the host never waits), copy_back last. Tiles
  * of L work-items x items keys (L below; items: 14 for 8-byte keys, 20 with
  * values, 24 for keys alone, fewer where keys or values would not fit local
- * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB, 0.97 of the time of
- * the cuda sort's 20), registers capped at 80 so that two work-groups of
+ * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB), registers capped
+ * at 80 so that two work-groups of
  * 384 (or three of 256) share a multiprocessor. NVIDIA's driver reports
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
@@ -310,11 +309,11 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * next pass), the alternate keys and values. */
 /* Work-group sizes: 384 (12 warps, the cuda sort's) for keys alone from
  * OS_L_MAX_FROM keys, else 256 (8 warps: the fewest, one work-item per
- * digit). Measured on an H200 (u32, 2^20 / 2^24 / 2^28 keys, ms): keys
- * 0.111 / 0.523 / 6.92 with 384, 0.093 / 0.542 / 7.25 with 256; pairs
- * 0.140 / 0.893 / 13.03 with 384, 0.118 / 0.764 / 10.70 with 256. Keys
- * alone in three groups of 320 x 24 at 64 registers (the cuda sort's shape)
- * lost to two of 384 x 22 at 80: 2^28 u32 keys 6.01 against 5.71 ms. */
+ * digit): the faster of the two for each (bench/RESULTS.md, "opencl sort
+ * on NVIDIA: Onesweep with inline-PTX warp operations"). Keys alone in
+ * three groups of 320 x 24 at 64 registers (the cuda sort's shape) lost to
+ * two of 384 x 22 at 80 (RESULTS.md, "opencl sort on NVIDIA: the cuda
+ * sort's later pass changes"). */
 #define OS_L_MAX 384
 #define OS_L_MIN 256
 #define OS_L_MAX_FROM ((size_t)1 << 22)

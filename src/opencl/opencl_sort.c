@@ -12,9 +12,11 @@
  * (keys are moved unchanged, so NaN payloads survive; the key map is the
  * cuda sort's: signed: sign bit flipped; floats: every NaN -> all ones,
  * negative -> all bits flipped, else sign bit set; descending: all bits
- * flipped). One pass per digit position, each three launches with no
- * work-group ever waiting for another (OpenCL promises no forward progress
- * between work-groups, so there is no look-back):
+ * flipped; PP_DESCENDING_NAN_LAST: descending, float keys' programs built
+ * with PP_NAN_LAST, where every NaN's radix key is all ones). One pass per
+ * digit position, each three launches with no work-group ever waiting for
+ * another (OpenCL promises no forward progress between work-groups, so
+ * there is no look-back):
  *   count    per tile, its digit counts, digit-major: counts[d][t]
  *   scan     one exclusive scan of the whole counts array (pp_ocl_scan_into,
  *            uint, or ulong when n >= 2^32): offsets[d][t]
@@ -33,8 +35,10 @@
  *
  * Programs: one per (key width, value size, offset width): the key type's
  * kind (signed, unsigned, float) and the order are kernel arguments, so the
- * ten key types share four key widths. The kernels move bits only: f64 keys
- * need no cl_khr_fp64.
+ * ten key types share four key widths; float keys in
+ * PP_DESCENDING_NAN_LAST alone get programs of their own (PP_NAN_LAST), so
+ * the other orders' kernels are unchanged by it. The kernels move bits
+ * only: f64 keys need no cl_khr_fp64.
  *
  * Memory: one pp_ocl_scratch buffer: a control block, the key_bits partial
  * results, the counts (256 per tile), the scan's working memory, and the
@@ -74,6 +78,7 @@ typedef struct sort_plan {
     size_t tile;      /* L * items */
     int off64;        /* counts and offsets are ulong */
     int bytes;        /* 1-byte keys without values: count and fill */
+    int nan_last;     /* float keys in PP_DESCENDING_NAN_LAST: built with PP_NAN_LAST */
     cl_kernel kernels[ALL_KERNELS];
 } sort_plan;
 
@@ -130,6 +135,7 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, sort_plan *p)
     pp_ocl_def(&d, "VS=%zu", p->vs);
     pp_ocl_def(&d, "ITEMS=%zu", items);
     pp_ocl_def(&d, "OFF64=%d", p->off64);
+    if (p->nan_last) pp_ocl_def(&d, "NAN_LAST=1");
     const int nk = p->bytes ? ALL_KERNELS : RADIX_KERNELS; /* the bytes path's kernels exist in its program only */
     PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort_scatter", &d, kernel_names, nk, p->kernels, &L));
     p->L = L;
@@ -202,13 +208,21 @@ static pp_status sort_buffers(pp_context *ctx, const pp_sort_args *a, size_t ks,
     return PP_SUCCESS;
 }
 
-/* The key map's XOR (signed: the sign bit; descending: every bit flipped too). */
+/* The key map's XOR (signed: the sign bit; both descending orders: every
+ * bit flipped too). */
 static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
 {
     cl_ulong xmask = 0;
     if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * ks - 1);
-    if (order == PP_DESCENDING) xmask = ~xmask;
+    if (order != PP_ASCENDING) xmask = ~xmask;
     return xmask;
+}
+
+/* Whether the programs need PP_NAN_LAST: float keys in
+ * PP_DESCENDING_NAN_LAST (for integers that order is PP_DESCENDING). */
+static int sort_nan_last(pp_type type, pp_order order)
+{
+    return order == PP_DESCENDING_NAN_LAST && pp_type_kind(type) == PP_KIND_FLOAT;
 }
 
 pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
@@ -227,6 +241,7 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(sort_buffers(ctx, a, p.ks, p.vs, &km, &vm, &kin, &vin, &oop32));
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
+    p.nan_last = sort_nan_last(type, order);
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
@@ -383,6 +398,7 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     pp_ocl_def(&d, "L=%zu", L);
     pp_ocl_def(&d, "DIG_STAGED=%d", dig_staged);
     pp_ocl_def(&d, "NV_PTX=1");
+    if (sort_nan_last(a->type, a->order)) pp_ocl_def(&d, "NAN_LAST=1");
     pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
     cl_kernel k[OS_KERNELS];
     for (int i = 0; i < OS_KERNELS; i++) {

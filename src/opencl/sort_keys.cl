@@ -10,6 +10,8 @@
  *   PP_L      work-group size (a power of two; every kernel requires it)
  *   PP_ITEMS  keys per work-item in a tile; TILE = L * ITEMS <= 32768
  *   PP_OFF64  1: digit counts and offsets are ulong (n >= 2^32), else uint
+ *   PP_NAN_LAST  1 (float keys in PP_DESCENDING_NAN_LAST only, where
+ *             xmask is all ones): every NaN's radix key is all ones
  *
  * Stable LSD radix sort over 8-bit digits of the radix key (keys themselves
  * are moved unchanged, so NaN payloads survive):
@@ -17,7 +19,10 @@
  *   and, for floats (is_float), negative -> all bits flipped, else the sign
  *   bit set (so -0.0 < +0.0 < ... < +inf), every NaN -> all ones (after
  *   +inf); xmask (from the host) is the sign bit for signed integers, XOR
- *   all ones for descending order (so NaNs come first).
+ *   all ones for descending order (so NaNs come first). With PP_NAN_LAST
+ *   a NaN maps to 0 instead, so its radix key in descending order is all
+ *   ones, after every other key. Ascending and descending programs
+ *   are built without it, so their kernels are unchanged by it.
  *
  * Here: the types, the control block that places every pass (written by
  * plan or os_plan), the radix key and its digits, the buffers a pass reads
@@ -113,7 +118,12 @@ U radix_key(U b, uint is_float, U xmask)
         /* one XOR: with all ones for a negative key (0 - its sign bit), else
          * with the sign bit (cheaper than choosing between ~b and b | sign) */
         U r = (U)(b ^ (U)((U)((U)0 - (U)(b >> (8 * KS - 1))) | KEY_SIGN));
+#if PP_NAN_LAST
+        /* every NaN: 0, all ones after the descending order's XOR: last */
+        if ((U)(b & (U)~KEY_SIGN) > (U)FLOAT_INF) r = (U)0;
+#else
         if ((U)(b & (U)~KEY_SIGN) > (U)FLOAT_INF) r = (U)~(U)0; /* every NaN: after +inf */
+#endif
         b = r;
     }
 #else

@@ -39,8 +39,7 @@
  * memory holds on every device (OpenCL 1.2 promises 32 KB).
  * CPU devices (PoCL): a work-group runs on one thread, its work-items as a
  * loop that every barrier splits in two, so narrow groups with long serial
- * runs are much faster (8 x 256: 3-4x the scan throughput of 256 x 8 on
- * PoCL); local memory is ordinary memory there. */
+ * runs are much faster; local memory is ordinary memory there. */
 static void shape_for(const pp_ocl_caps *caps, size_t size, size_t *group, size_t *items)
 {
     if (pp_ocl_cpu_shape(caps)) {

@@ -1,4 +1,7 @@
-/* opencl sorting: pp_sort and pp_sort_pairs (kernels: sort.cl, program "sort").
+/* opencl sorting: pp_sort and pp_sort_pairs. Kernels: sort_keys.cl (the
+ * radix key, the control block, copy_back), embedded in front of each of
+ * the two programs, "sort_scatter" (sort_scatter.cl) and "sort_onesweep"
+ * (sort_onesweep.cl).
  *
  * Two algorithms. PP_ALGO_ONESWEEP (the default where it runs: NVIDIA GPUs
  * of compute capability 7.0 on, pp_ocl_nv_ptx) is the cuda backend's
@@ -9,9 +12,11 @@
  * (keys are moved unchanged, so NaN payloads survive; the key map is the
  * cuda sort's: signed: sign bit flipped; floats: every NaN -> all ones,
  * negative -> all bits flipped, else sign bit set; descending: all bits
- * flipped). One pass per digit position, each three launches with no
- * work-group ever waiting for another (OpenCL promises no forward progress
- * between work-groups, so there is no look-back):
+ * flipped; PP_DESCENDING_NAN_LAST: descending, float keys' programs built
+ * with PP_NAN_LAST, where every NaN's radix key is all ones). One pass per
+ * digit position, each three launches with no work-group ever waiting for
+ * another (OpenCL promises no forward progress between work-groups, so
+ * there is no look-back):
  *   count    per tile, its digit counts, digit-major: counts[d][t]
  *   scan     one exclusive scan of the whole counts array (pp_ocl_scan_into,
  *            uint, or ulong when n >= 2^32): offsets[d][t]
@@ -24,14 +29,16 @@
  * buffers it reads and writes (the inputs, the outputs or the alternate
  * ones; out of place, pp_sort_copy and pp_sort_pairs_copy, the first active
  * pass reads the inputs and the last writes the outputs, so there is no copy
- * first) and whether copy_back must move the result home (sort.cl,
+ * first) and whether copy_back must move the result home (sort_keys.cl,
  * plan_buffers). So the host never waits: like every opencl primitive, the
  * sort is only queued.
  *
  * Programs: one per (key width, value size, offset width): the key type's
  * kind (signed, unsigned, float) and the order are kernel arguments, so the
- * ten key types share four key widths. The kernels move bits only: f64 keys
- * need no cl_khr_fp64.
+ * ten key types share four key widths; float keys in
+ * PP_DESCENDING_NAN_LAST alone get programs of their own (PP_NAN_LAST), so
+ * the other orders' kernels are unchanged by it. The kernels move bits
+ * only: f64 keys need no cl_khr_fp64.
  *
  * Memory: one pp_ocl_scratch buffer: a control block, the key_bits partial
  * results, the counts (256 per tile), the scan's working memory, and the
@@ -43,12 +50,13 @@
 
 #define SORT_RADIX 256      /* digit values: 8-bit digits */
 #define SORT_PART_MAX 256   /* key_bits groups at most (plan folds them serially) */
-#define SORT_CTRL_WORDS 40  /* uints of ctrl, the control block (sort.cl: which passes run, from which buffer) */
+#define SORT_CTRL_WORDS 40  /* uints of ctrl, the control block (sort_keys.cl: which passes run, from which buffer) */
 #define SORT_MAX_TILE 32768 /* 16-bit ranks and counters in the kernels */
 #define SORT_ALIGN 256      /* byte alignment of every region in scratch */
 
-/* The kernels of the sort program, as indices into sort_plan.kernels: the
- * radix passes' first, then those only the 1-byte path's program has. */
+/* The kernels of the sort_scatter program, as indices into
+ * sort_plan.kernels: the radix passes' first, then those only the 1-byte
+ * path's program has. */
 enum {
     KERNEL_KEY_BITS,
     KERNEL_PLAN,
@@ -70,12 +78,13 @@ typedef struct sort_plan {
     size_t tile;      /* L * items */
     int off64;        /* counts and offsets are ulong */
     int bytes;        /* 1-byte keys without values: count and fill */
+    int nan_last;     /* float keys in PP_DESCENDING_NAN_LAST: built with PP_NAN_LAST */
     cl_kernel kernels[ALL_KERNELS];
 } sort_plan;
 
 static size_t padded(size_t n) { return n + (n >> 5) + 1; }
 
-/* Local memory of the scatter kernel (the largest), as sort.cl declares it. */
+/* Local memory of the scatter kernel (the largest), as sort_scatter.cl declares it. */
 static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
     const size_t tile = L * items, wider = vs > ks ? vs : ks;
@@ -86,18 +95,17 @@ static size_t scatter_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 }
 
 /* Work-group shape. GPUs: 128 or 256 work-items, 16 keys each (tiles of
- * 2048 or 4096 keys; local memory about 20 to 40 KB). CPU devices
- * (PoCL): a work-group runs on one thread, its work-items as loops split at
- * every barrier, so narrow groups with long serial runs are faster. */
+ * 2048 or 4096 keys; local memory about 20 to 40 KB): 256 for pairs of
+ * keys and values of up to 4 bytes each, 128 otherwise (the shapes found
+ * faster on NVIDIA's OpenCL). CPU devices (PoCL): a work-group runs on one
+ * thread, its work-items as loops split at every barrier, so narrow groups
+ * with long serial runs are faster. */
 static void shape_for(const pp_ocl_caps *caps, size_t ks, size_t vs, size_t *L, size_t *items)
 {
     if (pp_ocl_cpu_shape(caps)) {
         *L = 16;
         *items = 128;
     } else {
-        /* measured on an H200 (NVIDIA's OpenCL, 2^26 keys): 128 x 16 is
-         * 5-12% faster than 256 x 16 or 256 x 8 except for pairs of 4-byte
-         * (or smaller) keys and values, where 256 x 16 is faster */
         *L = (vs && vs <= 4 && ks <= 4) ? 256 : 128;
         *items = 16;
     }
@@ -127,8 +135,9 @@ static pp_status get_kernels(pp_context *ctx, const char *fn, sort_plan *p)
     pp_ocl_def(&d, "VS=%zu", p->vs);
     pp_ocl_def(&d, "ITEMS=%zu", items);
     pp_ocl_def(&d, "OFF64=%d", p->off64);
+    if (p->nan_last) pp_ocl_def(&d, "NAN_LAST=1");
     const int nk = p->bytes ? ALL_KERNELS : RADIX_KERNELS; /* the bytes path's kernels exist in its program only */
-    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort", &d, kernel_names, nk, p->kernels, &L));
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "sort_scatter", &d, kernel_names, nk, p->kernels, &L));
     p->L = L;
     p->items = items;
     p->tile = L * items;
@@ -199,13 +208,21 @@ static pp_status sort_buffers(pp_context *ctx, const pp_sort_args *a, size_t ks,
     return PP_SUCCESS;
 }
 
-/* The key map's XOR (signed: the sign bit; descending: every bit flipped too). */
+/* The key map's XOR (signed: the sign bit; both descending orders: every
+ * bit flipped too). */
 static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
 {
     cl_ulong xmask = 0;
     if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * ks - 1);
-    if (order == PP_DESCENDING) xmask = ~xmask;
+    if (order != PP_ASCENDING) xmask = ~xmask;
     return xmask;
+}
+
+/* Whether the programs need PP_NAN_LAST: float keys in
+ * PP_DESCENDING_NAN_LAST (for integers that order is PP_DESCENDING). */
+static int sort_nan_last(pp_type type, pp_order order)
+{
+    return order == PP_DESCENDING_NAN_LAST && pp_type_kind(type) == PP_KIND_FLOAT;
 }
 
 pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
@@ -224,6 +241,7 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(sort_buffers(ctx, a, p.ks, p.vs, &km, &vm, &kin, &vin, &oop32));
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
+    p.nan_last = sort_nan_last(type, order);
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
@@ -286,31 +304,31 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
 }
 
 /* ---- Onesweep (NVIDIA GPUs) ----------------------------------------------------------------------------
- * sort.cl built with PP_ONESWEEP and PP_NV_PTX: os_count reads the keys once
+ * Program sort_onesweep, built with PP_NV_PTX: os_count reads the keys once
  * for the digit counts of every position, os_plan turns them into each
  * pass's digit offsets and the passes' control words, then one os_pass per
  * digit position (a pass whose digit is the same in every key exits at
  * once: the device decides, the host never waits), copy_back last. Tiles
  * of L work-items x items keys (L below; items: 14 for 8-byte keys, 20 with
  * values, 24 for keys alone, fewer where keys or values would not fit local
- * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB, 0.97 of the time of
- * the cuda sort's 20), registers capped at 80 so that two work-groups of
+ * memory: 22 for 4-byte keys alone in NVIDIA's 48 KiB), registers capped
+ * at 80 so that two work-groups of
  * 384 (or three of 256) share a multiprocessor. NVIDIA's driver reports
  * CL_KERNEL_WORK_GROUP_SIZE 256 for these kernels, yet runs them with 384
  * (their reqd_work_group_size), so the device's limit decides.
  *
- * Scratch: ctrl (SORT_CTRL_WORDS uints: sort.cl's CTRL_ words; 24 + p are pass p's tickets),
+ * Scratch: ctrl (SORT_CTRL_WORDS uints: sort_keys.cl's CTRL_ words; 24 + p are pass p's tickets),
  * hist and pbase (key bytes x 256 ulongs each), carry (key bytes x portions
  * x 256 ulongs, zero on entry), two sets of look-back rows (tiles x 256
  * uints each; os_count clears the first, each pass the other set for the
  * next pass), the alternate keys and values. */
 /* Work-group sizes: 384 (12 warps, the cuda sort's) for keys alone from
  * OS_L_MAX_FROM keys, else 256 (8 warps: the fewest, one work-item per
- * digit). Measured on an H200 (u32, 2^20 / 2^24 / 2^28 keys, ms): keys
- * 0.111 / 0.523 / 6.92 with 384, 0.093 / 0.542 / 7.25 with 256; pairs
- * 0.140 / 0.893 / 13.03 with 384, 0.118 / 0.764 / 10.70 with 256. Keys
- * alone in three groups of 320 x 24 at 64 registers (the cuda sort's shape)
- * lost to two of 384 x 22 at 80: 2^28 u32 keys 6.01 against 5.71 ms. */
+ * digit): the faster of the two for each (bench/RESULTS.md, "opencl sort
+ * on NVIDIA: Onesweep with inline-PTX warp operations"). Keys alone in
+ * three groups of 320 x 24 at 64 registers (the cuda sort's shape) lost to
+ * two of 384 x 22 at 80 (RESULTS.md, "opencl sort on NVIDIA: the cuda
+ * sort's later pass changes"). */
 #define OS_L_MAX 384
 #define OS_L_MIN 256
 #define OS_L_MAX_FROM ((size_t)1 << 22)
@@ -324,8 +342,9 @@ static int onesweep_runs(const pp_ocl_caps *caps)
     return pp_ocl_nv_ptx(caps) && caps->max_work_group >= OS_L_MIN && caps->max_work_item0 >= OS_L_MIN;
 }
 
-/* Local memory of os_pass with L work-items of items keys (sort.cl), less
- * the staged digits (DIG_STAGED: a byte per key of the tile). */
+/* Local memory of os_pass with L work-items of items keys
+ * (sort_onesweep.cl), less the staged digits (DIG_STAGED: a byte per key of
+ * the tile). */
 static size_t os_local_bytes(size_t L, size_t items, size_t ks, size_t vs)
 {
     return (L / 32) * SORT_RADIX * 4 + SORT_RADIX * 8 + 64 + L * items * (vs > ks ? vs : ks);
@@ -377,13 +396,13 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     pp_ocl_def(&d, "ITEMS=%zu", items);
     pp_ocl_def(&d, "OFF64=%d", (uint64_t)n > UINT32_MAX);
     pp_ocl_def(&d, "L=%zu", L);
-    pp_ocl_def(&d, "ONESWEEP=1");
     pp_ocl_def(&d, "DIG_STAGED=%d", dig_staged);
     pp_ocl_def(&d, "NV_PTX=1");
+    if (sort_nan_last(a->type, a->order)) pp_ocl_def(&d, "NAN_LAST=1");
     pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
     cl_kernel k[OS_KERNELS];
     for (int i = 0; i < OS_KERNELS; i++) {
-        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort", &d, os_kernel_names[i], &k[i]));
+        PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "sort_onesweep", &d, os_kernel_names[i], &k[i]));
     }
 
     const size_t hist_words = ks * SORT_RADIX, rows = tiles * SORT_RADIX;

@@ -15,8 +15,9 @@ import numpy as np
 from . import _parprim as _c
 from ._parprim import InvalidArgument
 
-# pp_type order (include/parprim.h): the index of a dtype here is its pp_type.
-TYPE_NAMES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+# The NumPy dtype of each pp_type, from the C library's type names ("i8",
+# "u16", "f32", ...: kind and bits): the index of a dtype here is its pp_type.
+TYPE_NAMES = tuple({"i": "int", "u": "uint", "f": "float"}[t[0]] + t[1:] for t in _c.TYPE_NAMES)
 DTYPES = tuple(np.dtype(t) for t in TYPE_NAMES)
 CODE = {dt: i for i, dt in enumerate(DTYPES)}
 U64 = np.dtype(np.uint64)

@@ -24,25 +24,16 @@ _ndarray = np.ndarray
 # The per-thread default contexts of the module functions (parprim/__init__.py).
 _tls = threading.local()
 
-BACKENDS = ("auto", "cpu", "cuda", "opencl")
+# The names of the C library's values (index = the enum's value), read from
+# its name functions by the extension at import.
+BACKENDS = _c.BACKEND_NAMES
 _BACKEND_CODE = {name: i for i, name in enumerate(BACKENDS)}
-PRIMITIVES = ("reduce", "scan", "histogram", "select", "sort")
+PRIMITIVES = _c.PRIMITIVE_NAMES
 _PRIM_CODE = {name: i for i, name in enumerate(PRIMITIVES)}
-
-
-def _algorithm_names():
-    names = []
-    while True:
-        name = _c.algorithm_name(len(names))
-        if name == "?":
-            return tuple(names)
-        names.append(name)
-
-
-ALGORITHMS = _algorithm_names()
+ALGORITHMS = _c.ALGORITHM_NAMES
 _ALGO_CODE = {name: i for i, name in enumerate(ALGORITHMS)}
-OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
-CMPS = ("<", "<=", ">", ">=", "==", "!=")
+OPS = _c.OP_NAMES
+CMPS = _c.CMP_NAMES
 _INF = float("inf")
 
 

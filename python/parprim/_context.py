@@ -4,7 +4,7 @@ algorithms, memory) that run on it.
 A call reaches the C library in one of three ways, chosen per call by
 Context._run: host, staged or device (see _runs.py, which holds the "run"
 object of each). The primitives are written once against that small
-interface (input, output, scratch, copies between them, result).
+interface (input, output, scratch, result).
 """
 
 from __future__ import annotations
@@ -425,7 +425,7 @@ class Context:
                 count = self._c.unique(x.h, y.h, x.code, x.n)
                 return r.result(y, count)
             s = r.private(x)
-            self._c.sort_copy(x.h, s.h, False, x.code, x.n)
+            self._c.sort_copy(x.h, s.h, _c.ASCENDING, x.code, x.n)
             m = x.n
             if x.dtype.kind == "f" and m:
                 # NaNs sort last: keep the unique non-NaN values and the first NaN
@@ -458,29 +458,18 @@ class Context:
         Floats: -0.0 before +0.0; NaNs (any sign or payload, bits kept) sort
         above +inf, so ascending puts them last, like np.sort.
         descending=True: equal keys keep their input order (stable), and
-        NaNs go last (nan_last=True, the default: where NaNs are "missing"
-        values they stay out of the way) rather than first, where the C
-        call's descending order (the exact reverse of ascending, as
-        np.sort(a)[::-1] also has them) puts them; nan_last=False gives that
-        C order. nan_last has no effect on ascending sorts and integers.
+        NaNs go last (nan_last=True, the default, the C order
+        PP_DESCENDING_NAN_LAST: where NaNs are "missing" values they stay
+        out of the way) rather than first, where PP_DESCENDING (the exact
+        reverse of ascending, as np.sort(a)[::-1] also has them) puts them;
+        nan_last=False gives that order. nan_last has no effect on ascending
+        sorts and integers.
         """
-        desc = bool(descending)
+        order = _order(descending, nan_last)
         with self._run(a) as r:
             x = r.input(a)
-            if desc and nan_last and x.dtype.kind == "f" and x.n:
-                # Non-NaNs first (stable), NaNs after in input order; then sort the non-NaN prefix.
-                y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
-                if r.same(x, y):
-                    t = r.scratch(x.dtype, x.n)
-                    m = self._c.partition_if(x.h, t.h, "<=", _INF, x.code, x.n)
-                    self._c.sort_copy(t.h, t.h, True, x.code, m)
-                    r.copy(y, t, x.n)
-                else:
-                    m = self._c.partition_if(x.h, y.h, "<=", _INF, x.code, x.n)
-                    self._c.sort_copy(y.h, y.h, True, x.code, m)
-            else:
-                y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
-                self._c.sort_copy(x.h, y.h, desc, x.code, x.n)
+            y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
+            self._c.sort_copy(x.h, y.h, order, x.code, x.n)
             return r.result(y)
 
     def sort_pairs(self, keys, values, descending=False, nan_last=True):
@@ -490,18 +479,18 @@ class Context:
         dtype). Returns (keys, values): new arrays; the inputs are not
         changed. Stable in both orders; descending and nan_last as for
         sort()."""
-        desc = bool(descending)
+        order = _order(descending, nan_last)
         with self._run(keys) as r:
             k = r.input(keys, "keys")
             v = r.unshared(k, r.values(values, k.n))
             ky = r.output(k.dtype, k.n, src=k, what="keys")
             vy = r.output(v.dtype, k.n, src=v, what="values")
-            self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, desc, k.code, k.n)
-            if desc and nan_last and k.dtype.kind == "f" and k.n:
-                # The C order has the NaN keys first: move them and their values last.
-                t = r.scratch(k.dtype, k.n)
-                m = self._c.partition_if(ky.h, t.h, "<=", _INF, k.code, k.n)
-                if 0 < m < k.n:
-                    r.copy(ky, t, k.n)
-                    r.rotate(vy, k.n - m)
+            self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, order, k.code, k.n)
             return r.result(ky), r.result(vy)
+
+
+def _order(descending, nan_last):
+    """The pp_order of sort's descending and nan_last."""
+    if not descending:
+        return _c.ASCENDING
+    return _c.DESCENDING_NAN_LAST if nan_last else _c.DESCENDING

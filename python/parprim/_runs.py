@@ -12,7 +12,7 @@ class each:
           (_DeviceRun).
 
 The primitives (_context.py) are written once against a small "run" object
-of each mode (input, output, scratch, copies between them, result); a run is
+of each mode (input, output, scratch, result); a run is
 a context manager that holds the call's buffers and finishes the call
 (downloads, frees, stream release) on exit.
 """
@@ -90,9 +90,6 @@ class _HostRun:
         where the run holds one (staged), else new (uninitialized)."""
         return self.scratch(x.dtype, x.n)
 
-    def same(self, x, y):
-        return same_memory(x.h, y.h)
-
     def unshared(self, x, y):
         """y, or a copy of it where it shares memory with x (the C calls
         take no overlapping inputs)."""
@@ -100,18 +97,11 @@ class _HostRun:
             return _Op(y.h.copy(), y.obj, y.dtype, y.code, y.n)
         return y
 
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        dst.h[dst_off:dst_off + n] = src.h[src_off:src_off + n]
-
     def to_host(self, x):
         return x.h
 
     def put(self, y, host):
         np.copyto(y.h, host)
-
-    def rotate(self, y, k):
-        """y = y[k:] + y[:k]."""
-        y.h[:] = np.concatenate((y.h[k:], y.h[:k]))
 
     def as_f64(self, x):
         h = x.h.astype(np.float64)
@@ -146,7 +136,6 @@ class _StagedRun:
         self.wrap = host_wrapper(primary)
         self.bufs = []
         self.downloads = []
-        self.hooks = []
 
     def __enter__(self):
         return self
@@ -158,8 +147,6 @@ class _StagedRun:
                     count = y.n if y.count is None else y.count
                     if count:
                         self.c.download(y.obj_flat, y.h, count * y.dtype.itemsize)
-                for fn in self.hooks:
-                    fn()
         finally:
             for h in self.bufs:
                 try:
@@ -225,27 +212,14 @@ class _StagedRun:
     def private(self, x):
         return x  # an uploaded copy
 
-    def same(self, x, y):
-        return x.h == y.h
-
     def unshared(self, x, y):
         return y  # every input is an upload of its own
-
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        if dst_off or src_off:
-            raise Error("parprim: internal: offsets in staged memory")
-        if n:
-            self.c.copy(dst.h, src.h, n * src.dtype.itemsize)
 
     to_host = _download
 
     def put(self, y, host):
         np.copyto(y.obj_flat, host)
         y.count = 0  # nothing to download
-
-    def rotate(self, y, k):
-        flat = y.obj_flat
-        self.hooks.append(lambda: flat.__setitem__(slice(None), np.concatenate((flat[k:], flat[:k]))))
 
     def as_f64(self, x):
         h = x.obj.astype(np.float64)
@@ -383,34 +357,19 @@ class _DeviceRun:
     def private(self, x):
         return self.scratch(x.dtype, x.n)
 
-    def same(self, x, y):
-        return x.h == y.h
-
     def unshared(self, x, y):
         xb, yb = x.n * x.dtype.itemsize, y.n * y.dtype.itemsize
         if xb and yb and x.h < y.h + yb and y.h < x.h + xb:
             t = self.scratch(y.dtype, y.n)
-            self.copy(t, y, y.n)
+            self.c.copy(t.h, y.h, yb)
             return _Op(t.h, y.obj, y.dtype, y.code, y.n)
         return y
-
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        isz = src.dtype.itemsize
-        if n:
-            self.c.copy(dst.h + dst_off * isz, src.h + src_off * isz, n * isz)
 
     to_host = _download
 
     def put(self, y, host):
         if y.n:
             self.c.upload(y.h, np.ascontiguousarray(host, dtype=y.dtype), y.n * y.dtype.itemsize)
-
-    def rotate(self, y, k):
-        n = y.n
-        t = self.scratch(y.dtype, n)
-        self.copy(t, y, n - k, 0, k)
-        self.copy(t, y, k, n - k, 0)
-        self.copy(y, t, n)
 
     def as_f64(self, x):
         lib = library(x.obj)

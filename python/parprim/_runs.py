@@ -67,18 +67,19 @@ class _HostRun:
         return _Op(v, v, v.dtype, -1, n)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
-        """An output of n elements: out (checked) or a new array; inplace:
-        the input out may be (exactly). src: the input that an out-of-place
-        call (pp_sort_copy) reads into the output; a run that holds a
-        private copy of it (staged) gives that copy as the output, so the
-        call runs in place there. Here the output is new memory or out."""
+        """An output of n elements: out (checked) or a new array. inputs:
+        the inputs out must not overlap, but for inplace, which it may be
+        exactly; the C call checks that where it sees the caller's memory
+        (here, and the device run), the staged run (which passes uploads)
+        itself. src: the input that an out-of-place call (pp_sort_copy)
+        reads into the output; a run that holds a private copy of it
+        (staged) gives that copy as the output, so the call runs in place
+        there. Here the output is new memory or out."""
         code = CODE.get(dtype, -1)
         if out is None:
             y = np.empty(n, dtype)
             return _Op(y, y, dtype, code, n)
-        y = host_out(out, dtype, n, what)
-        check_no_overlap(y, [i.h for i in inputs], what, () if inplace is None else (inplace.h,))
-        return _Op(y, out, dtype, code, n)
+        return _Op(host_out(out, dtype, n, what), out, dtype, code, n)  # the C call checks overlaps
 
     def scratch(self, dtype, n):
         t = np.empty(n, dtype)
@@ -193,6 +194,7 @@ class _StagedRun:
             flat = host
         else:
             flat = host_out(self._host(out, what), dtype, n, what)
+            # The C call sees the uploads, never the caller's arrays: their overlaps are checked here.
             check_no_overlap(flat, [i.obj for i in inputs], what, () if inplace is None else (inplace.obj,))
             host = out
         if src is not None:
@@ -338,14 +340,7 @@ class _DeviceRun:
                 raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}, expected {dtype}")
             if v.n != n:
                 raise InvalidArgument(f"parprim: {what} has {v.n} elements, expected {n}")
-            y = _Op(v.ptr, out, dtype, code, n)
-            nb = n * dtype.itemsize
-            for i in inputs:
-                ib = i.n * i.dtype.itemsize
-                if nb and ib and y.h < i.h + ib and i.h < y.h + nb:
-                    if inplace is i and y.h == i.h and nb == ib:
-                        continue
-                    raise InvalidArgument(f"parprim: argument '{what}' overlaps an input")
+            y = _Op(v.ptr, out, dtype, code, n)  # the C call checks overlaps
         return y
 
     def scratch(self, dtype, n):

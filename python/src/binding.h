@@ -93,7 +93,7 @@ PyObject *ppy_set_scalar_arrays(PyObject *m, PyObject *seq);
 /* Array arguments (arrays.c)                                               */
 /* ------------------------------------------------------------------------ */
 #define T_BOOL 100 /* a one-byte bool buffer (flags only) */
-#define T_OTHER 101 /* a buffer of some other element type (values of sort_pairs only) */
+#define T_OTHER 101 /* a buffer of another element type, any item size (values of sort_pairs only) */
 
 typedef struct {
     void *ptr;

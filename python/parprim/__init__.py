@@ -146,18 +146,9 @@ for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select
                   "\n\n        Runs on the calling thread's default context (default_context()).\n")
 del _f
 
-# pp_status of each exception class (instances raised by the C library carry
-# theirs as .status too).
-Error.status = None
-InvalidArgument.status, Unsupported.status, OutOfMemory.status = 1, 2, 3
-BackendUnavailable.status, BackendError.status = 4, 5
-
 # --------------------------------------------------------------------------
 # info
 # --------------------------------------------------------------------------
-
-_STATUS_UNSUPPORTED = 2
-
 
 def info():
     """What this parprim has and finds, as a dict:
@@ -182,9 +173,10 @@ def info():
         if name == "auto":
             continue
         st = _parprim.backend_status(code)
-        entry = {"built": st != _STATUS_UNSUPPORTED, "present": st == 0, "device": None, "threads": 0,
+        present = st == _parprim.SUCCESS
+        entry = {"built": st != Unsupported.status, "present": present, "device": None, "threads": 0,
                  "memory": None, "algorithms": {}}
-        if st != 0:
+        if not present:
             entry["status"] = _parprim.status_string(st)
         else:
             try:

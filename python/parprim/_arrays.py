@@ -15,8 +15,9 @@ import numpy as np
 from . import _parprim as _c
 from ._parprim import InvalidArgument
 
-# pp_type order (include/parprim.h): the index of a dtype here is its pp_type.
-TYPE_NAMES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32", "float64")
+# The NumPy dtype of each pp_type, from the C library's type names ("i8",
+# "u16", "f32", ...: kind and bits): the index of a dtype here is its pp_type.
+TYPE_NAMES = tuple({"i": "int", "u": "uint", "f": "float"}[t[0]] + t[1:] for t in _c.TYPE_NAMES)
 DTYPES = tuple(np.dtype(t) for t in TYPE_NAMES)
 CODE = {dt: i for i, dt in enumerate(DTYPES)}
 U64 = np.dtype(np.uint64)
@@ -171,15 +172,15 @@ def host_flags(f, n, what="flags"):
 
 
 def check_values_dtype(dt, what="values"):
-    if dt.hasobject or dt.itemsize not in (1, 2, 4, 8):
-        raise InvalidArgument(
-            f"parprim: {what} has dtype {dt} ({dt.itemsize}-byte items{', objects' if dt.hasobject else ''}); "
-            "values must be plain data of 1, 2, 4 or 8 bytes")
+    """sort_pairs values are moved as bytes: objects (references) cannot be;
+    the item size is the C call's to check (its value_size)."""
+    if dt.hasobject:
+        raise InvalidArgument(f"parprim: {what} has dtype {dt} (Python objects); values must be plain data")
 
 
 def host_values(v, n, what="values"):
     """sort_pairs values: a 1-D contiguous aligned NumPy array of n plain
-    items of 1, 2, 4 or 8 bytes (any dtype)."""
+    items (any dtype without objects)."""
     v = as_ndarray(v, what)
     check_values_dtype(v.dtype, what)
     if v.size != n:

@@ -4,7 +4,7 @@ algorithms, memory) that run on it.
 A call reaches the C library in one of three ways, chosen per call by
 Context._run: host, staged or device (see _runs.py, which holds the "run"
 object of each). The primitives are written once against that small
-interface (input, output, scratch, copies between them, result).
+interface (input, output, scratch, result).
 """
 
 from __future__ import annotations
@@ -24,33 +24,17 @@ _ndarray = np.ndarray
 # The per-thread default contexts of the module functions (parprim/__init__.py).
 _tls = threading.local()
 
-BACKENDS = ("auto", "cpu", "cuda", "opencl")
+# The names of the C library's values (index = the enum's value), read from
+# its name functions by the extension at import.
+BACKENDS = _c.BACKEND_NAMES
 _BACKEND_CODE = {name: i for i, name in enumerate(BACKENDS)}
-PRIMITIVES = ("reduce", "scan", "histogram", "select", "sort")
+PRIMITIVES = _c.PRIMITIVE_NAMES
 _PRIM_CODE = {name: i for i, name in enumerate(PRIMITIVES)}
-
-
-def _algorithm_names():
-    names = []
-    while True:
-        name = _c.algorithm_name(len(names))
-        if name == "?":
-            return tuple(names)
-        names.append(name)
-
-
-ALGORITHMS = _algorithm_names()
+ALGORITHMS = _c.ALGORITHM_NAMES
 _ALGO_CODE = {name: i for i, name in enumerate(ALGORITHMS)}
-OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
-CMPS = ("<", "<=", ">", ">=", "==", "!=")
+OPS = _c.OP_NAMES
+CMPS = _c.CMP_NAMES
 _INF = float("inf")
-
-
-def _name(value, names, what):
-    """Checks a name (op, cmp) before any work; C checks it again."""
-    if not (isinstance(value, str) and value in names):
-        raise InvalidArgument(f"parprim: {what} {value!r} is not one of {', '.join(map(repr, names))}")
-    return value
 
 
 def _code(value, table, what):
@@ -91,8 +75,8 @@ class Context:
         code = _code(backend, _BACKEND_CODE, "backend")
         device = index(device, "device")
         threads = index(threads, "threads")
-        if device < 0 or threads < 0 or device > 2**31 - 1 or threads > 2**31 - 1:
-            raise InvalidArgument(f"parprim: device = {device} and threads = {threads} must be in [0, 2^31)")
+        if not (-2**31 <= device < 2**31 and -2**31 <= threads < 2**31):  # C ints (pp_create checks the signs)
+            raise InvalidArgument(f"parprim: device = {device} and threads = {threads} must be C ints")
         self._c = _c.Context(code, device, threads)
         self._backend = BACKENDS[self._c.backend]
         self._device = device
@@ -229,7 +213,6 @@ class Context:
         Unsupported where the backend has no exact algorithm.
         """
         if exact:
-            _name(op, OPS, "op")
             with self._run(a) as r:
                 x = r.input(a)
                 return self._c.reduce(x.h, op, x.code, x.n, True)
@@ -245,7 +228,6 @@ class Context:
         if self._host and not self._test_device_mode:
             x, code = host_input(a)
             return self._c.reduce(x, op, code, x.size)
-        _name(op, OPS, "op")
         with self._run(a) as r:
             x = r.input(a)
             return self._c.reduce(x.h, op, x.code, x.n)
@@ -285,7 +267,6 @@ class Context:
         or float64 sum is the correctly rounded exact prefix sum (exclusive:
         out[0] = +0.0), bitwise the same on every backend (see reduce).
         """
-        _name(op, OPS, "op")
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
@@ -313,8 +294,8 @@ class Context:
         counted as float64 values, as NumPy counts them (rounded above 2^53).
         """
         bins = index(bins, "bins")
-        if bins < 1:
-            raise InvalidArgument(f"parprim: bins = {bins}; it must be at least 1")
+        if bins < 0:  # an array of bins counts is made first (pp_histogram_even refuses 0)
+            raise InvalidArgument(f"parprim: bins = {bins} is negative")
         if right_closed:
             return self._histogram_numpy(a, bins, lower, upper, out)
         with self._run(a) as r:
@@ -383,9 +364,7 @@ class Context:
         with self._run(a) as r:
             x = r.input(a)
             e = edges_in(x.dtype, edges)
-            nb = e.size - 1
-            if nb < 1:
-                raise InvalidArgument(f"parprim: edges has {e.size} values; a histogram needs at least 2")
+            nb = max(e.size - 1, 0)  # pp_histogram_range refuses 0 bins
             y = r.output(U64, nb, out, inputs=(x,))
             self._c.histogram_range(x.h, y.h, e, nb, x.code, x.n)
             return r.result(y)
@@ -408,7 +387,6 @@ class Context:
         comparisons: NaN is selected only by "!=", -0.0 == +0.0). value: a
         number of a's dtype (an integer type takes integers it can hold; a
         float is rounded to float32 for float32 arrays, as NumPy does)."""
-        _name(cmp, CMPS, "cmp")
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n)
@@ -434,7 +412,7 @@ class Context:
                 count = self._c.unique(x.h, y.h, x.code, x.n)
                 return r.result(y, count)
             s = r.private(x)
-            self._c.sort_copy(x.h, s.h, False, x.code, x.n)
+            self._c.sort_copy(x.h, s.h, _c.ASCENDING, x.code, x.n)
             m = x.n
             if x.dtype.kind == "f" and m:
                 # NaNs sort last: keep the unique non-NaN values and the first NaN
@@ -450,7 +428,6 @@ class Context:
         cmp and value: as for select_if. Returns (array, count): the
         partitioned copy of a (len(a) elements) and the number selected (a
         Python int)."""
-        _name(cmp, CMPS, "cmp")
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n)
@@ -467,29 +444,18 @@ class Context:
         Floats: -0.0 before +0.0; NaNs (any sign or payload, bits kept) sort
         above +inf, so ascending puts them last, like np.sort.
         descending=True: equal keys keep their input order (stable), and
-        NaNs go last (nan_last=True, the default: where NaNs are "missing"
-        values they stay out of the way) rather than first, where the C
-        call's descending order (the exact reverse of ascending, as
-        np.sort(a)[::-1] also has them) puts them; nan_last=False gives that
-        C order. nan_last has no effect on ascending sorts and integers.
+        NaNs go last (nan_last=True, the default, the C order
+        PP_DESCENDING_NAN_LAST: where NaNs are "missing" values they stay
+        out of the way) rather than first, where PP_DESCENDING (the exact
+        reverse of ascending, as np.sort(a)[::-1] also has them) puts them;
+        nan_last=False gives that order. nan_last has no effect on ascending
+        sorts and integers.
         """
-        desc = bool(descending)
+        order = _order(descending, nan_last)
         with self._run(a) as r:
             x = r.input(a)
-            if desc and nan_last and x.dtype.kind == "f" and x.n:
-                # Non-NaNs first (stable), NaNs after in input order; then sort the non-NaN prefix.
-                y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
-                if r.same(x, y):
-                    t = r.scratch(x.dtype, x.n)
-                    m = self._c.partition_if(x.h, t.h, "<=", _INF, x.code, x.n)
-                    self._c.sort_copy(t.h, t.h, True, x.code, m)
-                    r.copy(y, t, x.n)
-                else:
-                    m = self._c.partition_if(x.h, y.h, "<=", _INF, x.code, x.n)
-                    self._c.sort_copy(y.h, y.h, True, x.code, m)
-            else:
-                y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
-                self._c.sort_copy(x.h, y.h, desc, x.code, x.n)
+            y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
+            self._c.sort_copy(x.h, y.h, order, x.code, x.n)
             return r.result(y)
 
     def sort_pairs(self, keys, values, descending=False, nan_last=True):
@@ -499,18 +465,18 @@ class Context:
         dtype). Returns (keys, values): new arrays; the inputs are not
         changed. Stable in both orders; descending and nan_last as for
         sort()."""
-        desc = bool(descending)
+        order = _order(descending, nan_last)
         with self._run(keys) as r:
             k = r.input(keys, "keys")
             v = r.unshared(k, r.values(values, k.n))
             ky = r.output(k.dtype, k.n, src=k, what="keys")
             vy = r.output(v.dtype, k.n, src=v, what="values")
-            self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, desc, k.code, k.n)
-            if desc and nan_last and k.dtype.kind == "f" and k.n:
-                # The C order has the NaN keys first: move them and their values last.
-                t = r.scratch(k.dtype, k.n)
-                m = self._c.partition_if(ky.h, t.h, "<=", _INF, k.code, k.n)
-                if 0 < m < k.n:
-                    r.copy(ky, t, k.n)
-                    r.rotate(vy, k.n - m)
+            self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, order, k.code, k.n)
             return r.result(ky), r.result(vy)
+
+
+def _order(descending, nan_last):
+    """The pp_order of sort's descending and nan_last."""
+    if not descending:
+        return _c.ASCENDING
+    return _c.DESCENDING_NAN_LAST if nan_last else _c.DESCENDING

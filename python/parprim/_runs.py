@@ -12,7 +12,7 @@ class each:
           (_DeviceRun).
 
 The primitives (_context.py) are written once against a small "run" object
-of each mode (input, output, scratch, copies between them, result); a run is
+of each mode (input, output, scratch, result); a run is
 a context manager that holds the call's buffers and finishes the call
 (downloads, frees, stream release) on exit.
 """
@@ -67,18 +67,19 @@ class _HostRun:
         return _Op(v, v, v.dtype, -1, n)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
-        """An output of n elements: out (checked) or a new array; inplace:
-        the input out may be (exactly). src: the input that an out-of-place
-        call (pp_sort_copy) reads into the output; a run that holds a
-        private copy of it (staged) gives that copy as the output, so the
-        call runs in place there. Here the output is new memory or out."""
+        """An output of n elements: out (checked) or a new array. inputs:
+        the inputs out must not overlap, but for inplace, which it may be
+        exactly; the C call checks that where it sees the caller's memory
+        (here, and the device run), the staged run (which passes uploads)
+        itself. src: the input that an out-of-place call (pp_sort_copy)
+        reads into the output; a run that holds a private copy of it
+        (staged) gives that copy as the output, so the call runs in place
+        there. Here the output is new memory or out."""
         code = CODE.get(dtype, -1)
         if out is None:
             y = np.empty(n, dtype)
             return _Op(y, y, dtype, code, n)
-        y = host_out(out, dtype, n, what)
-        check_no_overlap(y, [i.h for i in inputs], what, () if inplace is None else (inplace.h,))
-        return _Op(y, out, dtype, code, n)
+        return _Op(host_out(out, dtype, n, what), out, dtype, code, n)  # the C call checks overlaps
 
     def scratch(self, dtype, n):
         t = np.empty(n, dtype)
@@ -90,9 +91,6 @@ class _HostRun:
         where the run holds one (staged), else new (uninitialized)."""
         return self.scratch(x.dtype, x.n)
 
-    def same(self, x, y):
-        return same_memory(x.h, y.h)
-
     def unshared(self, x, y):
         """y, or a copy of it where it shares memory with x (the C calls
         take no overlapping inputs)."""
@@ -100,18 +98,11 @@ class _HostRun:
             return _Op(y.h.copy(), y.obj, y.dtype, y.code, y.n)
         return y
 
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        dst.h[dst_off:dst_off + n] = src.h[src_off:src_off + n]
-
     def to_host(self, x):
         return x.h
 
     def put(self, y, host):
         np.copyto(y.h, host)
-
-    def rotate(self, y, k):
-        """y = y[k:] + y[:k]."""
-        y.h[:] = np.concatenate((y.h[k:], y.h[:k]))
 
     def as_f64(self, x):
         h = x.h.astype(np.float64)
@@ -146,7 +137,6 @@ class _StagedRun:
         self.wrap = host_wrapper(primary)
         self.bufs = []
         self.downloads = []
-        self.hooks = []
 
     def __enter__(self):
         return self
@@ -158,8 +148,6 @@ class _StagedRun:
                     count = y.n if y.count is None else y.count
                     if count:
                         self.c.download(y.obj_flat, y.h, count * y.dtype.itemsize)
-                for fn in self.hooks:
-                    fn()
         finally:
             for h in self.bufs:
                 try:
@@ -206,6 +194,7 @@ class _StagedRun:
             flat = host
         else:
             flat = host_out(self._host(out, what), dtype, n, what)
+            # The C call sees the uploads, never the caller's arrays: their overlaps are checked here.
             check_no_overlap(flat, [i.obj for i in inputs], what, () if inplace is None else (inplace.obj,))
             host = out
         if src is not None:
@@ -225,27 +214,14 @@ class _StagedRun:
     def private(self, x):
         return x  # an uploaded copy
 
-    def same(self, x, y):
-        return x.h == y.h
-
     def unshared(self, x, y):
         return y  # every input is an upload of its own
-
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        if dst_off or src_off:
-            raise Error("parprim: internal: offsets in staged memory")
-        if n:
-            self.c.copy(dst.h, src.h, n * src.dtype.itemsize)
 
     to_host = _download
 
     def put(self, y, host):
         np.copyto(y.obj_flat, host)
         y.count = 0  # nothing to download
-
-    def rotate(self, y, k):
-        flat = y.obj_flat
-        self.hooks.append(lambda: flat.__setitem__(slice(None), np.concatenate((flat[k:], flat[:k]))))
 
     def as_f64(self, x):
         h = x.obj.astype(np.float64)
@@ -364,14 +340,7 @@ class _DeviceRun:
                 raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}, expected {dtype}")
             if v.n != n:
                 raise InvalidArgument(f"parprim: {what} has {v.n} elements, expected {n}")
-            y = _Op(v.ptr, out, dtype, code, n)
-            nb = n * dtype.itemsize
-            for i in inputs:
-                ib = i.n * i.dtype.itemsize
-                if nb and ib and y.h < i.h + ib and i.h < y.h + nb:
-                    if inplace is i and y.h == i.h and nb == ib:
-                        continue
-                    raise InvalidArgument(f"parprim: argument '{what}' overlaps an input")
+            y = _Op(v.ptr, out, dtype, code, n)  # the C call checks overlaps
         return y
 
     def scratch(self, dtype, n):
@@ -383,34 +352,19 @@ class _DeviceRun:
     def private(self, x):
         return self.scratch(x.dtype, x.n)
 
-    def same(self, x, y):
-        return x.h == y.h
-
     def unshared(self, x, y):
         xb, yb = x.n * x.dtype.itemsize, y.n * y.dtype.itemsize
         if xb and yb and x.h < y.h + yb and y.h < x.h + xb:
             t = self.scratch(y.dtype, y.n)
-            self.copy(t, y, y.n)
+            self.c.copy(t.h, y.h, yb)
             return _Op(t.h, y.obj, y.dtype, y.code, y.n)
         return y
-
-    def copy(self, dst, src, n, dst_off=0, src_off=0):
-        isz = src.dtype.itemsize
-        if n:
-            self.c.copy(dst.h + dst_off * isz, src.h + src_off * isz, n * isz)
 
     to_host = _download
 
     def put(self, y, host):
         if y.n:
             self.c.upload(y.h, np.ascontiguousarray(host, dtype=y.dtype), y.n * y.dtype.itemsize)
-
-    def rotate(self, y, k):
-        n = y.n
-        t = self.scratch(y.dtype, n)
-        self.copy(t, y, n - k, 0, k)
-        self.copy(t, y, k, n - k, 0)
-        self.copy(y, t, n)
 
     def as_f64(self, x):
         lib = library(x.obj)

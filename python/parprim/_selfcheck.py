@@ -16,10 +16,11 @@ import numpy as np
 
 import parprim
 from parprim import _parprim
-from parprim._arrays import DL_CPU, DeviceArray
+from parprim._arrays import DL_CPU, TYPE_NAMES, DeviceArray
 
-INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
-FLOATS = ["float32", "float64"]
+# The element types, as the package reads them from the C library.
+INTS = [t for t in TYPE_NAMES if np.dtype(t).kind in "iu"]
+FLOATS = [t for t in TYPE_NAMES if np.dtype(t).kind == "f"]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
          "or": np.bitwise_or, "xor": np.bitwise_xor}
 
@@ -322,7 +323,7 @@ def main(argv=None):
     names = [x for x in argv if not x.startswith("-")]
     info = parprim.info()
     if not names:
-        names = [b for b in ("cpu", "opencl", "cuda") if info["backends"][b]["present"]]
+        names = [b for b, i in info["backends"].items() if i["present"]]
     rng = np.random.default_rng(12345)
     print(f"parprim {info['version']} selfcheck: backends {names} (auto: {info['auto']})")
     for name in names:

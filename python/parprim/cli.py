@@ -22,390 +22,30 @@ work fails: an error of the library
 (parprim.Error, its message on stderr), an input that cannot be read or does
 not fit the command, an output that cannot be written. No traceback is shown
 for any of these; set PARPRIM_TRACEBACK=1 to see one.
+
+This file holds the parser, main and the error handling; the commands are
+in _cli_commands.py, the .npy files and option values in _cli_io.py.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
 import time
 
+from . import __version__
+from ._cli_commands import ALGO_PRIMITIVE, COMMANDS, cmd_info
+from ._cli_io import CliError, UsageError
+from ._context import BACKENDS, CMPS, OPS, Context
+from ._parprim import Error
 from .plot import PlotError, Progress
 
 PROG = "parprim"
-BACKENDS = ("auto", "cpu", "cuda", "opencl")
-OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
-CMPS = ("<", "<=", ">", ">=", "==", "!=")
-# The element types parprim takes, as NumPy dtype names.
-DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-          "float32", "float64")
-# Above this many elements the printed result is abbreviated by NumPy.
-PRINT_THRESHOLD = 1000
-
-
-class CliError(Exception):
-    """A failure that ends the command with exit status 1 and a message."""
-
-
-# ---- small helpers -----------------------------------------------------------
-
-def _np():
-    import numpy as np
-    return np
 
 
 def _err(message):
     print(f"{PROG}: error: {message}", file=sys.stderr)
-
-
-def _describe(a):
-    return f"{a.size} {a.dtype} element{'s' if a.size != 1 else ''}"
-
-
-def load_array(path, what="input", flat=False, allow_bool=False):
-    """Opens a .npy file memory-mapped and checks that parprim can take it.
-
-    Returns a native-byte-order ndarray (a read-only memmap where the file
-    allows it). flat: any shape is taken as its elements in C order;
-    otherwise the array must be one-dimensional.
-    """
-    np = _np()
-    try:
-        try:
-            a = np.load(path, mmap_mode="r", allow_pickle=False)
-        except ValueError:
-            # files that cannot be mapped (e.g. empty arrays on some
-            # platforms) are read instead; anything else fails the same way
-            a = np.load(path, allow_pickle=False)
-    except OSError as e:
-        raise CliError(f"cannot read {what} '{path}': {e.strerror or e}") from None
-    except ValueError as e:
-        msg = str(e)
-        if "pickle" in msg:
-            msg = "not a .npy file"
-        raise CliError(f"cannot read {what} '{path}': {msg}") from None
-    if not isinstance(a, np.ndarray):  # an .npz archive
-        if hasattr(a, "close"):
-            a.close()
-        raise CliError(f"{what} '{path}' is an .npz archive; give one array as a .npy file")
-    if a.dtype.name not in DTYPES and not (allow_bool and a.dtype == np.bool_):
-        raise CliError(f"{what} '{path}' holds {a.dtype} elements; parprim takes "
-                       f"{', '.join(DTYPES)}")
-    if a.ndim != 1:
-        if not flat:
-            raise CliError(f"{what} '{path}' has shape {a.shape}; this command takes a "
-                           f"one-dimensional array")
-        a = a.reshape(-1)  # a copy only where the file is in Fortran order
-    if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
-    return a
-
-
-def save_array(path, a):
-    """Writes a as .npy to exactly path, replacing it atomically."""
-    np = _np()
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".parprim-", suffix=".npy", dir=directory)
-    except OSError as e:
-        raise CliError(f"cannot write '{path}': {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, np.asarray(a), allow_pickle=False)
-        mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise CliError(f"cannot write '{path}': {e.strerror or e}") from None
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def parse_scalar(text, dtype, option):
-    """The value of an option as a scalar of the array's dtype; a usage
-    error (exit 2) where it is no number or does not fit the type."""
-    np = _np()
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        try:
-            v = int(text, 0)
-        except ValueError:
-            try:
-                f = float(text)
-            except ValueError:
-                raise _UsageError(f"{option}: '{text}' is not a number") from None
-            if not f.is_integer():
-                raise _UsageError(f"{option}: '{text}' is not an integer, and the input holds "
-                                  f"{dtype} elements") from None
-            v = int(f)
-        info = np.iinfo(dtype)
-        if not info.min <= v <= info.max:
-            hint = ""
-            if option == "--range UPPER" and v == info.max + 1:
-                hint = f"; to count up to {info.max}, use UPPER {info.max} with --right-closed"
-            raise _UsageError(f"{option}: {text} does not fit {dtype} "
-                              f"([{info.min}, {info.max}]){hint}")
-        return dtype.type(v)
-    try:
-        return dtype.type(float(text))
-    except ValueError:
-        raise _UsageError(f"{option}: '{text}' is not a number") from None
-
-
-class _UsageError(Exception):
-    """An option value that does not fit the input: exit status 2."""
-
-
-def _show(result, dtype=None):
-    """Prints an array or a scalar to stdout."""
-    np = _np()
-    a = np.asarray(result)
-    if a.ndim == 0:
-        if dtype is not None:
-            a = a.astype(dtype)
-        print(a[()])
-        return
-    with np.printoptions(threshold=PRINT_THRESHOLD):
-        print(a)
-
-
-# ---- the commands ------------------------------------------------------------
-
-# subcommand -> the primitive that --algorithm chooses for (pp_set_algorithm)
-ALGO_PRIMITIVE = {
-    "reduce": "reduce", "scan": "scan",
-    "histogram-even": "histogram", "histogram-range": "histogram",
-    "select-if": "select", "select-flagged": "select", "unique": "select",
-    "partition-if": "select",
-    "sort": "sort", "sort-pairs": "sort",
-}
-
-
-def _cmd_reduce(ctx, args, progress):
-    a = load_array(args.input, flat=True)
-    progress.step(f"reduce/{args.op} of {_describe(a)} on {ctx.backend}")
-    r = ctx.reduce(a, op=args.op, exact=args.exact)
-    _show(r, a.dtype)
-    if args.output:
-        progress.step(f"writing {args.output}")
-        save_array(args.output, _np().asarray(r, dtype=a.dtype))
-
-
-def _cmd_scan(ctx, args, progress):
-    a = load_array(args.input)
-    kind = "exclusive" if args.exclusive else "inclusive"
-    progress.step(f"{kind} scan/{args.op} of {_describe(a)} on {ctx.backend}")
-    r = ctx.scan(a, op=args.op, exclusive=args.exclusive, exact=args.exact)
-    _finish(r, args, progress)
-
-
-def _cmd_histogram_even(ctx, args, progress):
-    a = load_array(args.input, flat=True)
-    lower = parse_scalar(args.range[0], a.dtype, "--range LOWER")
-    upper = parse_scalar(args.range[1], a.dtype, "--range UPPER")
-    progress.step(f"histogram of {_describe(a)} into {args.bins} bins on {ctx.backend}")
-    r = ctx.histogram_even(a, args.bins, lower, upper, right_closed=args.right_closed)
-    _finish(r, args, progress)
-
-
-def _load_edges(spec, dtype):
-    """--edges: a .npy file, or numbers separated by commas."""
-    np = _np()
-    if not (os.path.exists(spec) or spec.endswith(".npy")):
-        vals = [s.strip() for s in spec.split(",") if s.strip()]
-        return np.array([parse_scalar(s, dtype, "--edges") for s in vals], dtype=dtype)
-    src = load_array(spec, what="edges")
-    if src.dtype == dtype:
-        return np.ascontiguousarray(src)
-    conv = src.astype(dtype)
-    if np.dtype(dtype).kind in "iu":
-        if src.dtype.kind == "f" and not np.all(np.isfinite(src)):
-            raise CliError(f"edges '{spec}': non-finite edges for {dtype} samples")
-        back = conv.astype(src.dtype)
-        if not np.array_equal(back, src):
-            raise CliError(f"edges '{spec}' ({src.dtype}) are not all {dtype} values, "
-                           f"the type of the samples")
-    return conv
-
-
-def _cmd_histogram_range(ctx, args, progress):
-    a = load_array(args.input, flat=True)
-    edges = _load_edges(args.edges, a.dtype)
-    progress.step(f"histogram of {_describe(a)} into {max(len(edges) - 1, 0)} bins on {ctx.backend}")
-    r = ctx.histogram_range(a, edges)
-    _finish(r, args, progress)
-
-
-def _cmd_select_if(ctx, args, progress):
-    a = load_array(args.input)
-    value = parse_scalar(args.value, a.dtype, "--value")
-    progress.step(f"select_if x {args.cmp} {value} on {_describe(a)} on {ctx.backend}")
-    r = ctx.select_if(a, args.cmp, value)
-    _finish(r, args, progress)
-
-
-def _cmd_select_flagged(ctx, args, progress):
-    np = _np()
-    a = load_array(args.input)
-    flags = load_array(args.flags, what="flags", allow_bool=True)
-    if flags.size != a.size:
-        raise CliError(f"flags '{args.flags}' has {flags.size} elements, input '{args.input}' {a.size}")
-    if flags.dtype not in (np.bool_, np.uint8):
-        flags = flags != 0
-    progress.step(f"select_flagged of {_describe(a)} on {ctx.backend}")
-    r = ctx.select_flagged(a, flags)
-    _finish(r, args, progress)
-
-
-def _cmd_unique(ctx, args, progress):
-    a = load_array(args.input)
-    progress.step(f"unique{' (sorted)' if args.sort else ''} of {_describe(a)} on {ctx.backend}")
-    r = ctx.unique(a, sort=args.sort)
-    _finish(r, args, progress)
-
-
-def _cmd_partition_if(ctx, args, progress):
-    a = load_array(args.input)
-    value = parse_scalar(args.value, a.dtype, "--value")
-    progress.step(f"partition_if x {args.cmp} {value} on {_describe(a)} on {ctx.backend}")
-    r, count = ctx.partition_if(a, args.cmp, value)
-    print(int(count))
-    if args.output:
-        progress.step(f"writing {args.output}")
-        save_array(args.output, r)
-    elif args.print:
-        _show(r)
-
-
-def _cmd_sort(ctx, args, progress):
-    a = load_array(args.input)
-    order = "descending" if args.descending else "ascending"
-    progress.step(f"sorting {_describe(a)} ({order}) on {ctx.backend}")
-    r = ctx.sort(a, descending=args.descending, nan_last=not args.nan_first)
-    _finish(r, args, progress)
-
-
-def _cmd_sort_pairs(ctx, args, progress):
-    keys = load_array(args.keys, what="keys")
-    values = load_array(args.values, what="values")
-    if keys.size != values.size:
-        raise CliError(f"keys '{args.keys}' has {keys.size} elements, values '{args.values}' "
-                       f"{values.size}")
-    order = "descending" if args.descending else "ascending"
-    progress.step(f"sorting {_describe(keys)} with {values.dtype} values ({order}) on {ctx.backend}")
-    k, v = ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first)
-    if args.output:
-        progress.step(f"writing {args.output[0]} and {args.output[1]}")
-        save_array(args.output[0], k)
-        save_array(args.output[1], v)
-    else:
-        _show(k)
-        _show(v)
-
-
-def _finish(result, args, progress):
-    if args.output:
-        progress.step(f"writing {args.output}")
-        save_array(args.output, result)
-    else:
-        _show(result)
-
-
-COMMANDS = {
-    "reduce": _cmd_reduce, "scan": _cmd_scan,
-    "histogram-even": _cmd_histogram_even, "histogram-range": _cmd_histogram_range,
-    "select-if": _cmd_select_if, "select-flagged": _cmd_select_flagged,
-    "unique": _cmd_unique, "partition-if": _cmd_partition_if,
-    "sort": _cmd_sort, "sort-pairs": _cmd_sort_pairs,
-}
-
-
-# ---- info --------------------------------------------------------------------
-
-def _bytes(x):
-    if not isinstance(x, (int, float)) or isinstance(x, bool):
-        return str(x)
-    for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
-        if x >= size:
-            return f"{x / size:.1f} {unit}"
-    return f"{int(x)} B"
-
-
-def _memory_text(mem):
-    if mem is None:
-        return None
-    if isinstance(mem, dict):
-        parts = []
-        for k, v in mem.items():
-            name = k[:-6] if k.endswith("_bytes") else k
-            name = {"max_alloc": "largest allocation", "available": "available"}.get(name, name)
-            if v is None or v == 0 and name == "available":
-                continue
-            parts.append(f"{name} {_bytes(v)}")
-        return ", ".join(parts) or None
-    return _bytes(mem)
-
-
-def _yes(x):
-    return "yes" if x else "no"
-
-
-def format_info(info):
-    """info() as text: one block per backend."""
-    lines = [f"parprim {info.get('version', '?')}"]
-    auto = info.get("auto")
-    if auto:
-        lines[0] += f"; backend 'auto' runs on {auto}"
-    backends = info.get("backends") or {}
-    width = max((len(b) for b in backends), default=6)
-    for name, b in backends.items():
-        b = b or {}
-        built, present = b.get("built"), b.get("present")
-        if not built:
-            lines.append(f"{name:<{width}}  not built")
-            continue
-        if not present:
-            why = f" ({b['status']})" if b.get("status") else ""
-            lines.append(f"{name:<{width}}  built, no usable device{why}")
-            continue
-        lines.append(f"{name:<{width}}  {b.get('device') or 'present'}")
-        pad = " " * (width + 2)
-        if b.get("error"):
-            lines.append(f"{pad}error: {b['error']}")
-        threads = b.get("threads")
-        if threads:
-            lines.append(f"{pad}threads: {threads}")
-        mem = _memory_text(b.get("memory"))
-        if mem:
-            lines.append(f"{pad}memory: {mem}")
-        algos = b.get("algorithms") or {}
-        if algos:
-            lines.append(f"{pad}algorithms (--algorithm):")
-            pw = max(len(p) for p in algos)
-            for prim, names in algos.items():
-                text = ", ".join(names) if isinstance(names, (list, tuple)) else str(names)
-                lines.append(f"{pad}  {prim:<{pw}}  {text}")
-    return "\n".join(lines)
-
-
-def _cmd_info(args):
-    import parprim
-    info = parprim.info() if hasattr(parprim, "info") else parprim.Context().info()
-    if args.json:
-        print(json.dumps(info, indent=2, default=str))
-    else:
-        print(format_info(info))
 
 
 # ---- the parser ----------------------------------------------------------------
@@ -437,12 +77,7 @@ def build_parser():
                     "on .npy files, on the cpu (OpenMP), cuda or opencl backend.",
         epilog="Exit status: 0 success, 1 the operation failed (message on stderr), 2 usage error. "
                "'parprim COMMAND --help' for a command's options.")
-    try:
-        from . import __version__ as version
-    except ImportError:
-        version = None
-    if version:
-        p.add_argument("--version", action="version", version=f"{PROG} {version}")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
 
     common = argparse.ArgumentParser(add_help=False)
     g = common.add_argument_group("context")
@@ -543,12 +178,11 @@ def build_parser():
 # ---- main ----------------------------------------------------------------------
 
 def _run_primitive(args):
-    import parprim
     progress = Progress(PROG, enabled=not args.quiet)
     t0 = time.monotonic()
     try:
         progress.step(f"opening the {args.backend} backend")
-        with parprim.Context(backend=args.backend, device=args.device, threads=args.threads) as ctx:
+        with Context(backend=args.backend, device=args.device, threads=args.threads) as ctx:
             if args.verbose:
                 print(f"{PROG}: backend {ctx.backend}: {ctx.device_name}", file=sys.stderr)
             if args.algorithm:
@@ -574,10 +208,10 @@ def main(argv=None):
             from . import plot as _plot
             _plot.run(args, prog=f"{PROG} plot", quiet=args.quiet)
         elif args.command == "info":
-            _cmd_info(args)
+            cmd_info(args)
         else:
             _run_primitive(args)
-    except _UsageError as e:
+    except UsageError as e:
         parser.exit(2, f"{PROG} {args.command}: error: {e}\n")
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -600,14 +234,7 @@ def main(argv=None):
 def _is_user_error(e):
     """Failures that are the input's or the machine's, not a bug: shown as
     a message. Anything else keeps its traceback."""
-    try:
-        import parprim
-        base = getattr(parprim, "Error", None)
-    except ImportError:
-        base = None
-    if base is not None and isinstance(e, base):
-        return True
-    return isinstance(e, (CliError, PlotError, MemoryError, OSError, ValueError, TypeError))
+    return isinstance(e, (Error, CliError, PlotError, MemoryError, OSError, ValueError, TypeError))
 
 
 def _message(e):

@@ -69,7 +69,7 @@ int ppy_arr_get(PyObject *o, int writable, int raw, const char *name, Arr *a)
     a->has_view = 1;
     Py_ssize_t isz = a->view.itemsize;
     int t = ppy_format_type(a->view.format, isz);
-    if (t < 0 && raw && (isz == 1 || isz == 2 || isz == 4 || isz == 8)) t = T_OTHER;
+    if (t < 0 && raw && isz > 0) t = T_OTHER; /* any item size: the C call checks a value size */
     if (t < 0) {
         ppy_arr_release(a);
         return ppy_not_direct(name, "element type");
@@ -78,7 +78,8 @@ int ppy_arr_get(PyObject *o, int writable, int raw, const char *name, Arr *a)
         ppy_arr_release(a);
         return ppy_not_direct(name, "not C-contiguous");
     }
-    if (((uintptr_t)a->view.buf % (uintptr_t)isz) != 0) {
+    const int sized = isz == 1 || isz == 2 || isz == 4 || isz == 8; /* the sizes alignment applies to */
+    if (sized && ((uintptr_t)a->view.buf % (uintptr_t)isz) != 0) {
         ppy_arr_release(a);
         return ppy_not_direct(name, "misaligned");
     }
@@ -104,10 +105,7 @@ int ppy_first_array(const Arr *a, PyObject *type_o, PyObject *n_o, int *type, si
             return -1;
         }
         t = a->type;
-    } else if (t < 0 || t >= PP_TYPE_COUNT) {
-        ppy_invalid("parprim: element type %ld out of range", t);
-        return -1;
-    } else if (a->type >= 0 && a->type != t) {
+    } else if (a->type >= 0 && a->type != t) { /* a type out of pp_type's range: the C call refuses it */
         ppy_invalid("parprim: the first array holds %s elements, not %s",
                 a->type < PP_TYPE_COUNT ? pp_type_name((pp_type)a->type) : "other",
                 pp_type_name((pp_type)t));

@@ -33,7 +33,7 @@
  *   module.c      the exception classes and raising them, the module's
  *                 functions, PyInit__parprim (the only exported symbol)
  *   values.c      element values (Python numbers in, NumPy scalars out) and
- *                 names (op, cmp)
+ *                 names (the C library's, as module tuples; op and cmp parsed)
  *   arrays.c      array arguments: buffers (formats, contiguity, alignment)
  *                 and addresses
  *   context.c     the Context type: life cycle, properties, memory, algorithms
@@ -86,13 +86,14 @@ PyObject *ppy_make_scalar(int t, const void *p);
 int ppy_to_value(PyObject *o, int t, const char *name, void *dst);
 int ppy_parse_op(PyObject *o);
 int ppy_parse_cmp(PyObject *o);
+int ppy_add_names(PyObject *m);
 PyObject *ppy_set_scalar_arrays(PyObject *m, PyObject *seq);
 
 /* ------------------------------------------------------------------------ */
 /* Array arguments (arrays.c)                                               */
 /* ------------------------------------------------------------------------ */
 #define T_BOOL 100 /* a one-byte bool buffer (flags only) */
-#define T_OTHER 101 /* a buffer of some other element type (values of sort_pairs only) */
+#define T_OTHER 101 /* a buffer of another element type, any item size (values of sort_pairs only) */
 
 typedef struct {
     void *ptr;

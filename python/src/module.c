@@ -102,22 +102,6 @@ static PyObject *py_status_string(PyObject *m, PyObject *arg)
     return PyUnicode_FromString(pp_status_string((pp_status)s));
 }
 
-static PyObject *py_algorithm_name(PyObject *m, PyObject *arg)
-{
-    (void)m;
-    long a = PyLong_AsLong(arg);
-    if (a == -1 && PyErr_Occurred()) return NULL;
-    return PyUnicode_FromString(pp_algorithm_name((pp_algorithm)a));
-}
-
-static PyObject *py_primitive_name(PyObject *m, PyObject *arg)
-{
-    (void)m;
-    long a = PyLong_AsLong(arg);
-    if (a == -1 && PyErr_Occurred()) return NULL;
-    return PyUnicode_FromString(pp_primitive_name((pp_primitive)a));
-}
-
 /* pointer_device(address) -> the CUDA device an address belongs to, or -1
  * (not CUDA memory, or no CUDA in this build). */
 static PyObject *py_pointer_device(PyObject *m, PyObject *arg)
@@ -146,8 +130,6 @@ static PyMethodDef module_methods[] = {
     {"version", py_version, METH_NOARGS, "pp_version() as MAJOR*10000 + MINOR*100 + PATCH"},
     {"backend_status", py_backend_status, METH_O, "pp_backend_status(backend) -> pp_status"},
     {"status_string", py_status_string, METH_O, "pp_status_string(status)"},
-    {"algorithm_name", py_algorithm_name, METH_O, "pp_algorithm_name(algorithm)"},
-    {"primitive_name", py_primitive_name, METH_O, "pp_primitive_name(primitive)"},
     {"_set_scalar_arrays", ppy_set_scalar_arrays, METH_O, "one-element NumPy arrays in pp_type order"},
     {"dlpack_info", ppy_dlpack_info, METH_O, "dlpack_info(capsule) -> tuple (not consumed)"},
     {"make_dlpack", (PyCFunction)(void (*)(void))ppy_make_dlpack, METH_FASTCALL,
@@ -163,7 +145,10 @@ static struct PyModuleDef module_def = {
     NULL, NULL, NULL, NULL,
 };
 
-static PyObject *new_error(PyObject *mod, const char *name, const char *doc, PyObject *b1, PyObject *b2)
+/* A new exception class parprim.<name>, added to the module; its class
+ * attribute status is the pp_status it stands for (None for Error). */
+static PyObject *new_error(PyObject *mod, const char *name, int status, const char *doc, PyObject *b1,
+                           PyObject *b2)
 {
     char full[64];
     PyOS_snprintf(full, sizeof full, "parprim.%s", name);
@@ -172,6 +157,13 @@ static PyObject *new_error(PyObject *mod, const char *name, const char *doc, PyO
     PyObject *cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
     Py_DECREF(bases);
     if (!cls) return NULL;
+    PyObject *st = status < 0 ? Py_NewRef(Py_None) : PyLong_FromLong(status);
+    if (!st || PyObject_SetAttrString(cls, "status", st)) {
+        Py_XDECREF(st);
+        Py_DECREF(cls);
+        return NULL;
+    }
+    Py_DECREF(st);
     if (PyModule_AddObject(mod, name, Py_NewRef(cls))) {
         Py_DECREF(cls);
         Py_DECREF(cls);
@@ -186,36 +178,44 @@ PyMODINIT_FUNC PyInit__parprim(void)
     if (!m) return NULL;
     if (PyType_Ready(&ppy_CtxType) < 0) goto fail;
     if (PyModule_AddObject(m, "Context", Py_NewRef((PyObject *)&ppy_CtxType))) goto fail;
-    if (!(Error = new_error(m, "Error",
+    if (!(Error = new_error(m, "Error", -1,
                             "Base of every parprim error; carries pp_last_error's message and .status "
                             "(the pp_status value).",
                             PyExc_Exception, NULL)))
         goto fail;
-    if (!(InvalidArgument = new_error(m, "InvalidArgument",
+    if (!(InvalidArgument = new_error(m, "InvalidArgument", PP_ERROR_INVALID_ARGUMENT,
                                       "PP_ERROR_INVALID_ARGUMENT: a bad argument (type, size, name, overlap); "
                                       "nothing was written.",
                                       Error, PyExc_ValueError)))
         goto fail;
-    if (!(Unsupported = new_error(m, "Unsupported",
+    if (!(Unsupported = new_error(m, "Unsupported", PP_ERROR_UNSUPPORTED,
                                   "PP_ERROR_UNSUPPORTED: valid, but this backend or algorithm cannot serve it.",
                                   Error, PyExc_NotImplementedError)))
         goto fail;
-    if (!(OutOfMemory = new_error(m, "OutOfMemory", "PP_ERROR_OUT_OF_MEMORY: host or device memory ran out.",
-                                  Error, PyExc_MemoryError)))
+    if (!(OutOfMemory = new_error(m, "OutOfMemory", PP_ERROR_OUT_OF_MEMORY,
+                                  "PP_ERROR_OUT_OF_MEMORY: host or device memory ran out.", Error,
+                                  PyExc_MemoryError)))
         goto fail;
-    if (!(BackendUnavailable = new_error(m, "BackendUnavailable",
+    if (!(BackendUnavailable = new_error(m, "BackendUnavailable", PP_ERROR_BACKEND_UNAVAILABLE,
                                          "PP_ERROR_BACKEND_UNAVAILABLE: the backend is built in but finds no "
                                          "usable device.",
                                          Error, NULL)))
         goto fail;
-    if (!(BackendError = new_error(m, "BackendError",
+    if (!(BackendError = new_error(m, "BackendError", PP_ERROR_BACKEND,
                                    "PP_ERROR_BACKEND: the backend's runtime (CUDA, OpenCL) reported an error.",
                                    Error, NULL)))
         goto fail;
-    if (!(NotDirect = new_error(m, "_NotDirect",
+    if (!(NotDirect = new_error(m, "_NotDirect", -1,
                                 "Private: an argument cannot be used in place (the package copies or "
                                 "reports it).",
                                 PyExc_Exception, NULL)))
+        goto fail;
+    if (ppy_add_names(m)) goto fail;
+    /* pp_order's values (the package's sort orders) and PP_SUCCESS */
+    if (PyModule_AddIntConstant(m, "ASCENDING", PP_ASCENDING) ||
+        PyModule_AddIntConstant(m, "DESCENDING", PP_DESCENDING) ||
+        PyModule_AddIntConstant(m, "DESCENDING_NAN_LAST", PP_DESCENDING_NAN_LAST) ||
+        PyModule_AddIntConstant(m, "SUCCESS", PP_SUCCESS))
         goto fail;
     if (PyModule_AddIntConstant(m, "HAVE_CUDA_RUNTIME",
 #ifdef PP_PY_HAVE_CUDA

@@ -1,7 +1,7 @@
 /*
  * parprim._parprim: the primitives of a Context (its methods reduce ..
  * sort_pairs_copy, in Ctx_methods of context.c), and time_reduce (the C cost of
- * pp_reduce, for the overhead measurement). See binding.h.
+ * pp_reduce, for the overhead timer python/tools/overhead.py). See binding.h.
  */
 #include "binding.h"
 
@@ -301,13 +301,23 @@ PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t narg
     return compact(self, C_PARTITION, args[0], NULL, args[1], args[2], args[3], args[4], args[5]);
 }
 
-/* sort_copy(keys_in, keys_out, descending, type, n): pp_sort_copy (in place
+/* The order argument of the sorts: a pp_order value, passed on as it is
+ * (pp_sort_copy checks it); -1 with an exception where it is no int. */
+static int order_arg(PyObject *o, pp_order *order)
+{
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *order = (pp_order)v;
+    return 0;
+}
+
+/* sort_copy(keys_in, keys_out, order, type, n): pp_sort_copy (in place
  * where keys_out is keys_in) */
 PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    NARGS(5, "sort_copy(keys_in, keys_out, descending, type, n)");
-    int desc = PyObject_IsTrue(args[2]);
-    if (desc < 0) return NULL;
+    NARGS(5, "sort_copy(keys_in, keys_out, order, type, n)");
+    pp_order order;
+    if (order_arg(args[2], &order)) return NULL;
     Arr k, ko;
     if (ppy_arr_get(args[0], 0, 0, "keys_in", &k)) return NULL;
     if (ppy_arr_get(args[1], 1, 0, "keys_out", &ko)) {
@@ -321,7 +331,7 @@ PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
         pp_status st;
         char msg[MSG_LEN];
         LOCKED(self, st, msg,
-               st = pp_sort_copy(self->ctx, (pp_type)t, k.ptr, ko.ptr, n, desc ? PP_DESCENDING : PP_ASCENDING));
+               st = pp_sort_copy(self->ctx, (pp_type)t, k.ptr, ko.ptr, n, order));
         if (st != PP_SUCCESS) ppy_raise_status(st, msg);
         else res = Py_NewRef(Py_None);
     }
@@ -331,15 +341,15 @@ PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size,
- * descending, type, n): pp_sort_pairs_copy (in place where an output is
- * its input) */
+ * order, type, n): pp_sort_pairs_copy (in place where an output is its
+ * input) */
 PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    NARGS(8, "sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size, descending, type, n)");
+    NARGS(8, "sort_pairs_copy(keys_in, values_in, keys_out, values_out, value_size, order, type, n)");
     Py_ssize_t vsize = PyLong_AsSsize_t(args[4]);
     if (vsize == -1 && PyErr_Occurred()) return NULL;
-    int desc = PyObject_IsTrue(args[5]);
-    if (desc < 0) return NULL;
+    pp_order order;
+    if (order_arg(args[5], &order)) return NULL;
     static const char *const names[4] = {"keys_in", "values_in", "keys_out", "values_out"};
     Arr a[4];
     int got = 0;
@@ -358,7 +368,7 @@ PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t n
             char msg[MSG_LEN];
             LOCKED(self, st, msg,
                    st = pp_sort_pairs_copy(self->ctx, (pp_type)t, a[0].ptr, a[1].ptr, a[2].ptr, a[3].ptr,
-                                           (size_t)vsize, n, desc ? PP_DESCENDING : PP_ASCENDING));
+                                           (size_t)vsize, n, order));
             if (st != PP_SUCCESS) ppy_raise_status(st, msg);
             else res = Py_NewRef(Py_None);
         }

@@ -1,6 +1,8 @@
 /*
  * parprim._parprim: element values (a Python number as a value of a pp_type,
- * a result as a NumPy scalar) and names (op, cmp). See binding.h.
+ * a result as a NumPy scalar) and names (the C library's names of types,
+ * operators, comparisons, backends, primitives and algorithms, as tuples of
+ * the module; op and cmp arguments parsed by them). See binding.h.
  */
 #include "binding.h"
 
@@ -143,19 +145,31 @@ int ppy_to_value(PyObject *o, int t, const char *name, void *dst)
 /* ------------------------------------------------------------------------ */
 /* Names                                                                    */
 /* ------------------------------------------------------------------------ */
-static int parse_name(PyObject *o, const char *what, const char *const *names, int count)
+/* pp_cmp has no name function in the C API: its names are written here,
+ * once (the package reads them as _parprim.CMP_NAMES). */
+static const char *const CMP_NAMES[PP_NE + 1] = {"<", "<=", ">", ">=", "==", "!="};
+
+static const char *cmp_name(int cmp) { return cmp >= 0 && cmp <= PP_NE ? CMP_NAMES[cmp] : "?"; }
+static const char *op_name(int op) { return pp_op_name((pp_op)op); }
+static const char *type_name(int t) { return pp_type_name((pp_type)t); }
+static const char *backend_name(int b) { return pp_backend_name((pp_backend)b); }
+static const char *primitive_name(int p) { return pp_primitive_name((pp_primitive)p); }
+static const char *algorithm_name(int a) { return pp_algorithm_name((pp_algorithm)a); }
+
+/* The value of a name: its index among name(0), name(1), ... (the names
+ * end where name gives "?"), or -1 with InvalidArgument raised. */
+static int parse_name(PyObject *o, const char *what, const char *(*name)(int))
 {
     if (!PyUnicode_Check(o)) {
         ppy_invalid("parprim: %s must be a str, not %.100s", what, Py_TYPE(o)->tp_name);
         return -1;
     }
-    for (int i = 0; i < count; i++)
-        if (PyUnicode_CompareWithASCIIString(o, names[i]) == 0) return i;
-    char list[128] = "";
-    for (int i = 0; i < count; i++) {
-        strcat(list, i ? ", '" : "'");
-        strcat(list, names[i]);
-        strcat(list, "'");
+    char list[256] = "";
+    size_t len = 0;
+    for (int i = 0; strcmp(name(i), "?") != 0; i++) {
+        if (PyUnicode_CompareWithASCIIString(o, name(i)) == 0) return i;
+        len += (size_t)PyOS_snprintf(list + len, sizeof list - len, "%s'%s'", i ? ", " : "", name(i));
+        if (len >= sizeof list) len = sizeof list - 1;
     }
     PyObject *m = PyUnicode_FromFormat("parprim: %s %R is not one of %s", what, o, list);
     if (!m) return -1;
@@ -164,11 +178,46 @@ static int parse_name(PyObject *o, const char *what, const char *const *names, i
     return -1;
 }
 
-static const char *const OP_NAMES[PP_OP_COUNT] = {"sum", "prod", "min", "max", "and", "or", "xor"};
-static const char *const CMP_NAMES[6] = {"<", "<=", ">", ">=", "==", "!="};
+int ppy_parse_op(PyObject *o) { return parse_name(o, "op", op_name); }
+int ppy_parse_cmp(PyObject *o) { return parse_name(o, "cmp", cmp_name); }
 
-int ppy_parse_op(PyObject *o) { return parse_name(o, "op", OP_NAMES, PP_OP_COUNT); }
-int ppy_parse_cmp(PyObject *o) { return parse_name(o, "cmp", CMP_NAMES, 6); }
+/* The tuple (name(0), name(1), ...) up to the first "?". */
+static PyObject *name_tuple(const char *(*name)(int))
+{
+    int count = 0;
+    while (strcmp(name(count), "?") != 0) count++;
+    PyObject *t = PyTuple_New(count);
+    for (int i = 0; t && i < count; i++) {
+        PyObject *s = PyUnicode_FromString(name(i));
+        if (!s) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
+}
+
+/* The module's name tuples, index = the C enum's value: TYPE_NAMES ("i8",
+ * ...), OP_NAMES, CMP_NAMES, BACKEND_NAMES, PRIMITIVE_NAMES and
+ * ALGORITHM_NAMES, read from the C library's name functions. */
+int ppy_add_names(PyObject *m)
+{
+    static const struct {
+        const char *attr;
+        const char *(*name)(int);
+    } kinds[] = {{"TYPE_NAMES", type_name},           {"OP_NAMES", op_name},
+                 {"CMP_NAMES", cmp_name},             {"BACKEND_NAMES", backend_name},
+                 {"PRIMITIVE_NAMES", primitive_name}, {"ALGORITHM_NAMES", algorithm_name}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        PyObject *t = name_tuple(kinds[i].name);
+        if (!t || PyModule_AddObject(m, kinds[i].attr, t)) {
+            Py_XDECREF(t);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 /* _set_scalar_arrays(seq): ten one-element, writable NumPy arrays of the
  * pp_types in order (see ppy_make_scalar). */

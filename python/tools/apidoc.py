@@ -1,6 +1,6 @@
 """The API reference of the package, generated from its docstrings:
 
-    python -m parprim._apidoc > python/API.md
+    python python/tools/apidoc.py > python/API.md
 
 Everything in parprim.__all__, in that order: the module's docstring, then
 per function and class its signature and docstring (a class's public
@@ -45,7 +45,7 @@ def _members(cls):
 
 def generate():
     lines = ["# parprim for Python: API reference", "",
-             "Generated from the docstrings by `python -m parprim._apidoc > python/API.md`; "
+             "Generated from the docstrings by `python python/tools/apidoc.py > python/API.md`; "
              "python/README.md is the guide, include/parprim.h the manual of the C library.", "",
              "```text", _doc(parprim), "```", ""]
     for name in parprim.__all__:

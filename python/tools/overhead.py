@@ -1,4 +1,4 @@
-"""The binding's per-call overhead: python -m parprim._overhead [--n 1024] [--backend cuda]
+"""The binding's per-call overhead: python python/tools/overhead.py [--n 1024] [--backend cuda]
 
 Times parprim.reduce on a small array (the module function, the Context
 method, and the raw extension call) against the same C call (pp_reduce)
@@ -52,7 +52,7 @@ def measure_cuda(n=1024, dtype="float32", number=5000, repeat=7):
     """Seconds per call on a cuda context, a CuPy array: {"c", "raw", "method", "cupy"}."""
     import cupy as cp
 
-    from ._arrays import CODE
+    from parprim._arrays import CODE
 
     a = cp.asarray((np.random.default_rng(1).random(n) * 100).astype(dtype))
     ctx = parprim.Context("cuda")

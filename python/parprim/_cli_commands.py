@@ -1,0 +1,233 @@
+"""The ``parprim`` command's commands: one function per primitive command
+(COMMANDS, run on an open context) and ``info``. See cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ._cli_io import CliError, describe, load_array, parse_scalar, save_array, show
+
+# subcommand -> the primitive that --algorithm chooses for (pp_set_algorithm)
+ALGO_PRIMITIVE = {
+    "reduce": "reduce", "scan": "scan",
+    "histogram-even": "histogram", "histogram-range": "histogram",
+    "select-if": "select", "select-flagged": "select", "unique": "select",
+    "partition-if": "select",
+    "sort": "sort", "sort-pairs": "sort",
+}
+
+
+def _cmd_reduce(ctx, args, progress):
+    a = load_array(args.input, flat=True)
+    progress.step(f"reduce/{args.op} of {describe(a)} on {ctx.backend}")
+    r = ctx.reduce(a, op=args.op, exact=args.exact)
+    show(r, a.dtype)
+    if args.output:
+        progress.step(f"writing {args.output}")
+        save_array(args.output, np.asarray(r, dtype=a.dtype))
+
+
+def _cmd_scan(ctx, args, progress):
+    a = load_array(args.input)
+    kind = "exclusive" if args.exclusive else "inclusive"
+    progress.step(f"{kind} scan/{args.op} of {describe(a)} on {ctx.backend}")
+    r = ctx.scan(a, op=args.op, exclusive=args.exclusive, exact=args.exact)
+    _finish(r, args, progress)
+
+
+def _cmd_histogram_even(ctx, args, progress):
+    a = load_array(args.input, flat=True)
+    lower = parse_scalar(args.range[0], a.dtype, "--range LOWER")
+    upper = parse_scalar(args.range[1], a.dtype, "--range UPPER")
+    progress.step(f"histogram of {describe(a)} into {args.bins} bins on {ctx.backend}")
+    r = ctx.histogram_even(a, args.bins, lower, upper, right_closed=args.right_closed)
+    _finish(r, args, progress)
+
+
+def _load_edges(spec, dtype):
+    """--edges: a .npy file, or numbers separated by commas."""
+    if not (os.path.exists(spec) or spec.endswith(".npy")):
+        vals = [s.strip() for s in spec.split(",") if s.strip()]
+        return np.array([parse_scalar(s, dtype, "--edges") for s in vals], dtype=dtype)
+    src = load_array(spec, what="edges")
+    if src.dtype == dtype:
+        return np.ascontiguousarray(src)
+    conv = src.astype(dtype)
+    if np.dtype(dtype).kind in "iu":
+        if src.dtype.kind == "f" and not np.all(np.isfinite(src)):
+            raise CliError(f"edges '{spec}': non-finite edges for {dtype} samples")
+        back = conv.astype(src.dtype)
+        if not np.array_equal(back, src):
+            raise CliError(f"edges '{spec}' ({src.dtype}) are not all {dtype} values, "
+                           f"the type of the samples")
+    return conv
+
+
+def _cmd_histogram_range(ctx, args, progress):
+    a = load_array(args.input, flat=True)
+    edges = _load_edges(args.edges, a.dtype)
+    progress.step(f"histogram of {describe(a)} into {max(len(edges) - 1, 0)} bins on {ctx.backend}")
+    r = ctx.histogram_range(a, edges)
+    _finish(r, args, progress)
+
+
+def _cmd_select_if(ctx, args, progress):
+    a = load_array(args.input)
+    value = parse_scalar(args.value, a.dtype, "--value")
+    progress.step(f"select_if x {args.cmp} {value} on {describe(a)} on {ctx.backend}")
+    r = ctx.select_if(a, args.cmp, value)
+    _finish(r, args, progress)
+
+
+def _cmd_select_flagged(ctx, args, progress):
+    a = load_array(args.input)
+    flags = load_array(args.flags, what="flags", allow_bool=True)
+    if flags.size != a.size:
+        raise CliError(f"flags '{args.flags}' has {flags.size} elements, input '{args.input}' {a.size}")
+    if flags.dtype not in (np.bool_, np.uint8):
+        flags = flags != 0
+    progress.step(f"select_flagged of {describe(a)} on {ctx.backend}")
+    r = ctx.select_flagged(a, flags)
+    _finish(r, args, progress)
+
+
+def _cmd_unique(ctx, args, progress):
+    a = load_array(args.input)
+    progress.step(f"unique{' (sorted)' if args.sort else ''} of {describe(a)} on {ctx.backend}")
+    r = ctx.unique(a, sort=args.sort)
+    _finish(r, args, progress)
+
+
+def _cmd_partition_if(ctx, args, progress):
+    a = load_array(args.input)
+    value = parse_scalar(args.value, a.dtype, "--value")
+    progress.step(f"partition_if x {args.cmp} {value} on {describe(a)} on {ctx.backend}")
+    r, count = ctx.partition_if(a, args.cmp, value)
+    print(int(count))
+    if args.output:
+        progress.step(f"writing {args.output}")
+        save_array(args.output, r)
+    elif args.print:
+        show(r)
+
+
+def _cmd_sort(ctx, args, progress):
+    a = load_array(args.input)
+    order = "descending" if args.descending else "ascending"
+    progress.step(f"sorting {describe(a)} ({order}) on {ctx.backend}")
+    r = ctx.sort(a, descending=args.descending, nan_last=not args.nan_first)
+    _finish(r, args, progress)
+
+
+def _cmd_sort_pairs(ctx, args, progress):
+    keys = load_array(args.keys, what="keys")
+    values = load_array(args.values, what="values")
+    if keys.size != values.size:
+        raise CliError(f"keys '{args.keys}' has {keys.size} elements, values '{args.values}' "
+                       f"{values.size}")
+    order = "descending" if args.descending else "ascending"
+    progress.step(f"sorting {describe(keys)} with {values.dtype} values ({order}) on {ctx.backend}")
+    k, v = ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first)
+    if args.output:
+        progress.step(f"writing {args.output[0]} and {args.output[1]}")
+        save_array(args.output[0], k)
+        save_array(args.output[1], v)
+    else:
+        show(k)
+        show(v)
+
+
+def _finish(result, args, progress):
+    if args.output:
+        progress.step(f"writing {args.output}")
+        save_array(args.output, result)
+    else:
+        show(result)
+
+
+COMMANDS = {
+    "reduce": _cmd_reduce, "scan": _cmd_scan,
+    "histogram-even": _cmd_histogram_even, "histogram-range": _cmd_histogram_range,
+    "select-if": _cmd_select_if, "select-flagged": _cmd_select_flagged,
+    "unique": _cmd_unique, "partition-if": _cmd_partition_if,
+    "sort": _cmd_sort, "sort-pairs": _cmd_sort_pairs,
+}
+
+
+# ---- info --------------------------------------------------------------------
+
+def _bytes(x):
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return str(x)
+    for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if x >= size:
+            return f"{x / size:.1f} {unit}"
+    return f"{int(x)} B"
+
+
+def _memory_text(mem):
+    if mem is None:
+        return None
+    if isinstance(mem, dict):
+        parts = []
+        for k, v in mem.items():
+            name = k[:-6] if k.endswith("_bytes") else k
+            name = {"max_alloc": "largest allocation", "available": "available"}.get(name, name)
+            if v is None or v == 0 and name == "available":
+                continue
+            parts.append(f"{name} {_bytes(v)}")
+        return ", ".join(parts) or None
+    return _bytes(mem)
+
+
+def format_info(info):
+    """info() as text: one block per backend."""
+    lines = [f"parprim {info.get('version', '?')}"]
+    auto = info.get("auto")
+    if auto:
+        lines[0] += f"; backend 'auto' runs on {auto}"
+    backends = info.get("backends") or {}
+    width = max((len(b) for b in backends), default=6)
+    for name, b in backends.items():
+        b = b or {}
+        built, present = b.get("built"), b.get("present")
+        if not built:
+            lines.append(f"{name:<{width}}  not built")
+            continue
+        if not present:
+            why = f" ({b['status']})" if b.get("status") else ""
+            lines.append(f"{name:<{width}}  built, no usable device{why}")
+            continue
+        lines.append(f"{name:<{width}}  {b.get('device') or 'present'}")
+        pad = " " * (width + 2)
+        if b.get("error"):
+            lines.append(f"{pad}error: {b['error']}")
+        threads = b.get("threads")
+        if threads:
+            lines.append(f"{pad}threads: {threads}")
+        mem = _memory_text(b.get("memory"))
+        if mem:
+            lines.append(f"{pad}memory: {mem}")
+        algos = b.get("algorithms") or {}
+        if algos:
+            lines.append(f"{pad}algorithms (--algorithm):")
+            pw = max(len(p) for p in algos)
+            for prim, names in algos.items():
+                text = ", ".join(names) if isinstance(names, (list, tuple)) else str(names)
+                lines.append(f"{pad}  {prim:<{pw}}  {text}")
+    return "\n".join(lines)
+
+
+def cmd_info(args):
+    """parprim info [--json]."""
+    from . import info as parprim_info
+
+    info = parprim_info()
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+    else:
+        print(format_info(info))

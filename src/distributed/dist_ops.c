@@ -9,7 +9,7 @@
 #include <omp.h>
 #include <string.h>
 
-int dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
+int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
 
 /* Integer operators in the unsigned type U widened to W (no promotion to a
  * signed int: u16 * u16 would overflow int). */
@@ -101,7 +101,7 @@ DIST_FLOAT_TYPE(f64, double)
     case PP_F32: X(f32, float); break;                                                                  \
     case PP_F64: X(f64, double); break
 
-void dist_identity(pp_type t, pp_op op, void *out)
+void pp_dist_identity(pp_type t, pp_op op, void *out)
 {
 #define X(N, T)                 \
     {                           \
@@ -112,7 +112,7 @@ void dist_identity(pp_type t, pp_op op, void *out)
 #undef X
 }
 
-void dist_combine(pp_type t, pp_op op, void *acc, const void *x)
+void pp_dist_combine(pp_type t, pp_op op, void *acc, const void *x)
 {
 #define X(N, T)                            \
     {                                      \
@@ -126,7 +126,7 @@ void dist_combine(pp_type t, pp_op op, void *acc, const void *x)
 #undef X
 }
 
-void dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads)
+void pp_dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads)
 {
     if (threads <= 0) threads = omp_get_max_threads();
 #define X(N, T)                                 \
@@ -139,7 +139,7 @@ void dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int 
 #undef X
 }
 
-int dist_equal(pp_type t, const void *a, const void *b)
+int pp_dist_equal(pp_type t, const void *a, const void *b)
 {
     int eq = 0;
 #define X(N, T)                      \
@@ -154,7 +154,7 @@ int dist_equal(pp_type t, const void *a, const void *b)
     return eq;
 }
 
-uint64_t dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
+uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
 {
     size_t sz = pp_type_size(t);
     const unsigned char *p = (const unsigned char *)a + i * sz;
@@ -188,19 +188,19 @@ static size_t bound(pp_type t, pp_order order, const void *a, size_t n, uint64_t
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t k = dist_sort_key(t, order, a, mid);
+        uint64_t k = pp_dist_sort_key(t, order, a, mid);
         if (upto ? k <= key : k < key) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
-size_t dist_count_below(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
+size_t pp_dist_count_below(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
 {
     return bound(t, order, a, n, key, 0);
 }
 
-size_t dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
+size_t pp_dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
 {
     return bound(t, order, a, n, key, 1);
 }

@@ -152,7 +152,8 @@ void pp_dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, i
 /* C's == of two values of t (NaN never equal, -0.0 == +0.0). */
 int pp_dist_equal(pp_type t, const void *a, const void *b);
 /* A 64-bit key whose unsigned order is pp_sort's order of t in order
- * (every NaN equal and greatest in ascending order). */
+ * (every NaN equal: greatest in PP_ASCENDING and PP_DESCENDING_NAN_LAST,
+ * least in PP_DESCENDING). */
 uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i);
 /* In a (n values sorted by pp_sort in order): how many have a key below
  * key (lower bound) and at most key (upper bound). */

@@ -2,7 +2,8 @@
  * two values, a prefix applied to an array, C's equality and the sort-order
  * key. Written from the rules of parprim.h (integers wrap; MIN/MAX propagate
  * NaN and order -0.0 below +0.0; floats sort with -0.0 < +0.0 and every NaN
- * above +inf). One template per element type, expanded below. */
+ * above +inf, but after every number in PP_DESCENDING_NAN_LAST). One
+ * template per element type, expanded below. */
 #include "dist_internal.h"
 
 #include <math.h>
@@ -178,8 +179,13 @@ uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
         break;
     }
     }
-    if (order == PP_DESCENDING) k = (sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1) - k;
-    return k;
+    if (order == PP_ASCENDING) return k;
+    /* descending: the keys reversed (every NaN, kmax above, first); in
+     * PP_DESCENDING_NAN_LAST every NaN keeps kmax instead, above every
+     * reversed key of a number (a float's key is kmax only for a NaN) */
+    uint64_t kmax = sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1;
+    if (order == PP_DESCENDING_NAN_LAST && pp_dist_is_float(t) && k == kmax) return kmax;
+    return kmax - k;
 }
 
 /* The first index in [0, n) whose key is above key (upto) or at least key. */

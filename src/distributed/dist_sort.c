@@ -54,7 +54,7 @@ static pp_status check(pp_dist *d, const char *fn, const sort_args *a, int pairs
 {
     size_t ks = pp_type_size(a->type), kb = 0, vb = 0;
     pp_status st = pp_dist_check_type(d, fn, a->type);
-    if (st == PP_SUCCESS && (unsigned)a->order > PP_DESCENDING)
+    if (st == PP_SUCCESS && (unsigned)a->order > PP_DESCENDING_NAN_LAST)
         st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'order' (%d) is not a pp_order", fn,
                           (int)a->order);
     if (st == PP_SUCCESS && pairs && a->vs != 1 && a->vs != 2 && a->vs != 4 && a->vs != 8)

@@ -2,7 +2,7 @@
 # header declares, and nothing else (the CTest test check_exports):
 #
 #   cmake -DLIB=libparprim.so -DHEADER=include/parprim.h -DNM=nm -DCC=cc \
-#         [-DARCHIVE=libparprim.a -DREADELF=readelf] \
+#         [-DARCHIVE=libparprim.a -DREADELF=readelf [-DARCHIVE_PREFIX=pp_]] \
 #         [-DPREFIX=pp_ -DEXPECT=pp_create "-DINCLUDES=dir;dir"] -P cmake/check_exports.cmake
 #
 # The declared functions: each header of HEADER (a list) goes through the C
@@ -20,7 +20,10 @@
 # With ARCHIVE and READELF, the static library too: in its objects, the
 # defined global symbols of default visibility (what a shared library or
 # program linking them would export) must be exactly the declared functions;
-# everything else hidden.
+# everything else hidden. With ARCHIVE_PREFIX as well: every defined global
+# symbol of its objects, whatever its visibility (hidden ones too: they are
+# what a program linking the static library shares its namespace with),
+# starts with ARCHIVE_PREFIX.
 cmake_minimum_required(VERSION 3.18) # IN_LIST, list(JOIN)
 foreach(var LIB HEADER NM CC)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -130,6 +133,7 @@ if(DEFINED ARCHIVE AND NOT "${ARCHIVE}" STREQUAL "")
   output_lines(lines "${READELF}" -sW "${ARCHIVE}")
   set(exported "")
   set(unexpected "")
+  set(unprefixed "")
   foreach(line IN LISTS lines)
     # "Num: Value Size Type Bind Vis Ndx Name"
     if(NOT line MATCHES "^ *[0-9]+: +[0-9a-fA-F]+ +[0-9a-fx]+ +([A-Z_]+) +([A-Z_]+) +([A-Z_]+) +([A-Z0-9_]+) +(.+)$")
@@ -140,11 +144,29 @@ if(DEFINED ARCHIVE AND NOT "${ARCHIVE}" STREQUAL "")
     set(vis "${CMAKE_MATCH_3}")
     set(ndx "${CMAKE_MATCH_4}")
     set(name "${CMAKE_MATCH_5}")
-    if(ndx STREQUAL "UND" OR NOT vis STREQUAL "DEFAULT" OR NOT bind MATCHES "^(GLOBAL|WEAK|UNIQUE)$")
+    if(ndx STREQUAL "UND" OR NOT bind MATCHES "^(GLOBAL|WEAK|UNIQUE)$")
+      continue()
+    endif()
+    if(DEFINED ARCHIVE_PREFIX AND NOT "${ARCHIVE_PREFIX}" STREQUAL "")
+      string(FIND "${name}" "${ARCHIVE_PREFIX}" at)
+      if(NOT at EQUAL 0)
+        list(APPEND unprefixed "${name} (${type} ${bind} ${vis})")
+      endif()
+    endif()
+    if(NOT vis STREQUAL "DEFAULT")
       continue()
     endif()
     string(COMPARE EQUAL "${type}" "FUNC" is_function)
     take("${name}" "is_function" "${type} ${bind}")
   endforeach()
   compare("${ARCHIVE} (its objects)" "${exported}" "${unexpected}")
+  if(unprefixed)
+    list(REMOVE_DUPLICATES unprefixed)
+    list(JOIN unprefixed "\n    " u)
+    message(FATAL_ERROR "check_exports: ${ARCHIVE} defines global symbols without the prefix ${ARCHIVE_PREFIX} "
+                        "(name them ${ARCHIVE_PREFIX}..., or make them static):\n    ${u}")
+  endif()
+  if(DEFINED ARCHIVE_PREFIX AND NOT "${ARCHIVE_PREFIX}" STREQUAL "")
+    message(STATUS "check_exports: every global symbol of ${ARCHIVE} starts with ${ARCHIVE_PREFIX}")
+  endif()
 endif()

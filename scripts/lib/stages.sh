@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Stages, their pass/fail bookkeeping and the final summary, shared by
-# scripts/check and scripts/gpu-check (sourced, not run: it sets no shell
-# option and runs nothing when sourced).
+# scripts/check, scripts/dist-check and scripts/gpu-check (through
+# scripts/gpu/common.sh) (sourced, not run: it sets no shell option and runs
+# nothing when sourced).
 #
 #   stage NAME CMD [ARG...]  runs CMD as the stage NAME: prints "=== NAME",
 #                            then "=== NAME: ok (N s)" or

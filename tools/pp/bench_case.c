@@ -35,6 +35,96 @@ size_t case_out_bytes(const bench_case *c)
     }
 }
 
+/* h_in. */
+static void fill_input(data_rng *r, bench_case *c)
+{
+    switch (c->v) {
+    case V_REDUCE:
+    case V_SCAN_INCL:
+    case V_SCAN_EXCL:
+        if (type_is_float(c->type) && (c->op == PP_SUM || c->op == PP_PROD))
+            data_exact(r, c->type, c->op, c->h_in, c->n);
+        else
+            data_uniform(r, c->type, c->h_in, c->n);
+        break;
+    case V_UNIQUE: data_runs(r, c->type, c->h_in, c->n); break;
+    case V_HIST_EVEN:
+    case V_HIST_RANGE: /* inc: sample i = i mod B over [0, B), bin i mod B; const: the rand range's midpoint */
+        if (c->data == D_INC) data_cycle(c->type, c->h_in, c->n, c->nbins);
+        else if (c->data == D_CONST) data_midpoint(c->type, c->h_in, c->n);
+        else data_uniform(r, c->type, c->h_in, c->n);
+        break;
+    default: data_uniform(r, c->type, c->h_in, c->n); break;
+    }
+}
+
+/* The other arguments: histogram bounds or edges, the select value, the
+ * flags, the sort values. */
+static const char *fill_arguments(data_rng *r, bench_case *c)
+{
+    pp_type t = c->type;
+    size_t n = c->n;
+    if (c->v == V_HIST_EVEN && c->data == D_INC) {
+        data_put_small(t, c->lower, 0);
+        data_put_small(t, c->upper, c->nbins);
+    } else if (c->v == V_HIST_EVEN) {
+        data_put_fraction(t, c->lower, 0, 1);
+        data_put_fraction(t, c->upper, 1, 1);
+    } else if (c->v == V_HIST_RANGE) {
+        c->h_edges = xmalloc((c->nbins + 1) * c->esz);
+        if (!c->h_edges) return "out of host memory";
+        for (size_t i = 0; i <= c->nbins; i++) {
+            if (c->data == D_INC) data_put_small(t, (char *)c->h_edges + i * c->esz, i);
+            else data_put_fraction(t, (char *)c->h_edges + i * c->esz, i, c->nbins);
+        }
+    } else if (c->v == V_SELECT_IF || c->v == V_PARTITION_IF) {
+        data_put_fraction(t, c->value, 1, 2); /* floats: 0.0 */
+    } else if (c->v == V_SELECT_FLAGGED) {
+        c->h_flags = (uint8_t *)xmalloc(n);
+        if (!c->h_flags) return "out of host memory";
+        data_flags(r, c->h_flags, n);
+    } else if (c->v == V_SORT_PAIRS) {
+        c->h_vals = (uint32_t *)xmalloc(n * SORT_VALUE_SIZE);
+        c->h_out_vals = (uint32_t *)xmalloc(n * SORT_VALUE_SIZE);
+        if (!c->h_vals || !c->h_out_vals) return "out of host memory";
+        for (size_t i = 0; i < n; i++) c->h_vals[i] = (uint32_t)i;
+    }
+    return NULL;
+}
+
+/* The host input of the case set in c->v, type, op, n, esz, data (and the
+ * histogram bounds and edges, the select value, the flags, the sort
+ * values); bins is --bins (0: the defaults). Returns NULL, or why the case
+ * cannot run (c->skipped set if it does not fit the type). */
+static const char *case_make_input(bench_case *c, size_t bins)
+{
+    pp_type t = c->type;
+    int hist = c->v == V_HIST_EVEN || c->v == V_HIST_RANGE;
+    unsigned bits = (unsigned)(8 * c->esz);
+    /* The seed depends on the case, so that each row's input is the same
+     * whatever else is benchmarked; the sorts sort the same keys. */
+    variant sv = c->v == V_SORT_PAIRS || c->v == V_SORT_KEYS_COPY ? V_SORT_KEYS : c->v;
+    data_rng r = data_seed(c->seed ^ ((uint64_t)sv << 56) ^ ((uint64_t)t << 48) ^ ((uint64_t)c->op << 40) ^
+                           (uint64_t)c->n);
+
+    if (c->v == V_HIST_EVEN) c->nbins = bins ? bins : HIST_EVEN_BINS;
+    if (c->v == V_HIST_RANGE) c->nbins = bins ? bins : HIST_RANGE_BINS;
+    if (hist && c->data == D_INC && (uint64_t)c->nbins > data_small_max(t)) {
+        c->skipped = 1;
+        return "--data inc: the range [0, B) needs B representable in the type";
+    }
+    if (c->v == V_HIST_RANGE && c->data != D_INC && !type_is_float(t) && bits < 64 &&
+        (uint64_t)c->nbins > ((uint64_t)1 << bits) - 1) {
+        c->skipped = 1;
+        return "B + 1 evenly spaced edges over the type's range would not be distinct";
+    }
+    c->h_in = xmalloc(c->n * c->esz);
+    c->h_out = xmalloc(case_out_bytes(c));
+    if (!c->h_in || !c->h_out) return "out of host memory";
+    fill_input(&r, c);
+    return fill_arguments(&r, c);
+}
+
 /* *p = a context buffer of b bytes, with the host data h if h is not NULL. */
 static const char *context_buffer(pp_context *ctx, void **p, const void *h, size_t b, pp_status *st)
 {

@@ -1,7 +1,8 @@
 /*
- * pp bench: one case (variant, type, operator, n, data set): its host and
- * context buffers, the call that is timed, and the check of its result
- * against the sequential reference.
+ * pp bench: one case (variant, type, operator, n, data set): its host
+ * input (bench_data.h's generators, picked and seeded per case) and context
+ * buffers, the call that is timed, and the check of its result against the
+ * sequential reference.
  */
 #ifndef PP_BENCH_CASE_H
 #define PP_BENCH_CASE_H

@@ -6,7 +6,7 @@
  *  3. agreement carrying each part's smallest and largest key;
  *  4. exact splitters: rank j's output starts at global position B_j (the
  *     n_local of the ranks below it). The key v_j of that position is found
- *     by bisection over the 64-bit order key (dist_sort_key), all p - 1
+ *     by bisection over the 64-bit order key (pp_dist_sort_key), all p - 1
  *     boundaries at once: each round every rank counts its keys <= mid in
  *     its sorted part (binary search on the host: over the keys where they
  *     are host memory, else over a sample of every 1024th key and then the
@@ -53,16 +53,18 @@ enum { H_KEYS, H_RKEYS, H_VALS, H_RVALS, H_COUNTS };
 static pp_status check(pp_dist *d, const char *fn, const sort_args *a, int pairs)
 {
     size_t ks = pp_type_size(a->type), kb = 0, vb = 0;
-    pp_status st = dist_check_type(d, fn, a->type);
-    if (st == PP_SUCCESS && (unsigned)a->order > PP_DESCENDING)
-        st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'order' (%d) is not a pp_order", fn, (int)a->order);
+    pp_status st = pp_dist_check_type(d, fn, a->type);
+    if (st == PP_SUCCESS && (unsigned)a->order > PP_DESCENDING_NAN_LAST)
+        st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'order' (%d) is not a pp_order", fn,
+                          (int)a->order);
     if (st == PP_SUCCESS && pairs && a->vs != 1 && a->vs != 2 && a->vs != 4 && a->vs != 8)
-        st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_size' (%zu) is not 1, 2, 4 or 8", fn, a->vs);
-    if (st == PP_SUCCESS) st = dist_check_bytes(d, fn, a->n, ks, &kb);
-    if (st == PP_SUCCESS && pairs) st = dist_check_bytes(d, fn, a->n, a->vs, &vb);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "keys", a->keys, a->n, ks);
-    if (st == PP_SUCCESS && pairs) st = dist_check_array(d, fn, "values", a->values, a->n, a->vs);
-    if (st == PP_SUCCESS && pairs) st = dist_check_overlap(d, fn, "values", a->values, vb, "keys", a->keys, kb, 0);
+        st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value_size' (%zu) is not 1, 2, 4 or 8", fn,
+                          a->vs);
+    if (st == PP_SUCCESS) st = pp_dist_check_bytes(d, fn, a->n, ks, &kb);
+    if (st == PP_SUCCESS && pairs) st = pp_dist_check_bytes(d, fn, a->n, a->vs, &vb);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "keys", a->keys, a->n, ks);
+    if (st == PP_SUCCESS && pairs) st = pp_dist_check_array(d, fn, "values", a->values, a->n, a->vs);
+    if (st == PP_SUCCESS && pairs) st = pp_dist_check_overlap(d, fn, "values", a->values, vb, "keys", a->keys, kb, 0);
     return st;
 }
 
@@ -73,15 +75,15 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     size_t kb = a->n * pp_type_size(a->type), vb = pairs ? a->n * a->vs : 0;
     void *p;
     pp_status st = PP_SUCCESS;
-    if (!d->host_direct && !dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
-    if (!dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
+    if (!d->host_direct && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
+    if (!pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
     if (d->device_to_engine) {
-        st = dist_dev(d, fn, 0, kb, &p);
-        if (st == PP_SUCCESS && pairs) st = dist_dev(d, fn, 2, vb, &p);
+        st = pp_dist_dev(d, fn, 0, kb, &p);
+        if (st == PP_SUCCESS && pairs) st = pp_dist_dev(d, fn, 2, vb, &p);
         return st;
     }
-    if (!dist_host(d, fn, H_RKEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
-    if (pairs && (!dist_host(d, fn, H_VALS, vb) || !dist_host(d, fn, H_RVALS, vb))) return PP_ERROR_OUT_OF_MEMORY;
+    if (!pp_dist_host(d, fn, H_RKEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
+    if (pairs && (!pp_dist_host(d, fn, H_VALS, vb) || !pp_dist_host(d, fn, H_RVALS, vb))) return PP_ERROR_OUT_OF_MEMORY;
     return PP_SUCCESS;
 }
 
@@ -92,9 +94,9 @@ static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, cons
                             const void *values_in, void *keys, void *values, int pairs)
 {
     if (pairs)
-        return dist_pp(d, fn, pp_sort_pairs_copy(d->ctx, a->type, keys_in, values_in, keys, values, a->vs, a->n,
+        return pp_dist_pp(d, fn, pp_sort_pairs_copy(d->ctx, a->type, keys_in, values_in, keys, values, a->vs, a->n,
                                                  a->order));
-    return dist_pp(d, fn, pp_sort_copy(d->ctx, a->type, keys_in, keys, a->n, a->order));
+    return pp_dist_pp(d, fn, pp_sort_copy(d->ctx, a->type, keys_in, keys, a->n, a->order));
 }
 
 /* The sorted part as step 4 reads it: the keys themselves where they are
@@ -122,16 +124,16 @@ static pp_status gather_sample(pp_dist *d, const char *fn, const void *keys, siz
     if (ns == 0) return PP_SUCCESS;
 #ifdef PP_DIST_HAVE_CUDART
     if (pp_context_backend(d->ctx) == PP_BACKEND_CUDA) { /* one strided copy */
-        pp_status st = dist_pp(d, fn, pp_synchronize(d->ctx));
+        pp_status st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
         if (st != PP_SUCCESS) return st;
         cudaError_t e = cudaMemcpy2D(sample, ks, keys, SAMPLE * ks, ks, ns, cudaMemcpyDefault);
         return e == cudaSuccess ? PP_SUCCESS
-                                : dist_fail(d, PP_ERROR_BACKEND, "%s: cudaMemcpy2D of the key sample failed: %s", fn,
+                                : pp_dist_fail(d, PP_ERROR_BACKEND, "%s: cudaMemcpy2D of the key sample failed: %s", fn,
                                             cudaGetErrorString(e));
     }
 #endif
     for (size_t i = 0; i < ns; i++) { /* context memory another engine can read: one element at a time */
-        pp_status st = dist_pp(d, fn, pp_download(d->ctx, (char *)sample + i * ks, (const char *)keys + i * SAMPLE * ks, ks));
+        pp_status st = pp_dist_pp(d, fn, pp_download(d->ctx, (char *)sample + i * ks, (const char *)keys + i * SAMPLE * ks, ks));
         if (st != PP_SUCCESS) return st;
     }
     return PP_SUCCESS;
@@ -143,7 +145,7 @@ static const void *part_block(sorted_part *s, size_t blk, size_t *len)
     size_t n = s->a->n, lo = blk * SAMPLE;
     *len = n - lo < SAMPLE ? n - lo : SAMPLE;
     if (s->block != blk && s->st == PP_SUCCESS) {
-        s->st = dist_pp(s->d, "pp_dist_sort",
+        s->st = pp_dist_pp(s->d, "pp_dist_sort",
                         pp_download(s->d->ctx, s->buf, (const char *)s->a->keys + lo * s->ks, *len * s->ks));
         s->block = s->st == PP_SUCCESS ? blk : SIZE_MAX;
     }
@@ -155,14 +157,14 @@ static uint64_t part_count(sorted_part *s, uint64_t key, int upto)
 {
     const sort_args *a = s->a;
     if (s->host)
-        return upto ? dist_count_upto(a->type, a->order, s->host, a->n, key)
-                    : dist_count_below(a->type, a->order, s->host, a->n, key);
-    size_t c = upto ? dist_count_upto(a->type, a->order, s->sample, s->ns, key)
-                    : dist_count_below(a->type, a->order, s->sample, s->ns, key);
+        return upto ? pp_dist_count_upto(a->type, a->order, s->host, a->n, key)
+                    : pp_dist_count_below(a->type, a->order, s->host, a->n, key);
+    size_t c = upto ? pp_dist_count_upto(a->type, a->order, s->sample, s->ns, key)
+                    : pp_dist_count_below(a->type, a->order, s->sample, s->ns, key);
     if (c == 0) return 0; /* keys[0] is past key */
     size_t len;
     const void *blk = part_block(s, c - 1, &len); /* keys before it counted; keys after it not */
-    size_t in = upto ? dist_count_upto(a->type, a->order, blk, len, key) : dist_count_below(a->type, a->order, blk, len, key);
+    size_t in = upto ? pp_dist_count_upto(a->type, a->order, blk, len, key) : pp_dist_count_below(a->type, a->order, blk, len, key);
     return (uint64_t)(c - 1) * SAMPLE + in;
 }
 
@@ -205,7 +207,7 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorte
         lt[j] = part_count(s, lo[j], 0);
         eq[j] = part_count(s, lo[j], 1) - lt[j];
     }
-    pp_status st = dist_agree_status(d, fn, s->st);
+    pp_status st = pp_dist_agree_status(d, fn, s->st);
     if (st == PP_SUCCESS) st = d->eng->prefix_sum(d, fn, cnt, 2 * m, before, tot);
     if (st != PP_SUCCESS) return st;
     cut[0] = 0;
@@ -241,7 +243,7 @@ static pp_status exchange(pp_dist *d, const char *fn, const void *send, void *re
 
 static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
 {
-    if (!d) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    if (!d) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
     int p = d->size;
     size_t ks = pp_type_size(a->type), kb = 0, vb = 0;
     pp_status st = check(d, fn, a, pairs);
@@ -250,22 +252,22 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
         vb = pairs ? a->n * a->vs : 0;
         if (p > 1) st = reserve(d, fn, a, pairs);
     }
-    uint64_t hash = dist_hash_start(fn);
-    hash = dist_hash(hash, &a->type, sizeof a->type);
-    hash = dist_hash(hash, &a->order, sizeof a->order);
-    hash = dist_hash(hash, &a->vs, sizeof a->vs);
-    dist_rec rec;
-    const dist_rec *all;
+    uint64_t hash = pp_dist_hash_start(fn);
+    hash = pp_dist_hash(hash, &a->type, sizeof a->type);
+    hash = pp_dist_hash(hash, &a->order, sizeof a->order);
+    hash = pp_dist_hash(hash, &a->vs, sizeof a->vs);
+    pp_dist_rec rec;
+    const pp_dist_rec *all;
     memset(&rec, 0, sizeof rec);
     rec.v[0] = a->n;
-    st = dist_agree(d, fn, st, hash, &rec, &all);
+    st = pp_dist_agree(d, fn, st, hash, &rec, &all);
     if (st != PP_SUCCESS) return st;
-    uint64_t *b = dist_host(d, fn, H_COUNTS, COUNT_WORDS(p) * sizeof(uint64_t)); /* reserved: cannot fail */
+    uint64_t *b = pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(p) * sizeof(uint64_t)); /* reserved: cannot fail */
     uint64_t *cut = b + p + 1, *rcount = cut + p + 1, *work = rcount + p;
     b[0] = 0;
     for (int r = 0; r < p; r++) b[r + 1] = b[r] + all[r].v[0];
     if (p == 1 || b[p] == 0) /* nothing crosses ranks */
-        return dist_agree_status(
+        return pp_dist_agree_status(
             d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS);
 
     /* 2-3: local sort; the keys as step 4 reads them: a host view where the
@@ -281,15 +283,15 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     st = a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS;
     if (d->device_to_engine && !d->host_direct) {
         sp.ns = (a->n + SAMPLE - 1) / SAMPLE;
-        void *smp = dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
+        void *smp = pp_dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
         if (st == PP_SUCCESS) st = gather_sample(d, fn, a->keys, a->n, ks, smp);
         sp.sample = smp;
     } else {
-        if (st == PP_SUCCESS) st = dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
+        if (st == PP_SUCCESS) st = pp_dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
         sp.host = hk;
     }
-    if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = dist_view(d, fn, H_VALS, a->values, vb, &hv);
-    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = dist_pp(d, fn, pp_synchronize(d->ctx));
+    if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = pp_dist_view(d, fn, H_VALS, a->values, vb, &hv);
+    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
     memset(&rec, 0, sizeof rec);
     rec.v[0] = UINT64_MAX; /* an empty part: no first or last key */
     if (st == PP_SUCCESS && a->n) {
@@ -299,11 +301,11 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
             last = part_block(&sp, (a->n - 1) / SAMPLE, &len);
             st = sp.st;
         }
-        rec.v[0] = dist_sort_key(a->type, a->order, hk ? hk : sp.sample, 0);
-        if (st == PP_SUCCESS) rec.v[1] = dist_sort_key(a->type, a->order, last, len - 1);
+        rec.v[0] = pp_dist_sort_key(a->type, a->order, hk ? hk : sp.sample, 0);
+        if (st == PP_SUCCESS) rec.v[1] = pp_dist_sort_key(a->type, a->order, last, len - 1);
     }
     if (st != PP_SUCCESS) rec.v[0] = rec.v[1] = 0;
-    st = dist_agree(d, fn, st, 0, &rec, &all);
+    st = pp_dist_agree(d, fn, st, 0, &rec, &all);
     if (st != PP_SUCCESS) return st;
     uint64_t kmin = UINT64_MAX, kmax = 0;
     for (int r = 0; r < p; r++) {
@@ -329,17 +331,17 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     uint64_t got = 0;
     for (int r = 0; r < p; r++) got += rcount[r];
     st = got == a->n ? PP_SUCCESS
-                     : dist_fail(d, PP_ERROR_INTERNAL, "%s: rank %d would receive %llu keys for %zu (a bug in "
+                     : pp_dist_fail(d, PP_ERROR_INTERNAL, "%s: rank %d would receive %llu keys for %zu (a bug in "
                                  "parprim_mpi: please report it)", fn, d->rank, (unsigned long long)got, a->n);
-    st = dist_agree_status(d, fn, st);
+    st = pp_dist_agree_status(d, fn, st);
     if (st != PP_SUCCESS) return st;
     void *rk, *rv = NULL;
     if (d->device_to_engine) {
-        dist_dev(d, fn, 0, kb, &rk); /* reserved: cannot fail */
-        if (pairs) dist_dev(d, fn, 2, vb, &rv);
+        pp_dist_dev(d, fn, 0, kb, &rk); /* reserved: cannot fail */
+        if (pairs) pp_dist_dev(d, fn, 2, vb, &rv);
     } else {
-        rk = dist_host(d, fn, H_RKEYS, kb);
-        if (pairs) rv = dist_host(d, fn, H_RVALS, vb);
+        rk = pp_dist_host(d, fn, H_RKEYS, kb);
+        if (pairs) rv = pp_dist_host(d, fn, H_RVALS, vb);
     }
     st = exchange(d, fn, d->device_to_engine ? a->keys : hk, rk, cut, rcount, ks, work);
     if (st == PP_SUCCESS && pairs) st = exchange(d, fn, hv, rv, cut, rcount, a->vs, work);
@@ -349,11 +351,11 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     if (d->device_to_engine) {
         st = a->n ? local_sort(d, fn, a, rk, rv, a->keys, a->values, pairs) : PP_SUCCESS;
     } else {
-        st = dist_store(d, fn, a->keys, rk, kb);
-        if (st == PP_SUCCESS && pairs) st = dist_store(d, fn, a->values, rv, vb);
+        st = pp_dist_store(d, fn, a->keys, rk, kb);
+        if (st == PP_SUCCESS && pairs) st = pp_dist_store(d, fn, a->values, rv, vb);
         if (st == PP_SUCCESS && a->n) st = local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs);
     }
-    return dist_agree_status(d, fn, st);
+    return pp_dist_agree_status(d, fn, st);
 }
 
 pp_status pp_dist_sort(pp_dist *d, pp_type type, void *keys, size_t n_local, pp_order order)

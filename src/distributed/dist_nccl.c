@@ -25,11 +25,11 @@ static nccl_state *st_of(pp_dist *d) { return (nccl_state *)d->eng_state; }
 
 static pp_status nccl_fail(pp_dist *d, const char *fn, const char *what, ncclResult_t r)
 {
-    return dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, ncclGetErrorString(r));
+    return pp_dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, ncclGetErrorString(r));
 }
 static pp_status cuda_fail(pp_dist *d, const char *fn, const char *what, cudaError_t e)
 {
-    return dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, cudaGetErrorString(e));
+    return pp_dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, cudaGetErrorString(e));
 }
 #define NCCL_TRY(what, call)                                        \
     do {                                                            \
@@ -107,7 +107,7 @@ static pp_status nccl_prefix_sum(pp_dist *d, const char *fn, const uint64_t *v, 
 {
     size_t bytes = count * sizeof *v;
     uint64_t *all = malloc(bytes * (size_t)d->size + 1);
-    if (!all) return dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!all) return pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     pp_status st = nccl_allgather(d, fn, v, bytes, all);
     if (st == PP_SUCCESS) {
         memset(before, 0, bytes);
@@ -169,7 +169,7 @@ static void nccl_destroy(pp_dist *d)
     d->eng_state = NULL;
 }
 
-static const dist_engine nccl_engine = {
+static const pp_dist_engine nccl_engine = {
     .allgather = nccl_allgather,
     .allreduce_sum = nccl_allreduce_sum,
     .prefix_sum = nccl_prefix_sum,
@@ -180,7 +180,7 @@ static const dist_engine nccl_engine = {
 static pp_status attach(pp_dist *d, const char *fn, ncclComm_t comm)
 {
     nccl_state *s = calloc(1, sizeof *s);
-    if (!s) return dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!s) return pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     d->eng = &nccl_engine;
     d->eng_state = s;
     s->comm = comm;
@@ -201,34 +201,34 @@ pp_status pp_dist_create_nccl(pp_dist **dp, pp_context *ctx, ncclComm_t comm)
 {
     static const char fn[] = "pp_dist_create_nccl";
     if (dp) *dp = NULL;
-    if (!comm) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'comm' is NULL", fn);
+    if (!comm) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'comm' is NULL", fn);
     pp_status st = PP_SUCCESS;
     pp_dist *d = NULL, scratch_d;
     memset(&scratch_d, 0, sizeof scratch_d);
-    if (!dp) st = dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
-    else if (!ctx) st = dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
+    if (!dp) st = pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    else if (!ctx) st = pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is NULL", fn);
     else if (pp_context_backend(ctx) != PP_BACKEND_CUDA)
-        st = dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is a %s context (NCCL needs cuda)", fn,
+        st = pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'ctx' is a %s context (NCCL needs cuda)", fn,
                        pp_backend_name(pp_context_backend(ctx)));
-    if (st == PP_SUCCESS) st = dist_alloc(&d, ctx, fn);
+    if (st == PP_SUCCESS) st = pp_dist_alloc(&d, ctx, fn);
     if (st != PP_SUCCESS) d = &scratch_d; /* takes part in the agreement only */
     pp_status ast = attach(d, fn, comm);
     if (ast != PP_SUCCESS) {
-        if (d != &scratch_d) dist_fail(NULL, ast, "%s", d->msg);
+        if (d != &scratch_d) pp_dist_fail(NULL, ast, "%s", d->msg);
         nccl_destroy(d);
         if (d != &scratch_d) free(d);
         return ast;
     }
-    dist_rec rec;
-    const dist_rec *all;
+    pp_dist_rec rec;
+    const pp_dist_rec *all;
     memset(&rec, 0, sizeof rec);
-    pp_status agreed = dist_agree(d, fn, st, dist_hash_start(fn), &rec, &all);
+    pp_status agreed = pp_dist_agree(d, fn, st, pp_dist_hash_start(fn), &rec, &all);
     if (agreed == PP_SUCCESS) {
         *dp = d;
         return PP_SUCCESS;
     }
-    if (st == PP_SUCCESS) dist_fail(NULL, agreed, "%s", d->msg);
-    dist_buffers_free(d);
+    if (st == PP_SUCCESS) pp_dist_fail(NULL, agreed, "%s", d->msg);
+    pp_dist_buffers_free(d);
     nccl_destroy(d);
     if (d != &scratch_d) free(d);
     return agreed;

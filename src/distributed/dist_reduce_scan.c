@@ -25,9 +25,9 @@
 /* Argument checks shared by both; *bytes = n_local * element size. */
 static pp_status check_common(pp_dist *d, const char *fn, pp_type type, pp_op op, size_t n, size_t *bytes)
 {
-    pp_status st = dist_check_type(d, fn, type);
-    if (st == PP_SUCCESS) st = dist_check_op(d, fn, type, op);
-    if (st == PP_SUCCESS) st = dist_check_bytes(d, fn, n, pp_type_size(type), bytes);
+    pp_status st = pp_dist_check_type(d, fn, type);
+    if (st == PP_SUCCESS) st = pp_dist_check_op(d, fn, type, op);
+    if (st == PP_SUCCESS) st = pp_dist_check_bytes(d, fn, n, pp_type_size(type), bytes);
     return st;
 }
 
@@ -36,11 +36,11 @@ static pp_status local_total(pp_dist *d, const char *fn, pp_type type, pp_op op,
                              void *total)
 {
     size_t sz = pp_type_size(type);
-    if (d->host_direct) return dist_pp(d, fn, pp_reduce(d->ctx, type, op, in, n, total));
+    if (d->host_direct) return pp_dist_pp(d, fn, pp_reduce(d->ctx, type, op, in, n, total));
     void *cell;
-    pp_status st = dist_dev(d, fn, 1, sz, &cell);
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_reduce(d->ctx, type, op, in, n, cell));
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_download(d->ctx, total, cell, sz));
+    pp_status st = pp_dist_dev(d, fn, 1, sz, &cell);
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_reduce(d->ctx, type, op, in, n, cell));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_download(d->ctx, total, cell, sz));
     return st;
 }
 
@@ -50,19 +50,19 @@ static pp_status local_total(pp_dist *d, const char *fn, pp_type type, pp_op op,
 static pp_status agree_totals(pp_dist *d, const char *fn, pp_status st, uint64_t hash, pp_type type, pp_op op,
                               size_t n, const void *total, int upto, void *acc, int *any)
 {
-    dist_rec rec;
-    const dist_rec *all;
+    pp_dist_rec rec;
+    const pp_dist_rec *all;
     size_t sz = pp_type_size(type);
     memset(&rec, 0, sizeof rec);
     rec.v[0] = n > 0;
     if (st == PP_SUCCESS) memcpy(&rec.v[1], total, sz);
-    st = dist_agree(d, fn, st, hash, &rec, &all);
+    st = pp_dist_agree(d, fn, st, hash, &rec, &all);
     if (st != PP_SUCCESS) return st;
-    dist_identity(type, op, acc);
+    pp_dist_identity(type, op, acc);
     *any = 0;
     for (int r = 0; r < upto; r++) {
         if (!all[r].v[0]) continue;
-        if (*any) dist_combine(type, op, acc, &all[r].v[1]);
+        if (*any) pp_dist_combine(type, op, acc, &all[r].v[1]);
         else memcpy(acc, &all[r].v[1], sz);
         *any = 1;
     }
@@ -87,13 +87,14 @@ static pp_status exchange_sums(pp_dist *d, const char *fn, pp_status st, uint64_
 {
     pp_exact_sum mine;
     memset(&mine, 0, sizeof mine);
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_exact_accumulate(d->ctx, type, in, n, &mine));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_exact_accumulate(d->ctx, type, in, n, &mine));
     pp_exact_sum *sums = NULL;
-    if (st == PP_SUCCESS && !(sums = dist_host(d, fn, 1, (size_t)d->size * sizeof *sums))) st = PP_ERROR_OUT_OF_MEMORY;
-    dist_rec rec;
-    const dist_rec *recs;
+    if (st == PP_SUCCESS && !(sums = pp_dist_host(d, fn, 1, (size_t)d->size * sizeof *sums)))
+        st = PP_ERROR_OUT_OF_MEMORY;
+    pp_dist_rec rec;
+    const pp_dist_rec *recs;
     memset(&rec, 0, sizeof rec);
-    st = dist_agree(d, fn, st, hash, &rec, &recs);
+    st = pp_dist_agree(d, fn, st, hash, &rec, &recs);
     if (st == PP_SUCCESS) st = d->eng->allgather(d, fn, &mine, sizeof mine, sums);
     *all = sums;
     return st;
@@ -107,7 +108,7 @@ static pp_status merge_sums(pp_dist *d, const char *fn, pp_type type, const pp_e
     for (int r = 0; r < upto; r++) {
         pp_status st = pp_exact_merge(type, acc, &sums[r]);
         if (st != PP_SUCCESS)
-            return dist_fail(d, st, "%s: the exact sum of rank %d: %s", fn, r, pp_last_error(NULL));
+            return pp_dist_fail(d, st, "%s: the exact sum of rank %d: %s", fn, r, pp_last_error(NULL));
     }
     return PP_SUCCESS;
 }
@@ -122,33 +123,33 @@ static pp_status exact_reduce(pp_dist *d, const char *fn, pp_status st, uint64_t
     if (st != PP_SUCCESS) return st;
     st = merge_sums(d, fn, type, sums, d->size, &total); /* the same on every rank: the same status */
     if (st == PP_SUCCESS && (st = pp_exact_round(type, &total, &v)) != PP_SUCCESS)
-        st = dist_fail(d, st, "%s: %s", fn, pp_last_error(NULL));
-    if (st == PP_SUCCESS) st = dist_store(d, fn, out, &v, pp_type_size(type));
-    return d->host_direct ? st : dist_agree_status(d, fn, st);
+        st = pp_dist_fail(d, st, "%s: %s", fn, pp_last_error(NULL));
+    if (st == PP_SUCCESS) st = pp_dist_store(d, fn, out, &v, pp_type_size(type));
+    return d->host_direct ? st : pp_dist_agree_status(d, fn, st);
 }
 
 pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const void *in, size_t n_local, void *out)
 {
     static const char fn[] = "pp_dist_reduce";
-    if (!d) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    if (!d) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
     size_t bytes = 0;
     pp_status st = check_common(d, fn, type, op, n_local, &bytes);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "in", in, n_local, pp_type_size(type));
-    if (st == PP_SUCCESS && !out) st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "out", out, 1, pp_type_size(type));
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "in", in, n_local, pp_type_size(type));
+    if (st == PP_SUCCESS && !out) st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'out' is NULL", fn);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "out", out, 1, pp_type_size(type));
     const int exact = exact_call(d, PP_PRIM_REDUCE, type, op);
-    uint64_t hash = dist_hash_start(fn);
-    hash = dist_hash(hash, &type, sizeof type);
-    hash = dist_hash(hash, &op, sizeof op);
-    hash = dist_hash(hash, &exact, sizeof exact);
+    uint64_t hash = pp_dist_hash_start(fn);
+    hash = pp_dist_hash(hash, &type, sizeof type);
+    hash = pp_dist_hash(hash, &op, sizeof op);
+    hash = pp_dist_hash(hash, &exact, sizeof exact);
     if (exact) return exact_reduce(d, fn, st, hash, type, in, n_local, out);
     uint64_t total = 0, acc = 0;
     if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
     int any;
     st = agree_totals(d, fn, st, hash, type, op, n_local, &total, d->size, &acc, &any);
     if (st != PP_SUCCESS) return st;
-    st = dist_store(d, fn, out, &acc, pp_type_size(type));
-    return d->host_direct ? st : dist_agree_status(d, fn, st);
+    st = pp_dist_store(d, fn, out, &acc, pp_type_size(type));
+    return d->host_direct ? st : pp_dist_agree_status(d, fn, st);
 }
 
 /* out = the scan of [prefix, in...] without its first element (inclusive),
@@ -159,15 +160,15 @@ static pp_status seeded_scan(pp_dist *d, const char *fn, pp_type type, pp_op op,
 {
     size_t sz = pp_type_size(type);
     void *tmp;
-    pp_status st = dist_dev(d, fn, 0, (n + 1) * sz, &tmp);
+    pp_status st = pp_dist_dev(d, fn, 0, (n + 1) * sz, &tmp);
     char *t = tmp;
     size_t copied = kind == PP_INCLUSIVE ? n : n - 1;
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_upload(d->ctx, t, prefix, sz));
-    if (st == PP_SUCCESS && copied) st = dist_pp(d, fn, pp_copy(d->ctx, t + sz, in, copied * sz));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_upload(d->ctx, t, prefix, sz));
+    if (st == PP_SUCCESS && copied) st = pp_dist_pp(d, fn, pp_copy(d->ctx, t + sz, in, copied * sz));
     if (kind == PP_EXCLUSIVE)
-        return st == PP_SUCCESS ? dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, out, n)) : st;
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, t, n + 1));
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_copy(d->ctx, out, t + sz, n * sz));
+        return st == PP_SUCCESS ? pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, out, n)) : st;
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, t, n + 1));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_copy(d->ctx, out, t + sz, n * sz));
     return st;
 }
 
@@ -177,18 +178,18 @@ static pp_status applied_scan(pp_dist *d, const char *fn, pp_type type, pp_op op
                               const void *in, void *out, size_t n, const void *prefix)
 {
     size_t sz = pp_type_size(type);
-    pp_status st = dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n));
+    pp_status st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n));
     void *h = NULL;
-    if (st == PP_SUCCESS) st = dist_view(d, fn, 0, out, n * sz, &h);
+    if (st == PP_SUCCESS) st = pp_dist_view(d, fn, 0, out, n * sz, &h);
     if (st != PP_SUCCESS) return st;
     int threads = pp_context_threads(d->ctx);
     if (kind == PP_EXCLUSIVE) {
         memcpy(h, prefix, sz);
-        dist_apply(type, op, prefix, (char *)h + sz, n - 1, threads);
+        pp_dist_apply(type, op, prefix, (char *)h + sz, n - 1, threads);
     } else {
-        dist_apply(type, op, prefix, h, n, threads);
+        pp_dist_apply(type, op, prefix, h, n, threads);
     }
-    return dist_store(d, fn, out, h, n * sz);
+    return pp_dist_store(d, fn, out, h, n * sz);
 }
 
 /* out = the exact scan of [e[0 .. k), in...] from position k on: the
@@ -202,23 +203,24 @@ static pp_status expanded_scan(pp_dist *d, const char *fn, pp_type type, pp_scan
     const size_t sz = pp_type_size(type), bytes = (n + k) * sz;
     void *tmp;
     char *h = NULL;
-    pp_status st = dist_dev(d, fn, 0, bytes, &tmp);
-    if (st == PP_SUCCESS && !dist_addressable(d) && !(h = dist_host(d, fn, 0, bytes))) st = PP_ERROR_OUT_OF_MEMORY;
+    pp_status st = pp_dist_dev(d, fn, 0, bytes, &tmp);
+    if (st == PP_SUCCESS && !pp_dist_addressable(d) && !(h = pp_dist_host(d, fn, 0, bytes)))
+        st = PP_ERROR_OUT_OF_MEMORY;
     if (st != PP_SUCCESS) return st;
     char *t = tmp;
     if (h) {
         memcpy(h, e, k * sz);
-        st = dist_pp(d, fn, pp_download(d->ctx, h + k * sz, in, n * sz));
-        if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_upload(d->ctx, t, h, bytes));
+        st = pp_dist_pp(d, fn, pp_download(d->ctx, h + k * sz, in, n * sz));
+        if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_upload(d->ctx, t, h, bytes));
     } else {
-        st = dist_pp(d, fn, pp_upload(d->ctx, t, e, k * sz));
-        if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_copy(d->ctx, t + k * sz, in, n * sz));
+        st = pp_dist_pp(d, fn, pp_upload(d->ctx, t, e, k * sz));
+        if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_copy(d->ctx, t + k * sz, in, n * sz));
     }
-    if (st == PP_SUCCESS) st = dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, t, t, n + k));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, t, t, n + k));
     if (st != PP_SUCCESS) return st;
-    if (!h) return dist_pp(d, fn, pp_copy(d->ctx, out, t + k * sz, n * sz));
-    st = dist_pp(d, fn, pp_download(d->ctx, h, t, bytes));
-    return st == PP_SUCCESS ? dist_store(d, fn, out, h + k * sz, n * sz) : st;
+    if (!h) return pp_dist_pp(d, fn, pp_copy(d->ctx, out, t + k * sz, n * sz));
+    st = pp_dist_pp(d, fn, pp_download(d->ctx, h, t, bytes));
+    return st == PP_SUCCESS ? pp_dist_store(d, fn, out, h + k * sz, n * sz) : st;
 }
 
 /* The rank's prefix, the merge of the sums of the ranks before it, enters
@@ -231,9 +233,10 @@ static pp_status exact_scan(pp_dist *d, const char *fn, pp_status st, uint64_t h
     void *tmp;
     if (st == PP_SUCCESS && n > 0 && d->rank > 0) { /* before the agreement: out of memory fails everywhere */
         if (n > SIZE_MAX / sz - EXPAND_MAX)
-            st = dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: a working buffer of n_local + %d elements", fn, EXPAND_MAX);
-        if (st == PP_SUCCESS) st = dist_dev(d, fn, 0, (n + EXPAND_MAX) * sz, &tmp);
-        if (st == PP_SUCCESS && !dist_addressable(d) && !dist_host(d, fn, 0, (n + EXPAND_MAX) * sz))
+            st = pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: a working buffer of n_local + %d elements", fn,
+                              EXPAND_MAX);
+        if (st == PP_SUCCESS) st = pp_dist_dev(d, fn, 0, (n + EXPAND_MAX) * sz, &tmp);
+        if (st == PP_SUCCESS && !pp_dist_addressable(d) && !pp_dist_host(d, fn, 0, (n + EXPAND_MAX) * sz))
             st = PP_ERROR_OUT_OF_MEMORY;
     }
     const pp_exact_sum *sums;
@@ -245,9 +248,9 @@ static pp_status exact_scan(pp_dist *d, const char *fn, pp_status st, uint64_t h
         uint64_t bits[EXPAND_MAX];
         const int k = pp_xacc_expand(prefix.word, type == PP_F64, bits, EXPAND_MAX); /* 0: nothing before */
         if (k == 0) {
-            st = dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, in, out, n));
+            st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, PP_SUM, kind, in, out, n));
         } else if (k < 0) {
-            st = dist_fail(d, PP_ERROR_UNSUPPORTED, "%s: the exact sum of the elements before rank %d is too large "
+            st = pp_dist_fail(d, PP_ERROR_UNSUPPORTED, "%s: the exact sum of the elements before rank %d is too large "
                            "to seed its exact scan: it takes more than %d values of %s (parprim_mpi.h, "
                            "pp_dist_scan)", fn, d->rank, EXPAND_MAX, pp_type_name(type));
         } else {
@@ -260,40 +263,41 @@ static pp_status exact_scan(pp_dist *d, const char *fn, pp_status st, uint64_t h
             st = expanded_scan(d, fn, type, kind, in, out, n, e, (size_t)k);
         }
     }
-    return dist_agree_status(d, fn, st);
+    return pp_dist_agree_status(d, fn, st);
 }
 
 pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                        size_t n_local)
 {
     static const char fn[] = "pp_dist_scan";
-    if (!d) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    if (!d) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
     size_t bytes = 0, sz = pp_type_size(type);
     pp_status st = check_common(d, fn, type, op, n_local, &bytes);
     if (st == PP_SUCCESS && (unsigned)kind > PP_EXCLUSIVE)
-        st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'kind' (%d) is not a pp_scan_kind", fn, (int)kind);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "in", in, n_local, sz);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "out", out, n_local, sz);
-    if (st == PP_SUCCESS) st = dist_check_overlap(d, fn, "out", out, bytes, "in", in, bytes, 1);
+        st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'kind' (%d) is not a pp_scan_kind", fn,
+                          (int)kind);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "in", in, n_local, sz);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "out", out, n_local, sz);
+    if (st == PP_SUCCESS) st = pp_dist_check_overlap(d, fn, "out", out, bytes, "in", in, bytes, 1);
     const int exact = exact_call(d, PP_PRIM_SCAN, type, op);
-    uint64_t hash = dist_hash_start(fn);
-    hash = dist_hash(hash, &type, sizeof type);
-    hash = dist_hash(hash, &op, sizeof op);
-    hash = dist_hash(hash, &kind, sizeof kind);
-    hash = dist_hash(hash, &exact, sizeof exact);
+    uint64_t hash = pp_dist_hash_start(fn);
+    hash = pp_dist_hash(hash, &type, sizeof type);
+    hash = pp_dist_hash(hash, &op, sizeof op);
+    hash = pp_dist_hash(hash, &kind, sizeof kind);
+    hash = pp_dist_hash(hash, &exact, sizeof exact);
     if (exact) return exact_scan(d, fn, st, hash, type, kind, in, out, n_local);
     void *tmp;
     if (st == PP_SUCCESS && d->seeded_scan && n_local > 0 && d->rank > 0)
-        st = dist_dev(d, fn, 0, bytes + sz, &tmp); /* before the agreement: out of memory fails everywhere */
+        st = pp_dist_dev(d, fn, 0, bytes + sz, &tmp); /* before the agreement: out of memory fails everywhere */
     uint64_t total = 0, prefix = 0;
     if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
     int any;
     st = agree_totals(d, fn, st, hash, type, op, n_local, &total, d->rank, &prefix, &any);
     if (st != PP_SUCCESS) return st;
     if (n_local > 0) {
-        if (!any) st = dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n_local));
+        if (!any) st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n_local));
         else if (d->seeded_scan) st = seeded_scan(d, fn, type, op, kind, in, out, n_local, &prefix);
         else st = applied_scan(d, fn, type, op, kind, in, out, n_local, &prefix);
     }
-    return dist_agree_status(d, fn, st);
+    return pp_dist_agree_status(d, fn, st);
 }

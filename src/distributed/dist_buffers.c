@@ -38,9 +38,9 @@ static void *host_get(pp_dist *d, size_t bytes)
     return malloc(bytes);
 }
 
-void *dist_host(pp_dist *d, const char *fn, int slot, size_t bytes)
+void *pp_dist_host(pp_dist *d, const char *fn, int slot, size_t bytes)
 {
-    dist_buf *b = &d->host[slot];
+    pp_dist_buf *b = &d->host[slot];
     if (bytes == 0) bytes = 1;
     if (b->cap >= bytes) return b->p;
     size_t want = bytes + bytes / 4; /* a quarter more: fewer regrowths */
@@ -49,15 +49,15 @@ void *dist_host(pp_dist *d, const char *fn, int slot, size_t bytes)
     b->p = host_get(d, want);
     b->cap = b->p ? want : 0;
     if (!b->p) {
-        dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory (a staging buffer of %zu bytes)", fn, bytes);
+        pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory (a staging buffer of %zu bytes)", fn, bytes);
         return NULL;
     }
     return b->p;
 }
 
-pp_status dist_dev(pp_dist *d, const char *fn, int slot, size_t bytes, void **p)
+pp_status pp_dist_dev(pp_dist *d, const char *fn, int slot, size_t bytes, void **p)
 {
-    dist_buf *b = &d->dev[slot];
+    pp_dist_buf *b = &d->dev[slot];
     if (bytes == 0) bytes = 1;
     if (b->cap < bytes) {
         pp_free(d->ctx, b->p);
@@ -66,7 +66,7 @@ pp_status dist_dev(pp_dist *d, const char *fn, int slot, size_t bytes, void **p)
         pp_status st = pp_malloc(d->ctx, &b->p, bytes);
         if (st != PP_SUCCESS) {
             b->p = NULL;
-            return dist_pp(d, fn, st);
+            return pp_dist_pp(d, fn, st);
         }
         b->cap = bytes;
     }
@@ -74,42 +74,42 @@ pp_status dist_dev(pp_dist *d, const char *fn, int slot, size_t bytes, void **p)
     return PP_SUCCESS;
 }
 
-void dist_buffers_free(pp_dist *d)
+void pp_dist_buffers_free(pp_dist *d)
 {
-    for (int i = 0; i < DIST_HOST_SLOTS; i++) {
+    for (int i = 0; i < PP_DIST_HOST_SLOTS; i++) {
         host_release(d, d->host[i].p);
         d->host[i].p = NULL;
         d->host[i].cap = 0;
     }
-    for (int i = 0; i < DIST_DEV_SLOTS; i++) {
+    for (int i = 0; i < PP_DIST_DEV_SLOTS; i++) {
         if (d->dev[i].p) pp_free(d->ctx, d->dev[i].p);
         d->dev[i].p = NULL;
         d->dev[i].cap = 0;
     }
 }
 
-pp_status dist_view(pp_dist *d, const char *fn, int slot, const void *src, size_t bytes, void **host)
+pp_status pp_dist_view(pp_dist *d, const char *fn, int slot, const void *src, size_t bytes, void **host)
 {
     if (d->host_direct) {
         *host = (void *)src;
         return PP_SUCCESS;
     }
-    void *h = dist_host(d, fn, slot, bytes);
+    void *h = pp_dist_host(d, fn, slot, bytes);
     if (!h) return PP_ERROR_OUT_OF_MEMORY;
     if (bytes) {
         pp_status st = pp_download(d->ctx, h, src, bytes);
-        if (st != PP_SUCCESS) return dist_pp(d, fn, st);
+        if (st != PP_SUCCESS) return pp_dist_pp(d, fn, st);
     }
     *host = h;
     return PP_SUCCESS;
 }
 
-pp_status dist_store(pp_dist *d, const char *fn, void *dst, const void *host, size_t bytes)
+pp_status pp_dist_store(pp_dist *d, const char *fn, void *dst, const void *host, size_t bytes)
 {
     if (bytes == 0) return PP_SUCCESS;
     if (d->host_direct) {
         if (dst != host) memmove(dst, host, bytes);
         return PP_SUCCESS;
     }
-    return dist_pp(d, fn, pp_upload(d->ctx, dst, host, bytes));
+    return pp_dist_pp(d, fn, pp_upload(d->ctx, dst, host, bytes));
 }

@@ -2,14 +2,15 @@
  * two values, a prefix applied to an array, C's equality and the sort-order
  * key. Written from the rules of parprim.h (integers wrap; MIN/MAX propagate
  * NaN and order -0.0 below +0.0; floats sort with -0.0 < +0.0 and every NaN
- * above +inf). One template per element type, expanded below. */
+ * above +inf, but after every number in PP_DESCENDING_NAN_LAST). One
+ * template per element type, expanded below. */
 #include "dist_internal.h"
 
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
-int dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
+int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
 
 /* Integer operators in the unsigned type U widened to W (no promotion to a
  * signed int: u16 * u16 would overflow int). */
@@ -101,7 +102,7 @@ DIST_FLOAT_TYPE(f64, double)
     case PP_F32: X(f32, float); break;                                                                  \
     case PP_F64: X(f64, double); break
 
-void dist_identity(pp_type t, pp_op op, void *out)
+void pp_dist_identity(pp_type t, pp_op op, void *out)
 {
 #define X(N, T)                 \
     {                           \
@@ -112,7 +113,7 @@ void dist_identity(pp_type t, pp_op op, void *out)
 #undef X
 }
 
-void dist_combine(pp_type t, pp_op op, void *acc, const void *x)
+void pp_dist_combine(pp_type t, pp_op op, void *acc, const void *x)
 {
 #define X(N, T)                            \
     {                                      \
@@ -126,7 +127,7 @@ void dist_combine(pp_type t, pp_op op, void *acc, const void *x)
 #undef X
 }
 
-void dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads)
+void pp_dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads)
 {
     if (threads <= 0) threads = omp_get_max_threads();
 #define X(N, T)                                 \
@@ -139,7 +140,7 @@ void dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int 
 #undef X
 }
 
-int dist_equal(pp_type t, const void *a, const void *b)
+int pp_dist_equal(pp_type t, const void *a, const void *b)
 {
     int eq = 0;
 #define X(N, T)                      \
@@ -154,7 +155,7 @@ int dist_equal(pp_type t, const void *a, const void *b)
     return eq;
 }
 
-uint64_t dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
+uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
 {
     size_t sz = pp_type_size(t);
     const unsigned char *p = (const unsigned char *)a + i * sz;
@@ -178,8 +179,13 @@ uint64_t dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
         break;
     }
     }
-    if (order == PP_DESCENDING) k = (sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1) - k;
-    return k;
+    if (order == PP_ASCENDING) return k;
+    /* descending: the keys reversed (every NaN, kmax above, first); in
+     * PP_DESCENDING_NAN_LAST every NaN keeps kmax instead, above every
+     * reversed key of a number (a float's key is kmax only for a NaN) */
+    uint64_t kmax = sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1;
+    if (order == PP_DESCENDING_NAN_LAST && pp_dist_is_float(t) && k == kmax) return kmax;
+    return kmax - k;
 }
 
 /* The first index in [0, n) whose key is above key (upto) or at least key. */
@@ -188,19 +194,19 @@ static size_t bound(pp_type t, pp_order order, const void *a, size_t n, uint64_t
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t k = dist_sort_key(t, order, a, mid);
+        uint64_t k = pp_dist_sort_key(t, order, a, mid);
         if (upto ? k <= key : k < key) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
-size_t dist_count_below(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
+size_t pp_dist_count_below(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
 {
     return bound(t, order, a, n, key, 0);
 }
 
-size_t dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
+size_t pp_dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, uint64_t key)
 {
     return bound(t, order, a, n, key, 1);
 }

@@ -26,22 +26,22 @@ typedef struct sel_args {
 static pp_status check(pp_dist *d, const char *fn, const sel_args *a)
 {
     size_t sz = pp_type_size(a->type), bytes = 0;
-    pp_status st = dist_check_type(d, fn, a->type);
-    if (st == PP_SUCCESS) st = dist_check_bytes(d, fn, a->n, pp_type_size(a->type), &bytes);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "in", a->in, a->n, sz);
-    if (st == PP_SUCCESS) st = dist_check_array(d, fn, "out", a->out, a->n, sz);
-    if (st == PP_SUCCESS && a->kind == SEL_FLAGGED) st = dist_check_array(d, fn, "flags", a->flags, a->n, 1);
+    pp_status st = pp_dist_check_type(d, fn, a->type);
+    if (st == PP_SUCCESS) st = pp_dist_check_bytes(d, fn, a->n, pp_type_size(a->type), &bytes);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "in", a->in, a->n, sz);
+    if (st == PP_SUCCESS) st = pp_dist_check_array(d, fn, "out", a->out, a->n, sz);
+    if (st == PP_SUCCESS && a->kind == SEL_FLAGGED) st = pp_dist_check_array(d, fn, "flags", a->flags, a->n, 1);
     if (st == PP_SUCCESS && (a->kind == SEL_IF || a->kind == SEL_PARTITION)) {
         if ((unsigned)a->cmp > PP_NE)
-            st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'cmp' (%d) is not a pp_cmp", fn, (int)a->cmp);
+            st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'cmp' (%d) is not a pp_cmp", fn, (int)a->cmp);
         else if (!a->value)
-            st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value' is NULL", fn);
+            st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'value' is NULL", fn);
     }
-    if (st == PP_SUCCESS && !a->counts) st = dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
-    if (st == PP_SUCCESS) st = dist_check_overlap(d, fn, "out", a->out, bytes, "in", a->in, bytes, 0);
+    if (st == PP_SUCCESS && !a->counts) st = pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'counts' is NULL", fn);
+    if (st == PP_SUCCESS) st = pp_dist_check_overlap(d, fn, "out", a->out, bytes, "in", a->in, bytes, 0);
     if (st == PP_SUCCESS && a->kind == SEL_FLAGGED) {
-        st = dist_check_overlap(d, fn, "out", a->out, bytes, "flags", a->flags, a->n, 0);
-        if (st == PP_SUCCESS) st = dist_check_overlap(d, fn, "in", a->in, bytes, "flags", a->flags, a->n, 0);
+        st = pp_dist_check_overlap(d, fn, "out", a->out, bytes, "flags", a->flags, a->n, 0);
+        if (st == PP_SUCCESS) st = pp_dist_check_overlap(d, fn, "in", a->in, bytes, "flags", a->flags, a->n, 0);
     }
     return st;
 }
@@ -54,9 +54,10 @@ static pp_status read_elem(pp_dist *d, const char *fn, const void *arr, size_t i
         memcpy(v, (const char *)arr + i * sz, sz);
         return PP_SUCCESS;
     }
-    if (d->backend != PP_BACKEND_OPENCL) return dist_pp(d, fn, pp_download(d->ctx, v, (const char *)arr + i * sz, sz));
+    if (d->backend != PP_BACKEND_OPENCL)
+        return pp_dist_pp(d, fn, pp_download(d->ctx, v, (const char *)arr + i * sz, sz));
     void *h;
-    pp_status st = dist_view(d, fn, 0, arr, (i + 1) * sz, &h);
+    pp_status st = pp_dist_view(d, fn, 0, arr, (i + 1) * sz, &h);
     if (st == PP_SUCCESS) memcpy(v, (char *)h + i * sz, sz);
     return st;
 }
@@ -70,8 +71,8 @@ static pp_status drop_first(pp_dist *d, const char *fn, void *out, size_t c, siz
         return PP_SUCCESS;
     }
     void *h;
-    pp_status st = dist_view(d, fn, 0, out, c * sz, &h);
-    if (st == PP_SUCCESS) st = dist_store(d, fn, out, (char *)h + sz, (c - 1) * sz);
+    pp_status st = pp_dist_view(d, fn, 0, out, c * sz, &h);
+    if (st == PP_SUCCESS) st = pp_dist_store(d, fn, out, (char *)h + sz, (c - 1) * sz);
     return st;
 }
 
@@ -87,36 +88,36 @@ static pp_status local_pass(pp_dist *d, const sel_args *a, void *cell)
 
 static pp_status run(pp_dist *d, const char *fn, const sel_args *a)
 {
-    if (!d) return dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
+    if (!d) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
     size_t sz = pp_type_size(a->type);
     pp_status st = check(d, fn, a);
     uint64_t hcount = 0, *cell = &hcount;
-    if (st == PP_SUCCESS && !d->host_direct) st = dist_dev(d, fn, 1, sizeof(uint64_t), (void **)&cell);
-    dist_rec rec;
-    const dist_rec *all;
+    if (st == PP_SUCCESS && !d->host_direct) st = pp_dist_dev(d, fn, 1, sizeof(uint64_t), (void **)&cell);
+    pp_dist_rec rec;
+    const pp_dist_rec *all;
     memset(&rec, 0, sizeof rec);
     rec.v[0] = a->n > 0;
     if (st == PP_SUCCESS && a->kind == SEL_UNIQUE && a->n > 0) {
         st = read_elem(d, fn, a->in, 0, sz, &rec.v[1]);
         if (st == PP_SUCCESS) st = read_elem(d, fn, a->in, a->n - 1, sz, &rec.v[2]);
     }
-    uint64_t hash = dist_hash_start(fn);
-    hash = dist_hash(hash, &a->type, sizeof a->type);
+    uint64_t hash = pp_dist_hash_start(fn);
+    hash = pp_dist_hash(hash, &a->type, sizeof a->type);
     if (st == PP_SUCCESS && (a->kind == SEL_IF || a->kind == SEL_PARTITION)) {
-        hash = dist_hash(hash, &a->cmp, sizeof a->cmp);
-        hash = dist_hash(hash, a->value, sz);
+        hash = pp_dist_hash(hash, &a->cmp, sizeof a->cmp);
+        hash = pp_dist_hash(hash, a->value, sz);
     }
-    st = dist_agree(d, fn, st, hash, &rec, &all);
+    st = pp_dist_agree(d, fn, st, hash, &rec, &all);
     if (st != PP_SUCCESS) return st;
     int drop = 0;
     if (a->kind == SEL_UNIQUE && a->n > 0)
         for (int r = d->rank - 1; r >= 0; r--)
             if (all[r].v[0]) {
-                drop = dist_equal(a->type, &rec.v[1], &all[r].v[2]);
+                drop = pp_dist_equal(a->type, &rec.v[1], &all[r].v[2]);
                 break;
             }
-    st = dist_pp(d, fn, local_pass(d, a, cell));
-    if (st == PP_SUCCESS && cell != &hcount) st = dist_pp(d, fn, pp_download(d->ctx, &hcount, cell, sizeof hcount));
+    st = pp_dist_pp(d, fn, local_pass(d, a, cell));
+    if (st == PP_SUCCESS && cell != &hcount) st = pp_dist_pp(d, fn, pp_download(d->ctx, &hcount, cell, sizeof hcount));
     if (st == PP_SUCCESS && drop) {
         st = drop_first(d, fn, a->out, (size_t)hcount, sz);
         hcount--;
@@ -124,7 +125,7 @@ static pp_status run(pp_dist *d, const char *fn, const sel_args *a)
     memset(&rec, 0, sizeof rec);
     rec.v[0] = hcount;
     rec.v[1] = a->n;
-    st = dist_agree(d, fn, st, 0, &rec, &all);
+    st = pp_dist_agree(d, fn, st, 0, &rec, &all);
     if (st != PP_SUCCESS) return st;
     pp_dist_counts c = {hcount, 0, 0, 0};
     for (int r = 0; r < d->size; r++) {

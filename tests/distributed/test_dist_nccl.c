@@ -5,7 +5,7 @@
  * then reduce, scan, histogram, a compaction and sort through
  * pp_dist_create_nccl, against the reference on the gathered input. Run by
  * scripts/gpu-check with 1 rank (more where there are GPUs):
- *   mpirun -np 1 build/.../tests/dist/test_dist_nccl */
+ *   mpirun -np 1 build/.../tests/distributed/test_dist_nccl */
 #include "dist_common.h"
 #include "parprim_nccl.h"
 

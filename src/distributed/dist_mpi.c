@@ -29,7 +29,7 @@ static pp_status mpi_fail(pp_dist *d, const char *fn, const char *what, int rc)
     int len = 0;
     if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) len = 0;
     s[len] = '\0';
-    return dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, len ? s : "unknown MPI error");
+    return pp_dist_fail(d, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, len ? s : "unknown MPI error");
 }
 #define MPI_TRY(what, call)                                     \
     do {                                                        \
@@ -46,16 +46,16 @@ static int cuda_aware(void)
 #endif
 }
 
-pp_status dist_mpi_attach(pp_dist *d, const char *fn, MPI_Comm comm)
+pp_status pp_dist_mpi_attach(pp_dist *d, const char *fn, MPI_Comm comm)
 {
     mpi_state *s = calloc(1, sizeof *s);
-    if (!s) return dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    if (!s) return pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     int rc = MPI_Comm_dup(comm, &s->comm);
     if (rc != MPI_SUCCESS) {
         free(s);
         return mpi_fail(d, fn, "MPI_Comm_dup", rc);
     }
-    d->eng = &dist_mpi_engine;
+    d->eng = &pp_dist_mpi_engine;
     d->eng_state = s;
     MPI_Comm_set_errhandler(s->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(s->comm, &d->rank);
@@ -137,7 +137,7 @@ static pp_status mpi_alltoallv(pp_dist *d, const char *fn, const void *send, con
     for (int r = 0; r < d->size; r++) nreq += pieces(scount[r]) + pieces(rcount[r]);
     if (nreq == 0) return PP_SUCCESS;
     MPI_Request *req = malloc(nreq * sizeof *req);
-    if (!req) return dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu MPI requests)", fn, nreq);
+    if (!req) return pp_dist_fail(d, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu MPI requests)", fn, nreq);
     size_t k = 0;
     int rc = MPI_SUCCESS;
     const char *what = "MPI_Irecv";
@@ -168,7 +168,7 @@ static pp_status mpi_alltoallv(pp_dist *d, const char *fn, const void *send, con
     return PP_SUCCESS;
 }
 
-const dist_engine dist_mpi_engine = {
+const pp_dist_engine pp_dist_mpi_engine = {
     .allgather = mpi_allgather,
     .allreduce_sum = mpi_allreduce_sum,
     .prefix_sum = mpi_prefix_sum,

@@ -5,7 +5,9 @@
 // row also gives the fraction of a device-to-device copy's rate (bytes read
 // + written per second) measured in the same run. The results of both libraries are compared
 // after they are timed: a row whose results differ says so, and the exit
-// status is then 1.
+// status is then 1. --json FILE also writes every row as a record (device,
+// versions, date, times, ratio to CUB, fraction of a copy): what
+// bench/render.py files under bench/data/<device>/ and renders.
 //
 //   bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]
 //             [--only reduce,scan,histogram,select,sort,exact] [--types u32,f32,u64,f64]
@@ -672,15 +674,23 @@ int main(int argc, char **argv)
     if (json) {
         FILE *f = fopen(json, "w");
         if (f) {
-            fprintf(f, "{\"device\": ");
+            // The records bench/render.py files under bench/data/<device>/
+            // (it adds the commit measured).
+            fprintf(f, "{\"tool\": \"bench_cub\", \"device\": ");
             harness::json_string(f, pp_context_device_name(g_ctx));
+            fprintf(f, ", \"version\": ");
+            harness::json_string(f, harness::pp_version_string());
+            fprintf(f, ", \"cub_version\": \"%d.%d.%d\", \"date\": ", cubv / 100000, cubv / 100 % 1000, cubv % 100);
+            harness::json_string(f, harness::utc_date());
             fprintf(f, ", \"repeat\": %d, \"rows\": [\n", g_repeat);
             for (int i = 0; i < nrows; i++) {
                 Row &r = rows[i];
+                const double gbs = r.bytes / (r.ours_ms * 1e-3) / 1e9;
                 fprintf(f, "  {\"primitive\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"parprim_ms\": %.6f, \"cub_ms\": %.6f, "
-                        "\"bytes\": %.0f, \"copy_gbs\": %.3f, \"target\": %.2f, \"checked\": %s}%s\n",
-                        r.name, r.type, r.n, r.ours_ms, r.cub_ms, r.bytes, r.copy_gbs, r.target,
-                        r.checked ? "true" : "false", i + 1 < nrows ? "," : "");
+                        "\"vs_cub\": %.4f, \"bytes\": %.0f, \"gbps\": %.1f, \"copy_gbs\": %.3f, \"copy_fraction\": %.4f, "
+                        "\"target\": %.2f, \"checked\": %s}%s\n",
+                        r.name, r.type, r.n, r.ours_ms, r.cub_ms, r.cub_ms / r.ours_ms, r.bytes, gbs, r.copy_gbs,
+                        gbs / r.copy_gbs, r.target, r.checked ? "true" : "false", i + 1 < nrows ? "," : "");
             }
             fprintf(f, "]}\n");
             fclose(f);

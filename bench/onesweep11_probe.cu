@@ -1,6 +1,8 @@
 // onesweep11_probe: does an 11-bit-digit Onesweep pass (3 passes of 11/11/10
 // bits for 32-bit keys) beat the 8-bit one (4 passes)? A standalone probe,
-// not part of the library or its build.
+// not part of the library; built as probe_onesweep11 beside bench_cub
+// (PP_BUILD_PROBES), or by hand (what it found: bench/studies/cuda-sort.md,
+// "one 11-bit Onesweep pass against 8-bit ones"):
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Iinclude -Isrc/core bench/onesweep11_probe.cu -o /tmp/p11
 //   /tmp/p11 [log2n=28] [repeats=15]

@@ -33,7 +33,7 @@ NumPy picks its sort's instruction set when it is imported. On AMD Zen 4
 its AVX-512 sort is several times slower than its AVX2 one (the
 memory-destination compress stores it uses are microcoded there); run
 with NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" to compare
-against the AVX2 sort as well (bench/RESULTS.md has both).
+against the AVX2 sort as well (bench/studies/cpu-sort.md has both).
 """
 
 from __future__ import annotations

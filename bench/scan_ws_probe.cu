@@ -1,6 +1,8 @@
 // scan_ws_probe: does a warp-specialized single-pass scan beat the
 // look-back kernel of cuda_scan.cu? A standalone probe of u32 exclusive
-// sums, not part of the library or its build.
+// sums, not part of the library; built as probe_scan_ws beside bench_cub
+// (PP_BUILD_PROBES), or by hand (what it found: bench/studies/cuda-scan.md,
+// "a warp-specialized look-ahead scan"):
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Isrc/core bench/scan_ws_probe.cu -Lbuild/gpu -lparprim -o /tmp/pws
 //   /tmp/pws [repeats=15] [log2n ...]          (default sizes 16 20 24 26 28 30)
@@ -27,7 +29,7 @@
 // The library's form (scan_ahead, src/cuda/cuda_scan.cu) differs: every
 // type and operator of 4 bytes, partial tiles, stores from registers, and
 // every thread arriving on the barriers itself (so that compute-sanitizer's
-// racecheck follows each hand-over; bench/RESULTS.md).
+// racecheck follows each hand-over; bench/studies/cuda-scan.md).
 //
 // What it prints per size: the copy (cudaMemcpyAsync device to device), CUB
 // DeviceScan::ExclusiveSum, parprim's pp_scan (its default, and

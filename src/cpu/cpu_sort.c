@@ -86,13 +86,13 @@ static void lsd_passes(sort_job *j, int nt, unsigned npass, unsigned lo, unsigne
 /* PP_ALGO_AUTO, and PP_ALGO_SEQUENTIAL where sequential is set. */
 static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential)
 {
-    const sort_kernels *k = pp_cpu_sort_kernels(a->type);
+    const sort_kernels *k = pp_cpu_sort_kernels(a->type, a->order);
     const char *fn = a->fn;
     char *keys = (char *)a->keys, *vals = (char *)a->values;
     const char *kin = (const char *)a->keys_in, *vin = (const char *)a->values_in;
     size_t vsize = a->value_size;
     const size_t n = a->n;
-    const uint64_t mask = a->order == PP_DESCENDING ? ~(uint64_t)0 : 0;
+    const uint64_t mask = pp_cpu_sort_mask(a->order);
     const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE_MIN);
     const size_t tile = sort_tile(n, nt), ntiles = (n + tile - 1) / tile;
     if (!vals) vsize = 0;
@@ -139,7 +139,7 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
                  * thus every digit and bucket, are the same) */
                 const int positive = ((o & top) != 0) != (mask != 0);
                 j.mask = (positive ? top : top | (top - 1)) ^ mask;
-                j.k = k = pp_cpu_sort_kernels(k->size == 4 ? PP_U32 : PP_U64);
+                j.k = k = pp_cpu_sort_kernels(k->size == 4 ? PP_U32 : PP_U64, PP_ASCENDING);
             } else {
                 j.k = k = k->nonan;
             }

@@ -71,7 +71,8 @@ typedef struct sort_digits {
     size_t pmask;
 } sort_digits;
 
-/* The kernels of one key type (cpu_sort.inc). */
+/* The kernels of one key type (cpu_sort.inc), for one map of keys to
+ * radix keys (pp_cpu_sort_kernels). */
 typedef struct sort_kernels {
     size_t size;
     int counting; /* 8-bit integer keys: a counting sort when there are no values */
@@ -90,10 +91,15 @@ typedef struct sort_kernels {
                    uint64_t mask, unsigned lo, unsigned bits, int stream, char *tmp);
 } sort_kernels;
 
-/* The kernels of keys of type t (cpu_sort_kernels.c): their radix key is
- * the order-preserving map of the type (floats: every NaN above +inf), XOR
- * the order's mask. */
-const sort_kernels *pp_cpu_sort_kernels(pp_type t);
+/* The kernels of keys of type t sorted in order o (cpu_sort_kernels.c):
+ * their radix key is the order-preserving map of the type (floats: every
+ * NaN above +inf), XOR the order's mask (pp_cpu_sort_mask); floats in
+ * PP_DESCENDING_NAN_LAST map every NaN below -inf instead, so that the
+ * mask puts them last. */
+const sort_kernels *pp_cpu_sort_kernels(pp_type t, pp_order o);
+/* The radix keys' mask of an order: every bit flipped for the descending
+ * ones. */
+static inline uint64_t pp_cpu_sort_mask(pp_order o) { return o != PP_ASCENDING ? ~(uint64_t)0 : 0; }
 
 typedef struct sort_job {
     const sort_kernels *k;

@@ -1,8 +1,8 @@
 /* cpu sort: the per-type kernels (radix keys, the bits sweep, digit
  * counts, the sample, scatters, in-cache buckets) instantiated from the
  * template cpu_sort.inc for every type of the list (cpu_instances.h), and
- * their tables; the float kernels once more, for keys without a NaN. The
- * passes that call them are plain C over
+ * their tables; the float kernels twice more, for keys without a NaN and
+ * for PP_DESCENDING_NAN_LAST. The passes that call them are plain C over
  * the tables (cpu_sort.h lists the files; docs/backends.md, "sort", says
  * how the sort works). */
 #include "cpu_sort.h"
@@ -78,9 +78,16 @@ static inline size_t sample_at(size_t b, size_t stride, size_t len, size_t i)
 #include "cpu_each_type.inc"
 #undef PP_SORT_NONAN
 
+/* The float kernels once more for PP_DESCENDING_NAN_LAST (names ending
+ * _nl): every NaN's radix key below -inf's, so that the descending mask
+ * puts NaNs after every other key. */
+#define PP_SORT_NAN_LOW
+#define PP_CPU_TEMPLATE "cpu_sort.inc"
+#include "cpu_each_type.inc"
+#undef PP_SORT_NAN_LOW
 
 /* The tables: the X-macro of types.h over the names the template defined
- * (sort_nonan: the float types only). */
+ * (sort_nonan and sort_nan_low: the float types only). */
 #define SORT_KERNELS(S, nn) count_at_##S##nn, sample_##S##nn, scatter_##S##nn, fill_digit_##S##nn, bucket_##S##nn
 /* (no bits sweep: it always runs the full kernels, which note the NaNs) */
 #define SORT_NONAN_FLOAT(E, T, S) [E] = {sizeof(T), 0, NULL, NULL, SORT_KERNELS(S, _nn)},
@@ -94,5 +101,15 @@ static const sort_kernels sort_nonan[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_NON
 #define SORT_ENTRY(E, T, S, K, U, W) \
     [E] = {sizeof(T), PP_KIND_##K != PP_KIND_FLOAT, SORT_NONAN_PTR_##K(E), bits_##S, SORT_KERNELS(S, )},
 static const sort_kernels sort_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_ENTRY)};
+/* (without a NaN, the keys of PP_DESCENDING_NAN_LAST sort as PP_DESCENDING's) */
+#define SORT_NAN_LOW_FLOAT(E, T, S) [E] = {sizeof(T), 0, &sort_nonan[E], bits_##S##_nl, SORT_KERNELS(S, _nl)},
+#define SORT_NAN_LOW_SINT(E, T, S)
+#define SORT_NAN_LOW_UINT(E, T, S)
+#define SORT_NAN_LOW_ENTRY(E, T, S, K, U, W) SORT_NAN_LOW_##K(E, T, S)
+static const sort_kernels sort_nan_low[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SORT_NAN_LOW_ENTRY)};
 
-const sort_kernels *pp_cpu_sort_kernels(pp_type t) { return &sort_table[t]; }
+const sort_kernels *pp_cpu_sort_kernels(pp_type t, pp_order o)
+{
+    if (o == PP_DESCENDING_NAN_LAST && sort_nan_low[t].size) return &sort_nan_low[t];
+    return &sort_table[t]; /* integers: PP_DESCENDING_NAN_LAST is PP_DESCENDING */
+}

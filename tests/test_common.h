@@ -186,8 +186,9 @@ void tc_set_any_float(tc_rng *r, pp_type t, void *buf, size_t i);
 /* Makes sure the first bytes are not all zero (data is never all zeros). */
 void tc_not_all_zero(pp_type t, void *buf, size_t n);
 
-/* Element counts that straddle the cpu backend's blocks (8192 for reduce,
- * 16384 for scan, rounds of threads * 16384) and likely GPU tile sizes. */
+/* Element counts that straddle the cpu backend's blocks and tiles (8192
+ * elements for reduce and scan, and multiples of it) and likely GPU tile
+ * sizes. */
 extern const size_t tc_sizes[];
 extern size_t tc_nsizes;
 /* A few larger sizes (around 2^20). */

@@ -71,11 +71,13 @@ typedef void (*scan_fn)(const void *x, void *y, size_t n, uint64_t carry, int ex
  * time: each vector gets its inclusive prefix in registers (log2(L) steps,
  * lane j adding lane j - k for k = 1, 2, 4, ..., independent of the
  * carry), then the carry is added; the only chain from vector to vector is
- * one add and one broadcast of the last lane. (The template's loop spends
- * about two cycles per 4-byte element: the scan ran below half of a copy's
- * rate on two cores.) Float sums take this order on every machine: the
- * plain-C twin scan_sum_f32 / scan_sum_f64 below does the same additions
- * where AVX-512 is missing, so their bits do not depend on the processor.
+ * one add and one broadcast of the last lane (the template's loop, a
+ * chain from element to element, runs far below a copy's rate:
+ * bench/RESULTS.md, "cpu reduce and scan sums with 64-byte vectors,
+ * one-pass compaction with streaming stores"). Float sums take this order
+ * on every machine: the plain-C twin scan_sum_f32 / scan_sum_f64 below
+ * does the same additions where AVX-512 is missing, so their bits do not
+ * depend on the processor.
  * With nt (large outputs, y 64-byte aligned), y is written with streaming
  * stores, which do not first read each line from memory as ordinary stores
  * do: a third of the scan's memory traffic. x == y is fine. */

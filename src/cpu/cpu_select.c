@@ -28,10 +28,9 @@
 
 #define SEL_BUF 256
 /* Tile sizes in elements. Large tiles amortize each tile's look-back and
- * staging (2^24 u32 select_if on 2 cores: 0.73-0.76 of pp_copy's time with
- * 8192, 0.76-0.79 with 16384, 0.80-0.87 with 32768, 0.85-0.89 with 65536,
- * bench/RESULTS.md); a thread's staged tile (65536 x 8 bytes at most) stays
- * within its L2. */
+ * staging (bench/RESULTS.md, "cpu compaction: larger tiles; partition_if
+ * against its memory limit"); a thread's staged tile (65536 x 8 bytes at
+ * most) stays within its L2. */
 #define SEL_TILE_MAX ((size_t)65536)
 #define SEL_TILE_MIN ((size_t)16384)
 

@@ -86,10 +86,10 @@ int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
 
 /* ---- reading ahead ----------------------------------------------------------------
  * Loops that stream through an array ask for the line PP_CPU_AHEAD bytes
- * ahead, once per line they read: measured on a 2-core VM, the hardware
- * prefetcher alone left a digit count 2.8x slower at 64 MiB than in cache,
- * and with this within 1.6x. A prefetch past the end of an array is
- * harmless (it never faults). */
+ * ahead, once per line they read: the hardware prefetcher alone left a
+ * digit count from memory far slower than in cache (bench/RESULTS.md,
+ * "cpu: compaction, sort and read-ahead against copy and np.sort"). A
+ * prefetch past the end of an array is harmless (it never faults). */
 #define PP_CPU_AHEAD 4096
 #if defined(__GNUC__) || defined(__clang__)
 #define PP_CPU_PREFETCH(p) __builtin_prefetch((const void *)(p))

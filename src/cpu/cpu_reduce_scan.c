@@ -73,7 +73,7 @@ typedef void (*scan_fn)(const void *x, void *y, size_t n, uint64_t carry, int ex
  * carry), then the carry is added; the only chain from vector to vector is
  * one add and one broadcast of the last lane (the template's loop, a
  * chain from element to element, runs far below a copy's rate:
- * bench/RESULTS.md, "cpu reduce and scan sums with 64-byte vectors,
+ * bench/studies/cpu-memory-bound.md, "cpu reduce and scan sums with 64-byte vectors,
  * one-pass compaction with streaming stores"). Float sums take this order
  * on every machine: the plain-C twin scan_sum_f32 / scan_sum_f64 below
  * does the same additions where AVX-512 is missing, so their bits do not

@@ -28,7 +28,7 @@
 
 #define SEL_BUF 256
 /* Tile sizes in elements. Large tiles amortize each tile's look-back and
- * staging (bench/RESULTS.md, "cpu compaction: larger tiles; partition_if
+ * staging (bench/studies/cpu-memory-bound.md, "cpu compaction: larger tiles; partition_if
  * against its memory limit"); a thread's staged tile (65536 x 8 bytes at
  * most) stays within its L2. */
 #define SEL_TILE_MAX ((size_t)65536)

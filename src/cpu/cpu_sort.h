@@ -28,7 +28,7 @@
  * SORT_TILE_MAX while every thread keeps SORT_TILES_PER_THREAD tiles or
  * more (sort_tile). A scatter writes the partial lines at the edges of a
  * tile's run of each digit with plain stores, whose lines are read from
- * memory first; longer tiles have fewer of them (bench/RESULTS.md, "cpu
+ * memory first; longer tiles have fewer of them (bench/studies/cpu-sort.md, "cpu
  * sort: tiles of up to 2^18 keys"). */
 #define SORT_TILE_MIN ((size_t)1 << 16)
 #define SORT_TILE_MAX ((size_t)1 << 18)

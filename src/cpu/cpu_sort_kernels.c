@@ -20,7 +20,7 @@
  * BUCKET_W_VALUES with values (each digit writes two streams). 9 lets a
  * bucket of 17 or 18 bits take 2 passes instead of 3 (floats' buckets
  * below the top binade have such spans); 10 and 11 bits were no better
- * (bench/RESULTS.md, "cpu sort: 9-bit digits in the buckets of keys
+ * (bench/studies/cpu-sort.md, "cpu sort: 9-bit digits in the buckets of keys
  * alone"). */
 #define BUCKET_W 9
 #define BUCKET_W_VALUES 8

@@ -87,7 +87,7 @@ int pp_cpu_for_tiles(int nt, size_t ntiles, pp_cpu_tile_fn fn, const void *job);
 /* ---- reading ahead ----------------------------------------------------------------
  * Loops that stream through an array ask for the line PP_CPU_AHEAD bytes
  * ahead, once per line they read: the hardware prefetcher alone left a
- * digit count from memory far slower than in cache (bench/RESULTS.md,
+ * digit count from memory far slower than in cache (bench/studies/cpu-memory-bound.md,
  * "cpu: compaction, sort and read-ahead against copy and np.sort"). A
  * prefetch past the end of an array is harmless (it never faults). */
 #define PP_CPU_AHEAD 4096

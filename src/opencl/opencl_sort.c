@@ -324,10 +324,10 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
  * next pass), the alternate keys and values. */
 /* Work-group sizes: 384 (12 warps, the cuda sort's) for keys alone from
  * OS_L_MAX_FROM keys, else 256 (8 warps: the fewest, one work-item per
- * digit): the faster of the two for each (bench/RESULTS.md, "opencl sort
+ * digit): the faster of the two for each (bench/studies/opencl.md, "opencl sort
  * on NVIDIA: Onesweep with inline-PTX warp operations"). Keys alone in
  * three groups of 320 x 24 at 64 registers (the cuda sort's shape) lost to
- * two of 384 x 22 at 80 (RESULTS.md, "opencl sort on NVIDIA: the cuda
+ * two of 384 x 22 at 80 (bench/studies/opencl.md, "opencl sort on NVIDIA: the cuda
  * sort's later pass changes"). */
 #define OS_L_MAX 384
 #define OS_L_MIN 256

@@ -162,7 +162,7 @@ __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long til
 }
 
 // ---- look-ahead: aggregates only, a running prefix per block -----------------------
-// The warp-specialized scan (cuda_scan.cu, scan_ahead) publishes only
+// The warp-specialized scan (scan/ahead.cuh, scan_ahead) publishes only
 // aggregates, in words packed next to each other (8 or 16 bytes per tile,
 // the layouts above, state PP_LB_AGGREGATE), and each block keeps the
 // exclusive prefix of its latest tile: the prefix of a later tile is that

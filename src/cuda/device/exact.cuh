@@ -338,12 +338,12 @@ template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, d
     pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
-// An error-free addition as each format runs it fastest (measured on an
-// H200, bench/RESULTS.md): f64 errors are almost never zero (53-bit
-// inputs), so TwoSum runs unconditionally into a[1]; f32 errors usually
-// are (a double holds a sum of f32 values exactly over 29 binades), so
-// the ordered Fast2Sum runs and each lower level only where an error was
-// left.
+// An error-free addition as each format runs it fastest (bench/RESULTS.md,
+// "Exact float sums on cuda, second design"): f64 errors are almost never
+// zero (53-bit inputs), so TwoSum runs unconditionally into a[1]; f32
+// errors usually are (a double holds a sum of f32 values exactly over 29
+// binades), so the ordered Fast2Sum runs and each lower level only where
+// an error was left.
 template <typename T> __device__ __forceinline__ double pp_xexp_two_sum(double a, double x, double &e)
 {
     if constexpr (sizeof(T) == 8) return pp_xacc_two_sum(a, x, &e); // six FP64 operations, no compare or select

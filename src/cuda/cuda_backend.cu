@@ -51,11 +51,11 @@ pp_status pp_cuda_enter(pp_context *ctx, const char *fn)
 
 // ---- launches through cached one-node graphs ----------------------------------
 // Launching the kernel node of an instantiated graph, its parameters
-// updated first, cost the host 2.6-3.0 us against 4.0-4.7 us for a <<<>>>
-// launch, and an empty kernel timed with events 4.3-4.7 us against
-// 5.9-6.9 us (H100, bench/RESULTS.md): most of a small call's time. The
-// context keeps one graph per kernel function, the least recently used
-// one replaced.
+// updated first, costs the host less than a <<<>>> launch, and an empty
+// kernel launched so finishes sooner (bench/RESULTS.md, "cuda at small n:
+// cached graph launches and one-cluster kernels"): the launch is most of a
+// small call's time. The context keeps one graph per kernel function, the
+// least recently used one replaced.
 
 static void graph_slot_free(pp_cuda_graph_slot *g)
 {

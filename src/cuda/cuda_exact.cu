@@ -30,11 +30,18 @@
 // accumulator, adds R, rounds, and restarts that lane's fast sum from the
 // exact value. NaN and infinities: the outputs from the flags alone (an
 // OR scan beside the sums).
+//
+// Files: device/exact.cuh (the accumulator on the device, warp batches,
+// per-lane expansions), device/exact_fold.cuh (a warp's loads and folds of
+// batches), device/exact_fast.cuh (the scan's certified fast sums and the
+// warp's exact fallback); this file holds the kernels, the choice of path
+// and the launches.
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
+#include "device/block_scan.cuh"
+#include "device/exact_fast.cuh"
+#include "device/exact_fold.cuh"
 #include "device/util.cuh"
-
-#include <math.h>
 
 namespace {
 
@@ -43,120 +50,9 @@ constexpr int XR_WARPS = XR_BLOCK / 32;
 constexpr int XR_BLOCKS_PER_SM = 4;
 constexpr int XR_BATCHES_PER_WARP = 4; // at least, before the grid is capped
 
-// Loads batch b (elements b * BATCH ..) of in[0..n): lane l's V elements.
-// Whole batches of an aligned input: 16-byte vectors (vector k*32 + l of
-// the batch); else guarded element loads (element j*32 + l), absent ones
-// +0.0. valid: bit j set where element j is present.
-template <typename T>
-__device__ __forceinline__ void xload(const T *in, size_t n, size_t b, bool vec, T (&x)[pp_xfmt<T>::V],
-                                      unsigned &valid)
-{
-    typedef pp_xfmt<T> F;
-    const int lane = threadIdx.x & 31;
-    const size_t base = b * F::BATCH;
-    if (vec && n - base >= (size_t)F::BATCH) {
-        valid = (1u << F::V) - 1u;
-#pragma unroll
-        for (int k = 0; k < F::V / F::VEC; k++) {
-            const T *p = in + base + ((size_t)k * 32 + lane) * F::VEC;
-            if constexpr (sizeof(T) == 8) {
-                const double2 v = __ldcs(reinterpret_cast<const double2 *>(p));
-                x[k * 2] = v.x;
-                x[k * 2 + 1] = v.y;
-            } else {
-                const float4 v = __ldcs(reinterpret_cast<const float4 *>(p));
-                x[k * 4] = v.x;
-                x[k * 4 + 1] = v.y;
-                x[k * 4 + 2] = v.z;
-                x[k * 4 + 3] = v.w;
-            }
-        }
-    } else {
-        valid = 0;
-#pragma unroll
-        for (int j = 0; j < F::V; j++) {
-            const size_t i = base + (size_t)j * 32 + lane;
-            const bool ok = i < n;
-            x[j] = ok ? in[i] : (T)-0.0; // -0.0: adds nothing, not even to a sum of -0.0
-            valid |= (unsigned)ok << j;
-        }
-    }
-}
-
-// Batches b0, b0 + stride, ... of in[0..n), each loaded (xload) while
-// the one before is added: body(x, valid) per batch, called by the whole
-// warp (the batch index is warp-uniform).
-template <typename T, typename Body>
-__device__ __forceinline__ void xfor_batches(const T *in, size_t n, size_t b0, size_t stride, bool vec, Body body)
-{
-    typedef pp_xfmt<T> F;
-    const size_t nb = ceil_div(n, (size_t)F::BATCH);
-    T x[F::V];
-    unsigned valid = 0;
-    if (b0 < nb) xload<T>(in, n, b0, vec, x, valid);
-    for (size_t b = b0; b < nb; b += stride) {
-        T y[F::V];
-        unsigned yvalid = 0;
-        const bool more = b + stride < nb;
-        if (more) xload<T>(in, n, b + stride, vec, y, yvalid); // in flight while this batch is added
-        body(x, valid);
-        if (more) {
-#pragma unroll
-            for (int j = 0; j < F::V; j++) x[j] = y[j];
-            valid = yvalid;
-        }
-    }
-}
-
-// The warps of a block add batches b0, b0 + stride, ... (warp w starts at
-// b0 + w * bstep) of in[0..n) into their accumulators acc[warp] (chunks),
-// flags in fl, one warp batch (pp_xwarp_batch) at a time. Ends with each
-// warp's chunks renormalized (|chunk| < 2^33).
-template <typename T>
-__device__ __forceinline__ void xwarp_fold(const T *in, size_t n, size_t b0, size_t stride, bool vec, int64_t *w,
-                                           unsigned &fl)
-{
-    typedef pp_xfmt<T> F;
-    int dep = 0;
-    xfor_batches<T>(in, n, b0, stride, vec, [&](const T (&x)[F::V], unsigned valid) {
-        if (dep > PP_XACC_DEPOSITS - F::BATCH) {
-            pp_xwarp_renorm(w, F::CHUNKS);
-            dep = 0;
-        }
-        dep += pp_xwarp_batch<T, F::V>(w, fl, x, valid);
-    });
-    pp_xwarp_renorm(w, F::CHUNKS);
-}
-
-// The reduce's fold: as xwarp_fold, but each lane keeps its own
-// expansion (pp_xexp_add), so a batch costs no warp reduction; the warp's
-// accumulator takes only the rare deposits and, at the end, the lanes'
-// terms. Renormalizes whenever a lane may have reached DEP_LANE deposits:
-// between renormalizations each lane deposits at most DEP_LANE + V +
-// PP_XEXP_TERMS times, so the warp stays within PP_XACC_DEPOSITS per chunk.
-template <typename T>
-__device__ __forceinline__ void xthread_fold(const T *in, size_t n, size_t b0, size_t stride, bool vec, int64_t *w,
-                                             unsigned &fl)
-{
-    typedef pp_xfmt<T> F;
-    constexpr int DEP_LANE = PP_XACC_DEPOSITS / 32 - F::V - PP_XEXP_TERMS;
-    static_assert(DEP_LANE > 0, "deposit headroom");
-    pp_xexp e = {{-0.0}, 0}; // a[0] = -0.0, the rest +0.0
-    xfor_batches<T>(in, n, b0, stride, vec, [&](const T (&x)[F::V], unsigned) {
-        if (__any_sync(0xffffffffu, e.dep > DEP_LANE)) {
-            pp_xwarp_renorm(w, F::CHUNKS);
-            e.dep = 0;
-        }
-#pragma unroll
-        for (int j = 0; j < F::V; j++) pp_xexp_add<T>(e, w, fl, x[j]); // absent elements: -0.0
-    });
-    pp_xexp_flush<T>(e, w, fl);
-    pp_xwarp_renorm(w, F::CHUNKS);
-}
-
 // The block's accumulator: the warps' chunks added, flags ORed, written
 // as words w of dst[w * stride] (deposit count 0). Called by all threads
-// after a __syncthreads that follows xwarp_fold (sflags: the warps' flags).
+// after a __syncthreads that follows pp_xwarp_fold (sflags: the warps' flags).
 template <typename T>
 __device__ __forceinline__ void xblock_write(int64_t (*acc)[pp_xfmt<T>::WORDS], const unsigned *sflags, int64_t *dst,
                                              size_t stride)
@@ -171,18 +67,6 @@ __device__ __forceinline__ void xblock_write(int64_t (*acc)[pp_xfmt<T>::WORDS], 
         }
         dst[(size_t)c * stride] = s;
     }
-}
-
-template <typename T> __device__ __forceinline__ void xstore_bits(T *out, unsigned long long bits)
-{
-    if constexpr (sizeof(T) == 8) *out = __longlong_as_double((long long)bits);
-    else *out = __uint_as_float((unsigned)bits);
-}
-
-template <typename T> __device__ __forceinline__ unsigned long long xround(const int64_t *w)
-{
-    if constexpr (sizeof(T) == 8) return pp_xround_f64(w);
-    else return pp_xround_f32(w);
 }
 
 // ---- reduce ----------------------------------------------------------------------------
@@ -203,7 +87,7 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
     __syncwarp();
     unsigned fl = 0;
     const size_t nwarps = (size_t)gridDim.x * XR_WARPS;
-    xthread_fold<T>(in, n, (size_t)blockIdx.x * XR_WARPS + warp, nwarps, vec != 0, w, fl);
+    pp_xthread_fold<T>(in, n, (size_t)blockIdx.x * XR_WARPS + warp, nwarps, vec != 0, w, fl);
     fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
@@ -243,7 +127,7 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
         pp_xacc_normalize(acc[0], F::CHUNKS);
         for (int c = 0; c < F::WORDS; c++) acc_out[c] = acc[0][c];
     } else {
-        xstore_bits<T>(out, xround<T>(acc[0]));
+        pp_xstore_bits<T>(out, pp_xround<T>(acc[0]));
     }
 }
 
@@ -300,271 +184,21 @@ __global__ void __launch_bounds__(XS_BLOCK) xtile_kernel(const T *in, size_t n, 
     unsigned fl = 0;
     const size_t tile = blockIdx.x, base = tile * XS_TILE, len = n - base < (size_t)XS_TILE ? n - base : XS_TILE;
     // batches of this tile, relative to its start (base is a multiple of 16 bytes past in)
-    if (warp < NB) xwarp_fold<T>(in + base, len, warp, XR_WARPS, vec != 0, w, fl);
+    if (warp < NB) pp_xwarp_fold<T>(in + base, len, warp, XR_WARPS, vec != 0, w, fl);
     fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
     xblock_write<T>(acc, sflags, vals + tile, tiles);
 }
 
-// Block-wide exclusive scan of one int64 per thread (add, or OR), with the
-// block's total. All threads of a XW_BLOCK block call it.
-__device__ __forceinline__ int64_t xblock_exclusive(int64_t v, bool is_or, int64_t *total, int64_t *smem)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int64_t inc = v;
-    for (int d = 1; d < 32; d *= 2) {
-        const int64_t u = __shfl_up_sync(0xffffffffu, inc, d);
-        if (lane >= d) inc = is_or ? (inc | u) : inc + u;
-    }
-    if (lane == 31) smem[warp] = inc;
-    __syncthreads();
-    if (warp == 0) {
-        int64_t x = lane < XW_BLOCK / 32 ? smem[lane] : 0;
-        for (int d = 1; d < 32; d *= 2) {
-            const int64_t u = __shfl_up_sync(0xffffffffu, x, d);
-            if (lane >= d) x = is_or ? (x | u) : x + u;
-        }
-        smem[32 + lane] = x; // inclusive over warps
-    }
-    __syncthreads();
-    const int64_t wpre = warp ? smem[32 + warp - 1] : 0;
-    *total = smem[32 + XW_BLOCK / 32 - 1];
-    int64_t ex = __shfl_up_sync(0xffffffffu, inc, 1);
-    if (lane == 0) ex = 0;
-    const int64_t r = is_or ? (wpre | ex) : wpre + ex;
-    __syncthreads(); // smem reusable
-    return r;
-}
-
 // (2) Block c: vals[c * tiles ..] becomes the exclusive prefix over tiles
 // (chunks: sums; the flags word: OR; the count word stays 0).
 __global__ void __launch_bounds__(XW_BLOCK) xwords_kernel(int64_t *vals, size_t tiles, int chunks)
 {
-    __shared__ int64_t smem[64];
-    const int c = blockIdx.x;
-    const bool is_or = c == chunks;
-    int64_t *v = vals + (size_t)c * tiles;
-    int64_t carry = 0;
-    for (size_t base = 0; base < tiles; base += (size_t)XW_BLOCK * XW_ITEMS) {
-        const size_t i0 = base + (size_t)threadIdx.x * XW_ITEMS;
-        int64_t x[XW_ITEMS], r = 0;
-#pragma unroll
-        for (int k = 0; k < XW_ITEMS; k++) {
-            x[k] = i0 + k < tiles ? v[i0 + k] : 0;
-            r = is_or ? (r | x[k]) : r + x[k];
-        }
-        int64_t total;
-        const int64_t ex = xblock_exclusive(r, is_or, &total, smem);
-        int64_t run = is_or ? (carry | ex) : carry + ex;
-#pragma unroll
-        for (int k = 0; k < XW_ITEMS; k++) {
-            if (i0 + k < tiles) v[i0 + k] = run;
-            run = is_or ? (run | x[k]) : run + x[k];
-        }
-        carry = is_or ? (carry | total) : carry + total;
-    }
-}
-
-// A fast running sum with an error bound: |exact - (hi + lo)| <= err
-// (f32: lo = 0).
-struct xfast {
-    double hi, lo, err;
-};
-
-// a + b, both with bounds (f64: double-double; f32: one double).
-template <typename T> __device__ __forceinline__ xfast xcombine(const xfast &a, const xfast &b)
-{
-    xfast r;
-    if constexpr (sizeof(T) == 8) {
-        double e;
-        const double s = pp_xacc_two_sum(a.hi, b.hi, &e);
-        const double t1 = a.lo + b.lo, t = t1 + e; // both round
-        r.hi = pp_xacc_two_sum(s, t, &r.lo);
-        r.err = a.err + b.err + (fabs(t1) + fabs(t)) * 0x1p-52;
-    } else {
-        r.hi = a.hi + b.hi;
-        r.lo = 0.0;
-        r.err = a.err + b.err + fabs(r.hi) * 0x1p-52;
-    }
-    return r;
-}
-
-// One element added to the fast sum (cpu_exact.inc xscan_f64 / _f32).
-template <typename T> __device__ __forceinline__ void xstep(xfast &f, T x)
-{
-    const double v = (double)x;
-    if constexpr (sizeof(T) == 8) {
-        pp_xacc_dd_add(&f.hi, &f.lo, &f.err, v);
-    } else {
-        f.hi += v; // never overflows: |s| < 2^128 * n
-        f.err += fabs(f.hi) * 0x1p-52;
-    }
-}
-
-// Where the fast sum decides the rounding: its bits, else returns false.
-template <typename T> __device__ __forceinline__ bool xcertify(const xfast &f, unsigned long long &bits)
-{
-    if constexpr (sizeof(T) == 8) {
-        if (fabs(f.lo) + f.err < pp_xacc_half_gap_f64(f.hi)) {
-            bits = (unsigned long long)__double_as_longlong(f.hi);
-            return true;
-        }
-    } else {
-        const float t = (float)f.hi;
-        if (fabs(f.hi - (double)t) + f.err < pp_xacc_half_gap_f32(t)) {
-            bits = __float_as_uint(t);
-            return true;
-        }
-    }
-    return false;
-}
-
-// The fast sum restarted from an exact accumulator r without specials
-// (cpu xresync): f64 hi = RN(r), lo = RN(r - hi); an overflowed hi gives a
-// NaN hi (nothing certifies: every output from r). f32: r to 53 bits.
-template <typename T> __device__ __noinline__ xfast xresync(const int64_t *r)
-{
-    xfast f;
-    if constexpr (sizeof(T) == 8) {
-        const double h = __longlong_as_double((long long)pp_xacc_bits_f64(r));
-        if (!(h - h == 0.0)) {
-            f.hi = __longlong_as_double(0x7ff8000000000000ll);
-            f.lo = f.err = 0.0;
-            return f;
-        }
-        int64_t t[PP_XACC_F64_WORDS];
-        for (int i = 0; i < PP_XACC_F64_WORDS; i++) t[i] = r[i];
-        t[PP_XACC_F64_CHUNKS + 1] = 0;
-        pp_xacc_add_exact_double(t, PP_XACC_F64_CHUNKS, PP_XACC_F64_UNIT, -h);
-        f.hi = h;
-        f.lo = __longlong_as_double((long long)pp_xacc_bits_f64(t));
-        f.err = fabs(f.lo) * 0x1p-52;
-    } else {
-        f.hi = pp_xacc_f32_to_double(r);
-        f.lo = 0.0;
-        f.err = fabs(f.hi) * 0x1p-52;
-    }
-    return f;
-}
-
-// The bits of a sum whose flags have NaN or an infinity.
-template <typename T> __device__ __forceinline__ unsigned long long xspecial_bits(unsigned fl)
-{
-    int nan, neg;
-    pp_xacc_special((int64_t)fl, &nan, &neg);
-    if constexpr (sizeof(T) == 8)
-        return nan ? PP_XACC_F64_NAN : ((unsigned long long)0x7ff << 52) | (unsigned long long)neg << 63;
-    else return nan ? PP_XACC_F32_NAN : 0x7f800000u | (unsigned)neg << 31;
-}
-
-template <typename T> __device__ __forceinline__ unsigned xspecial_flag(T x)
-{
-    if constexpr (sizeof(T) == 8) {
-        const unsigned long long b = (unsigned long long)__double_as_longlong(x);
-        if (((b >> 52) & 0x7ff) != 0x7ff) return 0;
-        return (b << 12) ? PP_XACC_NAN : (b >> 63) ? PP_XACC_NINF : PP_XACC_PINF;
-    } else {
-        const unsigned b = __float_as_uint(x);
-        if (((b >> 23) & 0xff) != 0xff) return 0;
-        return (b << 9) ? PP_XACC_NAN : (b >> 31) ? PP_XACC_NINF : PP_XACC_PINF;
-    }
-}
-
-template <typename T> __device__ __forceinline__ void xadd_elem(int64_t *r, T x)
-{
-    if constexpr (sizeof(T) == 8) pp_xacc_add_f64(r, (uint64_t)__double_as_longlong(x));
-    else pp_xacc_add_f32(r, __float_as_uint(x));
-}
-
-// The exact fallback, by the whole warp: for each lane of mask (in lane
-// order), the exact sum of the tile's first upto elements (that lane's
-// upto), read from src (the tile's input in global memory, untouched
-// until the block stores its outputs at the end, also in place), is
-// folded by all 32 lanes into the warp's accumulator w (xthread_fold: the
-// reduce's per-lane expansions, coalesced loads), the tile's prefix R is
-// added, and that lane gets the rounding in bits and its fast sum
-// restarted from the exact value. A lane folding alone would take
-// thousands of dependent steps, which made the few tiles with a near-tie
-// the scan's critical path.
-template <typename T>
-__device__ __noinline__ void xwarp_fallback(unsigned mask, int upto, int64_t *w, const int64_t *R, const T *src, bool vec,
-                                            xfast &f, unsigned long long &bits)
-{
-    typedef pp_xfmt<T> F;
-    const int lane = threadIdx.x & 31;
-    while (mask) {
-        const int who = __ffs(mask) - 1;
-        mask &= mask - 1;
-        const int u = __shfl_sync(0xffffffffu, upto, who);
-        for (int c = lane; c < F::WORDS; c += 32) w[c] = 0;
-        __syncwarp();
-        unsigned fl = 0;
-        xthread_fold<T>(src, (size_t)u, 0, 1, vec, w, fl); // ends renormalized, the warp synchronized
-        fl = pp_warp_reduce<unsigned, Op_or>(fl);
-        if (lane == who) {
-            for (int c = 0; c < F::CHUNKS; c++) w[c] += R[c]; // |w| < 2^33 after the fold, |R| < 2^62
-            w[F::CHUNKS] = R[F::CHUNKS] | fl;
-            w[F::CHUNKS + 1] = 0;
-            bits = xround<T>(w);
-            f = xresync<T>(w);
-        }
-        __syncwarp();
-    }
-}
-
-// 2^e as a double (an infinity above the range; e >= -1074).
-__device__ __forceinline__ double xpow2(int e)
-{
-    if (e > 1023) return __longlong_as_double(0x7ff0000000000000ll);
-    if (e >= -1022) return __longlong_as_double((long long)(e + 1023) << 52);
-    return __longlong_as_double(1ll << (e + 1074));
-}
-
-// The tile's exact prefix R (chunks in any form, below 2^63 in magnitude,
-// not normalized) as a fast sum with a rigorous bound, by one warp, the
-// result in every lane. R = sum_k d_k 2^(32k + unit) with d_k = (low 32
-// bits of chunk k) + (chunk k-1 >> 32), integers below 2^34 in magnitude:
-// each term is exact in a double, and the terms are added in any order,
-// since each addition's rounding enters the bound. An f64 term beyond the
-// double range gives an infinite or NaN sum, which certifies nothing (the
-// outputs then come from the exact accumulator). Cheaper than rounding R
-// (xresync: normalization, two roundings) on one thread while the block
-// waits.
-template <typename T> __device__ __forceinline__ xfast xstart_warp(const int64_t *R)
-{
-    typedef pp_xfmt<T> F;
-    const int lane = threadIdx.x & 31;
-    xfast f = {0.0, 0.0, 0.0};
-    for (int k = lane; k <= F::CHUNKS; k += 32) {
-        const int64_t lo = k < F::CHUNKS ? (int64_t)((uint64_t)R[k] & PP_XACC_LOW32) : 0;
-        const int64_t hi = k > 0 ? R[k - 1] >> 32 : 0; // floor division by 2^32
-        const int64_t d = lo + hi;
-        if (d) f = xcombine<T>(f, xfast{(double)d * xpow2(32 * k + F::UNIT), 0.0, 0.0});
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const xfast g = {__shfl_xor_sync(0xffffffffu, f.hi, o), __shfl_xor_sync(0xffffffffu, f.lo, o),
-                         __shfl_xor_sync(0xffffffffu, f.err, o)};
-        f = xcombine<T>(f, g);
-    }
-    return f;
-}
-
-// The inclusive scan of (fast sum, special flags) over a warp.
-template <typename T> __device__ __forceinline__ void xwarp_scan_fast(xfast &f, unsigned &fl)
-{
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const xfast o = {__shfl_up_sync(0xffffffffu, f.hi, d), __shfl_up_sync(0xffffffffu, f.lo, d),
-                         __shfl_up_sync(0xffffffffu, f.err, d)};
-        const unsigned of = __shfl_up_sync(0xffffffffu, fl, d);
-        if (lane >= d) {
-            f = xcombine<T>(o, f);
-            fl |= of;
-        }
-    }
+    __shared__ int64_t smem[XW_BLOCK / 32];
+    int64_t *v = vals + (size_t)blockIdx.x * tiles;
+    if ((int)blockIdx.x == chunks) pp_block_exclusive_inplace<int64_t, Op_or, XW_BLOCK, XW_ITEMS>(v, tiles, smem);
+    else pp_block_exclusive_inplace<int64_t, Op_sum, XW_BLOCK, XW_ITEMS>(v, tiles, smem);
 }
 
 // (3) Per tile: the outputs. vals: the tiles' exclusive prefixes. Each

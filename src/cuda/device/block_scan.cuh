@@ -1,7 +1,10 @@
 // Block level: the exclusive scan and the reduction of one value per thread
-// across a block (warp shuffles, then one warp over the warp results).
+// across a block (warp shuffles, then one warp over the warp results), and
+// one block's exclusive scan of an array in place.
 #ifndef PP_CUDA_DEVICE_BLOCK_SCAN_CUH
 #define PP_CUDA_DEVICE_BLOCK_SCAN_CUH
+
+#include <stddef.h>
 
 #include "warp_scan.cuh"
 
@@ -30,6 +33,34 @@ __device__ __forceinline__ T pp_block_exclusive(T v, T *total, T *smem)
     T r = Op::apply(warp_prefix, excl);
     __syncthreads(); // smem may be reused by the caller
     return r;
+}
+
+// Exclusive scan in place of v[0..n) by one block of BLOCK threads, in
+// rounds of BLOCK * ITEMS elements with a carry between rounds; each thread
+// reads and writes only its own ITEMS elements of a round. smem: BLOCK / 32
+// elements. Every thread of the block must call it.
+template <typename T, typename Op, int BLOCK, int ITEMS>
+__device__ __forceinline__ void pp_block_exclusive_inplace(T *v, size_t n, T *smem)
+{
+    const T id = Op::template identity<T>();
+    T carry = id;
+    for (size_t base = 0; base < n; base += (size_t)BLOCK * ITEMS) {
+        const size_t i0 = base + (size_t)threadIdx.x * ITEMS;
+        T x[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) x[k] = i0 + k < n ? v[i0 + k] : id;
+        T r = x[0];
+#pragma unroll
+        for (int k = 1; k < ITEMS; k++) r = Op::apply(r, x[k]);
+        T total;
+        T c = Op::apply(carry, pp_block_exclusive<T, Op, BLOCK>(r, &total, smem));
+#pragma unroll
+        for (int k = 0; k < ITEMS; k++) {
+            if (i0 + k < n) v[i0 + k] = c;
+            c = Op::apply(c, x[k]);
+        }
+        carry = Op::apply(carry, total);
+    }
 }
 
 // Reduction of one value per thread across a block of BLOCK threads (a

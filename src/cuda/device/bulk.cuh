@@ -2,7 +2,7 @@
 // memory accelerator's cp.async.bulk), the shared-memory barriers
 // (mbarrier) that tell their completion and hand buffers between the warps
 // of a block, and named barriers over part of a block. Used by the
-// warp-specialized scan (cuda_scan.cu).
+// warp-specialized scan (scan/ahead.cuh).
 //
 // A bulk copy moves a multiple of 16 bytes between 16-byte aligned
 // addresses and completes on an mbarrier: the thread that issues it first

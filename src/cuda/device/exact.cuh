@@ -1,6 +1,8 @@
 // Device-side building blocks of PP_ALGO_EXACT (cuda_exact.cu): the exact
 // accumulator of src/core/exact_acc.h compiled as __device__ code, and the
-// warp-level exact partial sums that keep deposits rare.
+// warp-level exact partial sums that keep deposits rare. (The folds of a
+// warp's batches: exact_fold.cuh; the scan's certified fast sums:
+// exact_fast.cuh.)
 //
 // The accumulator's layout, deposits, normalization and the one rounding
 // are exact_acc.h's (docs/exact.md is the specification); it compiles for
@@ -336,12 +338,12 @@ template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, d
     pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
-// An error-free addition as each format runs it fastest (measured on an
-// H200, bench/RESULTS.md): f64 errors are almost never zero (53-bit
-// inputs), so TwoSum runs unconditionally into a[1]; f32 errors usually
-// are (a double holds a sum of f32 values exactly over 29 binades), so
-// the ordered Fast2Sum runs and each lower level only where an error was
-// left.
+// An error-free addition as each format runs it fastest (bench/RESULTS.md,
+// "Exact float sums on cuda, second design"): f64 errors are almost never
+// zero (53-bit inputs), so TwoSum runs unconditionally into a[1]; f32
+// errors usually are (a double holds a sum of f32 values exactly over 29
+// binades), so the ordered Fast2Sum runs and each lower level only where
+// an error was left.
 template <typename T> __device__ __forceinline__ double pp_xexp_two_sum(double a, double x, double &e)
 {
     if constexpr (sizeof(T) == 8) return pp_xacc_two_sum(a, x, &e); // six FP64 operations, no compare or select
@@ -384,5 +386,18 @@ template <typename T> __device__ __forceinline__ void pp_xexp_flush(const pp_xex
 // 70-word copy and many registers.
 __device__ __noinline__ unsigned long long pp_xround_f64(const int64_t *w) { return pp_xacc_bits_f64(w); }
 __device__ __noinline__ unsigned pp_xround_f32(const int64_t *w) { return pp_xacc_bits_f32(w); }
+
+// The same for the element type T, and those bits stored as a T.
+template <typename T> __device__ __forceinline__ unsigned long long pp_xround(const int64_t *w)
+{
+    if constexpr (sizeof(T) == 8) return pp_xround_f64(w);
+    else return pp_xround_f32(w);
+}
+
+template <typename T> __device__ __forceinline__ void pp_xstore_bits(T *out, unsigned long long bits)
+{
+    if constexpr (sizeof(T) == 8) *out = __longlong_as_double((long long)bits);
+    else *out = __uint_as_float((unsigned)bits);
+}
 
 #endif

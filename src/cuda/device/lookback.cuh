@@ -22,9 +22,10 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // line (PP_CUDA_LB_STRIDE 64-bit words) apart. Tiles waiting in their look-back poll the words of
 // the tiles just before them while those tiles publish into them; with
 // neighbouring tiles' words in one 32-byte sector, the reads and writes of
-// several tiles queue on the same sector. One line per tile, measured on an
-// H200 (2^28 elements): scan 0.660 -> 0.607 ms, select_if 0.494 -> 0.459
-// (16 bytes apart already gave most of it; bench/RESULTS.md).
+// several tiles queue on the same sector. A line per tile keeps them apart,
+// which made scan and select_if faster (16 bytes apart already gave most of
+// it; bench/RESULTS.md, "cuda look-back: each tile's state on a 128-byte
+// line of its own").
 // Two layouts of a tile's word, each written and read whole by one access,
 // so a reader that sees a state sees its value: no fences.
 // Packed (values that fit in 32 bits: elements of 4 bytes or less, or
@@ -32,8 +33,9 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // Wide (8-byte values): 128 bits, the value in the low 64, tag | state in
 // the next 32 (16-byte accesses, .b128). Before it, 8-byte values lived in
 // per-tile arrays next to each other, read after an acquire of the flag:
-// two dependent reads per poll and shared sectors again, and the u64 scan
-// ran at 0.68 of a copy against 0.87 for u32 (H200, 2^28).
+// two dependent reads per poll and shared sectors again, which left the
+// 8-byte scans far behind the 4-byte ones (bench/RESULTS.md, "bench_cub
+// over every type and size; 16-byte look-back words for 8-byte values").
 template <typename T> struct pp_lookback {
     uint32_t *flags; // the arena: a word per tile, PP_CUDA_LB_STRIDE 64-bit words apart
     uint32_t epoch;
@@ -162,13 +164,14 @@ __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long til
 }
 
 // ---- look-ahead: aggregates only, a running prefix per block -----------------------
-// The warp-specialized scan (cuda_scan.cu, scan_ahead) publishes only
+// The warp-specialized scan (scan/ahead.cuh, scan_ahead) publishes only
 // aggregates, in words packed next to each other (8 or 16 bytes per tile,
 // the layouts above, state PP_LB_AGGREGATE), and each block keeps the
 // exclusive prefix of its latest tile: the prefix of a later tile is that
 // plus the aggregates of every tile between. The words are dense because
 // the readers read 32 of them per load instruction (a line per tile was
-// 4-5% slower at 2^28 on an H200, bench/RESULTS.md).
+// slower: bench/RESULTS.md, "cuda scan: a warp-specialized look-ahead scan,
+// the default for large 4-byte scans").
 
 template <typename T>
 __device__ __forceinline__ unsigned long long *pp_la_word(const pp_lookback<T> &lb, unsigned long long idx)
@@ -241,11 +244,12 @@ __device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *t
 // ---- host side ----------------------------------------------------------------------
 
 // Polling delays for a look-back launch of `tiles` tiles (see
-// pp_lookback_prefix): measured on an H200 at 2^28 elements, with tiles'
-// words one line apart, a first sleep of 1 us and 0.2 us between polls
-// (0.7-1.0 and 0.1-0.2 us all within 1%; 2 and 0.5 us about 1% slower,
-// unthrottled polling 3% slower; with words packed 8 to a line,
-// unthrottled polling was 25% slower); small launches poll without delay.
+// pp_lookback_prefix): a first sleep of 1 us and 0.2 us between polls,
+// chosen by measurement with tiles' words one line apart: somewhat shorter
+// delays ran the same, longer ones and unthrottled polling slower (far
+// slower with words packed 8 to a line; bench/RESULTS.md, "cuda look-back:
+// each tile's state on a 128-byte line of its own" and "cuda scan: the
+// look-back's knobs again"); small launches poll without delay.
 template <typename T> inline void pp_lb_delays(pp_lookback<T> &lb, size_t tiles)
 {
     const bool busy = tiles >= 512;

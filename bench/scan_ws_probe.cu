@@ -26,7 +26,7 @@
 //   handed back to the load warp when that store has read it.
 // Variants: SW (squad warps), S (stages), STRIDE (state words 8 bytes or a
 // 128-byte line apart), LA (look-ahead words per lane per round).
-// The library's form (scan_ahead, src/cuda/cuda_scan.cu) differs: every
+// The library's form (scan_ahead, src/cuda/scan/ahead.cuh) differs: every
 // type and operator of 4 bytes, partial tiles, stores from registers, and
 // every thread arriving on the barriers itself (so that compute-sanitizer's
 // racecheck follows each hand-over; bench/studies/cuda-scan.md).

@@ -52,10 +52,11 @@
 // the kernels (see pass_kernel).
 //
 // Files: device/sort_keys.cuh (radix keys, value types), device/sort_rank.cuh
-// (stable warp ranking by digit), sort/onesweep.cuh (count_kernel,
-// pass_kernel, copy_back_kernel), sort/small.cuh (small_kernel,
-// fill_kernel); this file is the host side: the choice of path, the scratch
-// layout and the launches.
+// (stable warp ranking by digit), sort/count.cuh (the control block,
+// count_kernel), sort/pass_tile.cuh (one tile of a pass), sort/onesweep.cuh
+// (pass_kernel, copy_back_kernel), sort/small.cuh (small_kernel,
+// cluster_small_kernel, fill_kernel); this file is the host side: the
+// choice of path, the scratch layout and the launches.
 #include "cuda_state.cuh"
 #include "device/dispatch.cuh"
 #include "device/sort_keys.cuh"
@@ -66,22 +67,14 @@
 namespace {
 
 // From this n on, float keys get pass kernels that skip the NaN check when
-// the keys hold no NaN. So do float keys alone of at most 1.5 tiles per SM:
+// the keys hold no NaN (faster from 2^28 on; slower at 2^24 and 2^16, so
+// smaller sorts keep the kernels with the check alone; 2^26 lies between
+// the sizes measured). So do float keys alone of at most 1.5 tiles per SM:
 // a pass is then about one tile's work on each SM, and the shorter body
-// took f32 keys at 2^20 (137 tiles on 132 SMs) from 0.087-0.089 to 0.076-
-// 0.082 ms on an H200 (0.086-0.088 -> 0.073-0.078 on an H100) and f64 keys
-// (171 tiles) from 0.145-0.153 to 0.139-0.142; but f32 keys at 2^21 (273
-// tiles) went from 0.095-0.098 to 0.099-0.105, keys and pairs at 2^22 were
-// 4-13% slower on the H100, and pairs at 2^20 6-7% slower there, so those
-// keep the kernels with the check (bench/RESULTS.md).
-// Measured on an H200 (bench_cub, keys without NaN):
-// f32 keys 2^28 5.42 -> 5.00 ms and 2^30 21.34 -> 19.56, f64 keys 2^28
-// 16.71 -> 16.00 and 2^30 66.56 -> 63.60; but the same kernels were 3-5%
-// slower for f32 at 2^24 and 2^16 (0.425 -> 0.444-0.454 ms at 2^24), so
-// smaller sorts keep the kernels with the check alone. 2^26 is between
-// the sizes measured. On an H100 (bench_cub, alternated with the kernels
-// with the check): f32 keys 2^28 5.62 -> 5.28-5.31 ms, 2^30 21.80 -> 20.07-
-// 20.12, f64 keys 2^28 17.38 -> 17.13.
+// wins there, while at twice that, and for pairs, it lost. (bench/RESULTS.md,
+// "cuda sort: NaN-free pass kernels and two-part digit counting" and "cuda
+// sort: float keys alone at about one tile per SM take the NaN-free pass
+// kernels; ...".)
 constexpr size_t kNanFreeMin = (size_t)1 << 26;
 
 // The arrays of one call: the output and the input (the same, in place).

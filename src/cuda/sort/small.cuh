@@ -8,7 +8,12 @@
 #define PP_CUDA_SORT_SMALL_CUH
 
 #include "../device/cluster.cuh"
-#include "onesweep.cuh"
+#include "../device/ops.cuh"
+#include "../device/sort_keys.cuh"
+#include "../device/sort_rank.cuh"
+#include "../device/util.cuh"
+#include "../device/warp_scan.cuh"
+#include "count.cuh"
 
 namespace {
 
@@ -67,10 +72,11 @@ template <typename U, typename V> struct SmallCfg {
     // The cluster's limit: PP_CLUSTER blocks of CAP, for every key and value
     // type. (8-byte keys without values had half that while Onesweep took
     // them with 14 keys per thread: their eight passes, two cluster barriers
-    // each, made the cluster 2-6% slower for u64 keys at 50000 and 65536 on
-    // an H100. With 16 keys per thread Onesweep's tiles are longer, and at
-    // 2^16 the cluster measured f64 keys 0.117 -> 0.105 ms, u64 keys
-    // 0.099-0.100 -> 0.101-0.102; bench/RESULTS.md.)
+    // each, made the cluster slower for u64 keys near 2^16. With 16 keys per
+    // thread Onesweep's tiles are longer, and the cluster won for f64 keys
+    // at 2^16 and tied for u64 keys; bench/RESULTS.md, "cuda sort on an
+    // H100: bench_cub over everything; 8-byte keys alone at 2^16 in one
+    // cluster; ...".)
     static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP;
     static constexpr size_t OFF_CNT = 0;
     static constexpr size_t OFF_MISC = OFF_CNT + (size_t)WARPS * kRadix * 4; // 32 u32, 17 u64

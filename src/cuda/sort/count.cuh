@@ -45,6 +45,7 @@ struct CountArgs {
     uint32_t *zero;            // look-back status of the first pass, cleared here
     size_t zero_words;         // a multiple of 256 (zero is 256-byte aligned)
     int copies_log2;           // histogram copies in shared memory: 2^copies_log2 (0 .. 5)
+    long long nan_key;         // with xmask, the KeyMap of Radix::map
 };
 
 constexpr int kCountBlock = 1024;
@@ -83,7 +84,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
     const int cl = a.copies_log2;
     const int words = NP * kRadix << cl;
     const int copy = lane & ((1 << cl) - 1);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
 
     for (int i = tid; i < words / 4; i += kCountBlock) ((uint4 *)sh)[i] = make_uint4(0, 0, 0, 0);
     // Clear the first pass's look-back status (the pass kernels run after this
@@ -97,7 +98,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
 
     bool nan = false; // this thread met a NaN key (floats)
     auto count_key = [&](U bits) {
-        const U r = R::map(bits, xm);
+        const U r = R::map(bits, xm, nk);
         if constexpr (FLOAT) nan |= R::is_nan(bits);
 #pragma unroll
         for (int p = 0; p < NP; p++) atomicAdd(&sh[((p * kRadix + (int)R::digit(r, 8 * p)) << cl) + copy], 1u);

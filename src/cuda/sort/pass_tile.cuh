@@ -118,7 +118,8 @@ struct PassArgs {
     unsigned long long *carry;       // this pass's [portions][256] portion starts + 1, zero on entry
     SortCtrl *ctrl;
     unsigned long long xmask;
-    int pass, npass;
+    int pass;
+    int nan_key; // with xmask, the KeyMap of Radix::map
     unsigned int tiles_per_portion;
     unsigned int tiles;
     int wide; // 1: n > 2^32, destination indices need 64 bits
@@ -180,7 +181,7 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
 // OFF_DIG; with values, records the digits (in shared memory at OFF_DIG, or
 // in od).
 template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
-__device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm, int shift, U *dst,
+__device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm, U nk, int shift, U *dst,
                                            Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
 {
     typedef PassCfg<FLOAT, U, V> C;
@@ -194,7 +195,7 @@ __device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm,
             const U key = sk[j];
             uint32_t d;
             if constexpr (C::RANK_DIGITS) d = dig[j];
-            else d = R::digit(R::map(key, xm), shift);
+            else d = R::digit(R::map(key, xm, nk), shift);
             dst[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = key;
             if constexpr (C::DIGITS_STAGED) dig[j] = (unsigned char)d;
             else if constexpr (VInfo<V>::has) od.set(k, d);
@@ -245,7 +246,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     uint32_t *misc = (uint32_t *)(smem + C::OFF_MISC);
     U *sk = (U *)(smem + C::OFF_STAGE);
     V *sv = (V *)(smem + C::OFF_STAGE);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     const int shift = 8 * a.pass;
     const size_t start = (size_t)tile * C::TILE;
     const int wfirst = warp * 32 * ITEMS;
@@ -261,7 +262,7 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
     KeyRegs<U, ITEMS> k;
     load_keys<U, ITEMS, FULL>(k, src + mine, lim);
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm), shift));
+    for (int i = 0; i < ITEMS; i++) dg.set(i, R::digit(R::map(k.get(i), xm, nk), shift));
     constexpr int P = C::COUNT_PARTS;
     uint32_t *const parts = P > 1 ? (uint32_t *)(smem + C::OFF_STAGE) : cnt; // zeroed by pass_kernel
     {
@@ -353,8 +354,8 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? pv[32 * i] : (V)0;
     }
     Digits<ITEMS> od;
-    if (a.wide) write_keys<FLOAT, NANS, U, V, FULL, true>(smem, count, xm, shift, dst, od);
-    else write_keys<FLOAT, NANS, U, V, FULL, false>(smem, count, xm, shift, dst, od);
+    if (a.wide) write_keys<FLOAT, NANS, U, V, FULL, true>(smem, count, xm, nk, shift, dst, od);
+    else write_keys<FLOAT, NANS, U, V, FULL, false>(smem, count, xm, nk, shift, dst, od);
     if constexpr (VInfo<V>::has) {
         __syncthreads();
 #pragma unroll

@@ -98,6 +98,7 @@ struct SmallArgs {
     const void *in_keys, *in_vals; // the input (keys, vals in place)
     int n;
     unsigned long long xmask;
+    long long nan_key; // with xmask, the KeyMap of Radix::map
 };
 
 // The sort of small_kernel (CB = 1) and cluster_small_kernel (CB =
@@ -136,18 +137,18 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
     // This block's keys: [first, first + n) of the input.
     const int first = (int)rank * C::CAP;
     const int n = a.n - first < 0 ? 0 : (a.n - first < C::CAP ? a.n - first : C::CAP);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     U *keys = (U *)a.keys + first;
     V *vals = (V *)a.vals + first;
     const U *in_keys = (const U *)a.in_keys + first;
     const V *in_vals = (const V *)a.in_vals + first;
 
-    const U r0 = R::map(((const U *)a.in_keys)[0], xm);
+    const U r0 = R::map(((const U *)a.in_keys)[0], xm, nk);
     unsigned long long vary = 0;
     for (int i = tid; i < n; i += C::BLOCK) {
         const U x = in_keys[i];
         sk[i] = x;
-        vary |= (unsigned long long)(U)(R::map(x, xm) ^ r0);
+        vary |= (unsigned long long)(U)(R::map(x, xm, nk) ^ r0);
         if constexpr (VInfo<V>::has) sv[i] = in_vals[i];
     }
 #pragma unroll
@@ -186,7 +187,7 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
             if constexpr (VInfo<V>::has) {
                 if (e < n) v[i] = sv[e];
             }
-            dg.set(i, R::digit(R::map(k[i], xm), shift));
+            dg.set(i, R::digit(R::map(k[i], xm, nk), shift));
         }
         warp_rank<ITEMS, false>(dg, rk, cnt + warp * kRadix, n - wfirst);
         __syncthreads(); // ranks done, every key of this pass read from sk
@@ -250,7 +251,7 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
             __syncthreads();
             for (int j = tid; j < n; j += C::BLOCK) {
                 const U x = to_k[j];
-                const uint32_t r = (uint32_t)j + dshift[R::digit(R::map(x, xm), shift)];
+                const uint32_t r = (uint32_t)j + dshift[R::digit(R::map(x, xm, nk), shift)];
                 const unsigned at = r % C::CAP, to = r / C::CAP;
                 *pp_cluster_map(&sk[at], to) = x;
                 if constexpr (VInfo<V>::has) *pp_cluster_map(&sv[at], to) = to_v[j];

@@ -2,12 +2,10 @@
 // (Adinets and Merrill, 2022, "Onesweep: a faster least significant digit
 // radix sort for GPUs").
 //
-// Radix keys are computed on the fly and keys are moved unchanged (so NaN
-// payloads survive): unsigned as is; signed: sign bit flipped; floats: every
-// NaN -> all ones (after +inf), negative -> all bits flipped, else the sign
-// bit flipped (-0.0 < +0.0); descending: all bits of the radix key flipped.
-// For integers the whole map is one XOR with a mask computed on the host
-// (device/sort_keys.cuh).
+// Radix keys are computed on the fly from a key's bits and the order
+// (device/sort_keys.cuh: one XOR for integers; floats with -0.0 < +0.0 and
+// every NaN after every other key, or before them in PP_DESCENDING), and
+// keys are moved unchanged (so NaN payloads survive).
 //
 // Paths (chosen on the host from n and the types only, never from the data):
 //  * n <= SmallCfg::CAP: one block sorts everything in shared memory, every
@@ -52,10 +50,11 @@
 // the kernels (see pass_kernel).
 //
 // Files: device/sort_keys.cuh (radix keys, value types), device/sort_rank.cuh
-// (stable warp ranking by digit), sort/onesweep.cuh (count_kernel,
-// pass_kernel, copy_back_kernel), sort/small.cuh (small_kernel,
-// fill_kernel); this file is the host side: the choice of path, the scratch
-// layout and the launches.
+// (stable warp ranking by digit), sort/count.cuh (the control block,
+// count_kernel), sort/pass_tile.cuh (one tile of a pass), sort/onesweep.cuh
+// (pass_kernel, copy_back_kernel), sort/small.cuh (small_kernel,
+// cluster_small_kernel, fill_kernel); this file is the host side: the
+// choice of path, the scratch layout and the launches.
 #include "cuda_state.cuh"
 #include "device/dispatch.cuh"
 #include "device/sort_keys.cuh"
@@ -66,22 +65,14 @@
 namespace {
 
 // From this n on, float keys get pass kernels that skip the NaN check when
-// the keys hold no NaN. So do float keys alone of at most 1.5 tiles per SM:
+// the keys hold no NaN (faster from 2^28 on; slower at 2^24 and 2^16, so
+// smaller sorts keep the kernels with the check alone; 2^26 lies between
+// the sizes measured). So do float keys alone of at most 1.5 tiles per SM:
 // a pass is then about one tile's work on each SM, and the shorter body
-// took f32 keys at 2^20 (137 tiles on 132 SMs) from 0.087-0.089 to 0.076-
-// 0.082 ms on an H200 (0.086-0.088 -> 0.073-0.078 on an H100) and f64 keys
-// (171 tiles) from 0.145-0.153 to 0.139-0.142; but f32 keys at 2^21 (273
-// tiles) went from 0.095-0.098 to 0.099-0.105, keys and pairs at 2^22 were
-// 4-13% slower on the H100, and pairs at 2^20 6-7% slower there, so those
-// keep the kernels with the check (bench/RESULTS.md).
-// Measured on an H200 (bench_cub, keys without NaN):
-// f32 keys 2^28 5.42 -> 5.00 ms and 2^30 21.34 -> 19.56, f64 keys 2^28
-// 16.71 -> 16.00 and 2^30 66.56 -> 63.60; but the same kernels were 3-5%
-// slower for f32 at 2^24 and 2^16 (0.425 -> 0.444-0.454 ms at 2^24), so
-// smaller sorts keep the kernels with the check alone. 2^26 is between
-// the sizes measured. On an H100 (bench_cub, alternated with the kernels
-// with the check): f32 keys 2^28 5.62 -> 5.28-5.31 ms, 2^30 21.80 -> 20.07-
-// 20.12, f64 keys 2^28 17.38 -> 17.13.
+// wins there, while at twice that, and for pairs, it lost. (bench/RESULTS.md,
+// "cuda sort: NaN-free pass kernels and two-part digit counting" and "cuda
+// sort: float keys alone at about one tile per SM take the NaN-free pass
+// kernels; ...".)
 constexpr size_t kNanFreeMin = (size_t)1 << 26;
 
 // The arrays of one call: the output and the input (the same, in place).
@@ -100,7 +91,7 @@ template <typename K> static pp_status set_smem(pp_context *ctx, K kernel, size_
 
 // n <= SmallCfg::CAP: one block; up to SmallCfg::CLUSTER_CAP: one cluster.
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_small(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_small(pp_context *ctx, const Bufs &b, size_t n, const KeyMap &km, const char *fn)
 {
     typedef SmallCfg<U, V> C;
     const bool one = n <= (size_t)C::CAP;
@@ -114,7 +105,8 @@ static pp_status sort_small(pp_context *ctx, const Bufs &b, size_t n, unsigned l
     a.in_keys = b.in_keys;
     a.in_vals = b.in_vals;
     a.n = (int)n;
-    a.xmask = xmask;
+    a.xmask = km.xmask;
+    a.nan_key = km.nan_key;
     PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, kernel, one ? 1 : PP_CLUSTER, C::BLOCK, smem, a));
     return PP_SUCCESS;
 }
@@ -127,7 +119,7 @@ struct Layout {
 };
 
 template <bool FLOAT, typename U>
-static pp_status launch_count(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, char *base,
+static pp_status launch_count(pp_context *ctx, const Bufs &b, size_t n, const KeyMap &km, char *base,
                               const Layout &l, size_t zero_words, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
@@ -135,7 +127,8 @@ static pp_status launch_count(pp_context *ctx, const Bufs &b, size_t n, unsigned
     c.keys = b.in_keys;
     c.out_of_place = b.out_of_place();
     c.n = n;
-    c.xmask = xmask;
+    c.xmask = km.xmask;
+    c.nan_key = km.nan_key;
     c.hist = (unsigned long long *)(base + l.hist);
     c.pbase = (unsigned long long *)(base + l.pbase);
     c.ctrl = (SortCtrl *)base;
@@ -167,7 +160,7 @@ static unsigned copy_grid(pp_cuda_state *s, size_t bytes)
 
 // 8-bit integer keys, keys only: count, then rewrite the runs.
 template <typename U>
-static pp_status sort_counting(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_counting(pp_context *ctx, const Bufs &b, size_t n, const KeyMap &km, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     Layout l;
@@ -178,17 +171,17 @@ static pp_status sort_counting(pp_context *ctx, const Bufs &b, size_t n, unsigne
     char *base = (char *)pp_cuda_scratch(ctx, l.total, fn);
     if (!base) return PP_ERROR_OUT_OF_MEMORY;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    pp_status st = launch_count<false, U>(ctx, b, n, xmask, base, l, 0, fn);
+    pp_status st = launch_count<false, U>(ctx, b, n, km, base, l, 0, fn);
     if (st != PP_SUCCESS) return st;
     fill_kernel<<<copy_grid(s, n), 256, 0, s->stream>>>((const SortCtrl *)base, (unsigned char *)b.keys, n,
                                                          (const unsigned long long *)(base + l.pbase),
-                                                         (unsigned)(xmask & 255u), b.out_of_place());
+                                                         (unsigned)(km.xmask & 255u), b.out_of_place());
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
 
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, const KeyMap &km, const char *fn)
 {
     typedef PassCfg<FLOAT, U, V> C;
     pp_cuda_state *s = pp_cuda(ctx);
@@ -231,7 +224,7 @@ static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigne
     pp_status st = set_smem(ctx, pass, C::SMEM, fn);
     if (st != PP_SUCCESS) return st;
     PP_CUDA_TRY(ctx, cudaMemsetAsync(base, 0, l.zero_bytes, s->stream), fn);
-    st = launch_count<FLOAT, U>(ctx, b, n, xmask, base, l, status_words, fn);
+    st = launch_count<FLOAT, U>(ctx, b, n, km, base, l, status_words, fn);
     if (st != PP_SUCCESS) return st;
 
     PassArgs a;
@@ -244,8 +237,8 @@ static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigne
     a.n = n;
     a.pbase = (const unsigned long long *)(base + l.pbase);
     a.ctrl = ctrl;
-    a.xmask = xmask;
-    a.npass = NP;
+    a.xmask = km.xmask;
+    a.nan_key = km.nan_key;
     a.tiles_per_portion = tpp;
     a.tiles = (unsigned)tiles;
     a.wide = n > ((size_t)1 << 32);
@@ -266,14 +259,14 @@ static pp_status sort_onesweep(pp_context *ctx, const Bufs &b, size_t n, unsigne
 }
 
 template <bool FLOAT, typename U, typename V>
-static pp_status sort_kv(pp_context *ctx, const Bufs &b, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_kv(pp_context *ctx, const Bufs &b, size_t n, const KeyMap &km, const char *fn)
 {
     typedef SmallCfg<U, V> C;
     const size_t optin = pp_cuda(ctx)->smem_optin;
     if ((n <= (size_t)C::CAP && C::SMEM <= optin) || (n <= C::CLUSTER_CAP && C::SMEM_CLUSTER <= optin))
-        return sort_small<FLOAT, U, V>(ctx, b, n, xmask, fn);
-    if constexpr (!FLOAT && sizeof(U) == 1 && !VInfo<V>::has) return sort_counting<U>(ctx, b, n, xmask, fn);
-    else return sort_onesweep<FLOAT, U, V>(ctx, b, n, xmask, fn);
+        return sort_small<FLOAT, U, V>(ctx, b, n, km, fn);
+    if constexpr (!FLOAT && sizeof(U) == 1 && !VInfo<V>::has) return sort_counting<U>(ctx, b, n, km, fn);
+    else return sort_onesweep<FLOAT, U, V>(ctx, b, n, km, fn);
 }
 
 // Keys of type T (sorted by their bits U = pp_traits<T>::bits), values V.
@@ -281,13 +274,13 @@ template <typename T, typename V> static pp_status sort_typed(pp_context *ctx, c
 {
     typedef typename pp_traits<T>::bits U;
     constexpr int KIND = pp_traits<T>::kind;
-    const unsigned long long xmask = pp_sort_xmask<KIND, U>(a->order);
+    const KeyMap km = pp_sort_keymap<KIND, U>(a->order);
     Bufs b;
     b.keys = a->keys;
     b.vals = VInfo<V>::has ? a->values : NULL;
     b.in_keys = a->keys_in;
     b.in_vals = VInfo<V>::has ? a->values_in : NULL;
-    return sort_kv<KIND == PP_KIND_FLOAT, U, V>(ctx, b, a->n, xmask, a->fn);
+    return sort_kv<KIND == PP_KIND_FLOAT, U, V>(ctx, b, a->n, km, a->fn);
 }
 
 } // namespace

@@ -8,7 +8,12 @@
 #define PP_CUDA_SORT_SMALL_CUH
 
 #include "../device/cluster.cuh"
-#include "onesweep.cuh"
+#include "../device/ops.cuh"
+#include "../device/sort_keys.cuh"
+#include "../device/sort_rank.cuh"
+#include "../device/util.cuh"
+#include "../device/warp_scan.cuh"
+#include "count.cuh"
 
 namespace {
 
@@ -67,10 +72,11 @@ template <typename U, typename V> struct SmallCfg {
     // The cluster's limit: PP_CLUSTER blocks of CAP, for every key and value
     // type. (8-byte keys without values had half that while Onesweep took
     // them with 14 keys per thread: their eight passes, two cluster barriers
-    // each, made the cluster 2-6% slower for u64 keys at 50000 and 65536 on
-    // an H100. With 16 keys per thread Onesweep's tiles are longer, and at
-    // 2^16 the cluster measured f64 keys 0.117 -> 0.105 ms, u64 keys
-    // 0.099-0.100 -> 0.101-0.102; bench/RESULTS.md.)
+    // each, made the cluster slower for u64 keys near 2^16. With 16 keys per
+    // thread Onesweep's tiles are longer, and the cluster won for f64 keys
+    // at 2^16 and tied for u64 keys; bench/RESULTS.md, "cuda sort on an
+    // H100: bench_cub over everything; 8-byte keys alone at 2^16 in one
+    // cluster; ...".)
     static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP;
     static constexpr size_t OFF_CNT = 0;
     static constexpr size_t OFF_MISC = OFF_CNT + (size_t)WARPS * kRadix * 4; // 32 u32, 17 u64
@@ -92,6 +98,7 @@ struct SmallArgs {
     const void *in_keys, *in_vals; // the input (keys, vals in place)
     int n;
     unsigned long long xmask;
+    long long nan_key; // with xmask, the KeyMap of Radix::map
 };
 
 // The sort of small_kernel (CB = 1) and cluster_small_kernel (CB =
@@ -130,18 +137,18 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
     // This block's keys: [first, first + n) of the input.
     const int first = (int)rank * C::CAP;
     const int n = a.n - first < 0 ? 0 : (a.n - first < C::CAP ? a.n - first : C::CAP);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     U *keys = (U *)a.keys + first;
     V *vals = (V *)a.vals + first;
     const U *in_keys = (const U *)a.in_keys + first;
     const V *in_vals = (const V *)a.in_vals + first;
 
-    const U r0 = R::map(((const U *)a.in_keys)[0], xm);
+    const U r0 = R::map(((const U *)a.in_keys)[0], xm, nk);
     unsigned long long vary = 0;
     for (int i = tid; i < n; i += C::BLOCK) {
         const U x = in_keys[i];
         sk[i] = x;
-        vary |= (unsigned long long)(U)(R::map(x, xm) ^ r0);
+        vary |= (unsigned long long)(U)(R::map(x, xm, nk) ^ r0);
         if constexpr (VInfo<V>::has) sv[i] = in_vals[i];
     }
 #pragma unroll
@@ -180,7 +187,7 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
             if constexpr (VInfo<V>::has) {
                 if (e < n) v[i] = sv[e];
             }
-            dg.set(i, R::digit(R::map(k[i], xm), shift));
+            dg.set(i, R::digit(R::map(k[i], xm, nk), shift));
         }
         warp_rank<ITEMS, false>(dg, rk, cnt + warp * kRadix, n - wfirst);
         __syncthreads(); // ranks done, every key of this pass read from sk
@@ -244,7 +251,7 @@ template <bool FLOAT, typename U, typename V, int CB> __device__ __forceinline__
             __syncthreads();
             for (int j = tid; j < n; j += C::BLOCK) {
                 const U x = to_k[j];
-                const uint32_t r = (uint32_t)j + dshift[R::digit(R::map(x, xm), shift)];
+                const uint32_t r = (uint32_t)j + dshift[R::digit(R::map(x, xm, nk), shift)];
                 const unsigned at = r % C::CAP, to = r / C::CAP;
                 *pp_cluster_map(&sk[at], to) = x;
                 if constexpr (VInfo<V>::has) *pp_cluster_map(&sv[at], to) = to_v[j];

@@ -80,13 +80,14 @@ struct PassArgs {
     uint32_t *src;           // Ctrl::src
     int pass;
     int shift;               // lowest bit of the pass's bit or digit
+    int nan_key;             // with xmask, the KeyMap of Radix::map
 };
 
 // ---- split radix: one bit per pass ---------------------------------------------------
 
-template <bool FLOAT, typename U> __device__ __forceinline__ uint32_t key_bit(U k, U xm, int shift)
+template <bool FLOAT, typename U> __device__ __forceinline__ uint32_t key_bit(U k, U xm, U nk, int shift)
 {
-    return (uint32_t)((U)(Radix<FLOAT, U>::map(k, xm) >> shift) & 1u);
+    return (uint32_t)((U)(Radix<FLOAT, U>::map(k, xm, nk) >> shift) & 1u);
 }
 
 template <bool FLOAT, typename U> __global__ void __launch_bounds__(kBlock) split_count_kernel(const PassArgs a)
@@ -94,14 +95,14 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kBlock) spli
     __shared__ uint32_t s_zeros[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const U *keys = (const U *)(a.src[a.pass] ? a.alt_keys : a.keys);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     const size_t n = a.n;
     const size_t base = (size_t)blockIdx.x * kTile + (size_t)warp * kWarpKeys + lane;
     uint32_t zeros = 0;
 #pragma unroll
     for (int i = 0; i < kItems; i++) {
         const size_t idx = base + (size_t)i * 32;
-        const bool z = idx < n && key_bit<FLOAT, U>(keys[idx], xm, a.shift) == 0;
+        const bool z = idx < n && key_bit<FLOAT, U>(keys[idx], xm, nk, a.shift) == 0;
         zeros += (uint32_t)__popc(__ballot_sync(0xffffffffu, z));
     }
     if (lane == 0) s_zeros[warp] = zeros;
@@ -138,7 +139,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
     U *dk = (U *)(s_src ? a.keys : a.alt_keys);
     [[maybe_unused]] const V *sv = (const V *)(s_src ? a.alt_vals : a.vals);
     [[maybe_unused]] V *dv = (V *)(s_src ? a.vals : a.alt_vals);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     const size_t base = (size_t)blockIdx.x * kTile + (size_t)warp * kWarpKeys + lane;
 
     U k[kItems];
@@ -151,7 +152,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
         k[i] = (U)0;
         if (idx < n) {
             k[i] = sk[idx];
-            z = key_bit<FLOAT, U>(k[i], xm, a.shift) == 0;
+            z = key_bit<FLOAT, U>(k[i], xm, nk, a.shift) == 0;
         }
         bal[i] = __ballot_sync(0xffffffffu, z);
         zeros += (uint32_t)__popc(bal[i]);
@@ -177,9 +178,9 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
 
 // ---- count, scan, scatter: 4-bit digits ------------------------------------------------
 
-template <bool FLOAT, typename U> __device__ __forceinline__ uint32_t key_digit(U k, U xm, int shift)
+template <bool FLOAT, typename U> __device__ __forceinline__ uint32_t key_digit(U k, U xm, U nk, int shift)
 {
-    return (uint32_t)((U)(Radix<FLOAT, U>::map(k, xm) >> shift) & (U)(kDigits - 1));
+    return (uint32_t)((U)(Radix<FLOAT, U>::map(k, xm, nk) >> shift) & (U)(kDigits - 1));
 }
 
 template <bool FLOAT, typename U> __global__ void __launch_bounds__(kBlock) css_count_kernel(const PassArgs a)
@@ -187,7 +188,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kBlock) css_
     __shared__ uint32_t hist[kWarps * kDigits];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const U *keys = (const U *)(a.src[a.pass] ? a.alt_keys : a.keys);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     const size_t n = a.n;
     if (threadIdx.x < kWarps * kDigits) hist[threadIdx.x] = 0;
     __syncthreads();
@@ -195,7 +196,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kBlock) css_
 #pragma unroll
     for (int i = 0; i < kItems; i++) {
         const size_t idx = base + (size_t)i * 32;
-        if (idx < n) atomicAdd(&hist[warp * kDigits + key_digit<FLOAT, U>(keys[idx], xm, a.shift)], 1u);
+        if (idx < n) atomicAdd(&hist[warp * kDigits + key_digit<FLOAT, U>(keys[idx], xm, nk, a.shift)], 1u);
     }
     __syncthreads();
     if (threadIdx.x < kDigits) {
@@ -233,7 +234,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
     U *dk = (U *)(s_src ? a.keys : a.alt_keys);
     [[maybe_unused]] const V *sv = (const V *)(s_src ? a.alt_vals : a.vals);
     [[maybe_unused]] V *dv = (V *)(s_src ? a.vals : a.alt_vals);
-    const U xm = (U)a.xmask;
+    const U xm = (U)a.xmask, nk = (U)a.nan_key;
     const size_t base = (size_t)blockIdx.x * kTile + (size_t)warp * kWarpKeys + lane;
     const uint32_t lower = (1u << lane) - 1u;
     uint32_t *cnt = wcnt + warp * kDigits;
@@ -245,7 +246,7 @@ template <bool FLOAT, typename U, typename V> __global__ void __launch_bounds__(
         const size_t idx = base + (size_t)i * 32;
         const bool valid = idx < n;
         k[i] = valid ? sk[idx] : (U)0;
-        dg[i] = valid ? key_digit<FLOAT, U>(k[i], xm, a.shift) : (uint32_t)kDigits; // kDigits: no key
+        dg[i] = valid ? key_digit<FLOAT, U>(k[i], xm, nk, a.shift) : (uint32_t)kDigits; // kDigits: no key
     }
     // Stable ranking within the warp, item by item (input order): the lanes
     // with the same digit (peers) take consecutive ranks after the warp's
@@ -300,7 +301,7 @@ template <typename T> __global__ void __launch_bounds__(256) copy_kernel(const u
 
 // Algorithm ALGO on keys whose bits are U (FLOAT: float keys) with values V.
 template <pp_algorithm ALGO, bool FLOAT, typename U, typename V>
-static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsigned long long xmask, const char *fn)
+static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, const KeyMap &km, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     constexpr size_t KB = sizeof(U);
@@ -332,7 +333,8 @@ static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsi
     a.alt_vals = VB ? base + off_altv : NULL;
     a.n = n;
     a.tiles = tiles;
-    a.xmask = xmask;
+    a.xmask = km.xmask;
+    a.nan_key = km.nan_key;
     a.counts = counts;
     a.src = ctrl->src;
     for (int p = 0; p < passes; p++) {
@@ -359,14 +361,13 @@ static pp_status sort_kv(pp_context *ctx, void *keys, void *vals, size_t n, unsi
 }
 
 // Keys of type T (sorted by their bits U = pp_traits<T>::bits), values V;
-// the key mask as in cuda_sort.cu (pp_sort_xmask).
+// the key map as in cuda_sort.cu (pp_sort_keymap).
 template <pp_algorithm ALGO, typename T, typename V> static pp_status sort_typed(pp_context *ctx, const pp_sort_args *a)
 {
     typedef typename pp_traits<T>::bits U;
     constexpr int KIND = pp_traits<T>::kind;
-    const unsigned long long xmask = pp_sort_xmask<KIND, U>(a->order);
-    return sort_kv<ALGO, KIND == PP_KIND_FLOAT, U, V>(ctx, a->keys, VInfo<V>::has ? a->values : NULL, a->n, xmask,
-                                                      a->fn);
+    const KeyMap km = pp_sort_keymap<KIND, U>(a->order);
+    return sort_kv<ALGO, KIND == PP_KIND_FLOAT, U, V>(ctx, a->keys, VInfo<V>::has ? a->values : NULL, a->n, km, a->fn);
 }
 
 template <pp_algorithm ALGO> pp_status study_sort(pp_context *ctx, const pp_sort_args *a)

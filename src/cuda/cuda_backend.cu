@@ -52,7 +52,7 @@ pp_status pp_cuda_enter(pp_context *ctx, const char *fn)
 // ---- launches through cached one-node graphs ----------------------------------
 // Launching the kernel node of an instantiated graph, its parameters
 // updated first, costs the host less than a <<<>>> launch, and an empty
-// kernel launched so finishes sooner (bench/RESULTS.md, "cuda at small n:
+// kernel launched so finishes sooner (bench/studies/cuda-small-calls.md, "cuda at small n:
 // cached graph launches and one-cluster kernels"): the launch is most of a
 // small call's time. The context keeps one graph per kernel function, the
 // least recently used one replaced.

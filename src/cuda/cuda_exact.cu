@@ -162,7 +162,7 @@ template <typename T> pp_status xreduce_launch(pp_context *ctx, const pp_reduce_
 constexpr int XS_BLOCK = 256;
 constexpr int XS_SEG = 16;                    // elements per thread
 constexpr int XS_TILE = XS_BLOCK * XS_SEG;    // 4096 elements per tile
-constexpr int XS_BLOCKS_PER_SM = 1; // 3 and 2 measured slower (bench/RESULTS.md)
+constexpr int XS_BLOCKS_PER_SM = 1; // 3 and 2 measured slower (bench/studies/exact.md)
 constexpr int XW_BLOCK = 1024;                // word scan: one block per word
 constexpr int XW_ITEMS = 8;
 

@@ -37,7 +37,7 @@ enum scan_mode { SCAN_AUTO, SCAN_LOOKBACK, SCAN_RTS };
 
 // scan_ahead from this many tiles (32 KB each) on: below, one block per SM
 // has too few tiles to fill its ring, and scan_tiles' 4 blocks per SM win
-// (bench/RESULTS.md, "cuda scan: a warp-specialized look-ahead scan, the
+// (bench/studies/cuda-scan.md, "cuda scan: a warp-specialized look-ahead scan, the
 // default for large 4-byte scans").
 constexpr size_t AHEAD_MIN_TILES = 2048;
 

@@ -46,7 +46,7 @@ constexpr int SELECT_WARPS = SELECT_BLOCK / 32;
 // tiles), 4 for 1- and 2-byte ones (16 KB; more rounds would not fit the
 // packed counts, see SelPack). For 4-byte elements 8 rounds beat 4, with
 // 4 blocks per SM rather than 5, where the registers spill
-// (bench/RESULTS.md, "cuda backend against CUB").
+// (bench/studies/cuda-overall.md, "cuda backend against CUB").
 template <typename T> __host__ __device__ constexpr int sel_rounds() { return sizeof(T) >= 4 ? 8 : 4; }
 // Blocks per SM the registers must allow: 4 (64 registers) for 4- and
 // 8-byte elements; 8- and 16-bit elements (32 and 64 per thread) get 5.

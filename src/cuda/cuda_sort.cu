@@ -69,7 +69,7 @@ namespace {
 // smaller sorts keep the kernels with the check alone; 2^26 lies between
 // the sizes measured). So do float keys alone of at most 1.5 tiles per SM:
 // a pass is then about one tile's work on each SM, and the shorter body
-// wins there, while at twice that, and for pairs, it lost. (bench/RESULTS.md,
+// wins there, while at twice that, and for pairs, it lost. (bench/studies/cuda-sort.md,
 // "cuda sort: NaN-free pass kernels and two-part digit counting" and "cuda
 // sort: float keys alone at about one tile per SM take the NaN-free pass
 // kernels; ...".)

@@ -338,7 +338,7 @@ template <typename T> __device__ __noinline__ void pp_xexp_deposit(int64_t *w, d
     pp_xadd_double_atomic(w, pp_xfmt<T>::UNIT, v);
 }
 
-// An error-free addition as each format runs it fastest (bench/RESULTS.md,
+// An error-free addition as each format runs it fastest (bench/studies/exact.md,
 // "Exact float sums on cuda, second design"): f64 errors are almost never
 // zero (53-bit inputs), so TwoSum runs unconditionally into a[1]; f32
 // errors usually are (a double holds a sum of f32 values exactly over 29

@@ -24,7 +24,7 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // neighbouring tiles' words in one 32-byte sector, the reads and writes of
 // several tiles queue on the same sector. A line per tile keeps them apart,
 // which made scan and select_if faster (16 bytes apart already gave most of
-// it; bench/RESULTS.md, "cuda look-back: each tile's state on a 128-byte
+// it; bench/studies/cuda-scan.md, "cuda look-back: each tile's state on a 128-byte
 // line of its own").
 // Two layouts of a tile's word, each written and read whole by one access,
 // so a reader that sees a state sees its value: no fences.
@@ -34,7 +34,7 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // the next 32 (16-byte accesses, .b128). Before it, 8-byte values lived in
 // per-tile arrays next to each other, read after an acquire of the flag:
 // two dependent reads per poll and shared sectors again, which left the
-// 8-byte scans far behind the 4-byte ones (bench/RESULTS.md, "bench_cub
+// 8-byte scans far behind the 4-byte ones (bench/studies/cuda-overall.md, "bench_cub
 // over every type and size; 16-byte look-back words for 8-byte values").
 template <typename T> struct pp_lookback {
     uint32_t *flags; // the arena: a word per tile, PP_CUDA_LB_STRIDE 64-bit words apart
@@ -170,7 +170,7 @@ __device__ T pp_lookback_prefix(const pp_lookback<T> &lb, unsigned long long til
 // exclusive prefix of its latest tile: the prefix of a later tile is that
 // plus the aggregates of every tile between. The words are dense because
 // the readers read 32 of them per load instruction (a line per tile was
-// slower: bench/RESULTS.md, "cuda scan: a warp-specialized look-ahead scan,
+// slower: bench/studies/cuda-scan.md, "cuda scan: a warp-specialized look-ahead scan,
 // the default for large 4-byte scans").
 
 template <typename T>
@@ -247,7 +247,7 @@ __device__ __forceinline__ unsigned long long pp_take_tile(unsigned long long *t
 // pp_lookback_prefix): a first sleep of 1 us and 0.2 us between polls,
 // chosen by measurement with tiles' words one line apart: somewhat shorter
 // delays ran the same, longer ones and unthrottled polling slower (far
-// slower with words packed 8 to a line; bench/RESULTS.md, "cuda look-back:
+// slower with words packed 8 to a line; bench/studies/cuda-scan.md, "cuda look-back:
 // each tile's state on a 128-byte line of its own" and "cuda scan: the
 // look-back's knobs again"); small launches poll without delay.
 template <typename T> inline void pp_lb_delays(pp_lookback<T> &lb, size_t tiles)

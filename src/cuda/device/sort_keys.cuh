@@ -33,7 +33,7 @@ template <typename U> __host__ __device__ constexpr U float_inf_bits()
 // The radix key of the bits of a key, with the constants of KeyMap (nan_key
 // read by floats with NANS only). NANS = false: the caller knows that no
 // key is a NaN (the Onesweep passes, after count_kernel has looked), and
-// the NaN check is left out (bench/RESULTS.md, "cuda sort: NaN-free pass
+// the NaN check is left out (bench/studies/cuda-sort.md, "cuda sort: NaN-free pass
 // kernels and two-part digit counting"); every order then maps as it does
 // with the check.
 template <bool FLOAT, typename U, bool NANS = true> struct Radix {
@@ -47,7 +47,7 @@ template <bool FLOAT, typename U, bool NANS = true> struct Radix {
             const U sign = top_bit<U>();
             // one XOR: with all ones for a negative key (0 - its sign bit),
             // else with the sign bit; cheaper than choosing between ~bits and
-            // bits | sign (bench/RESULTS.md, "cuda sort: a float's radix key
+            // bits | sign (bench/studies/cuda-sort.md, "cuda sort: a float's radix key
             // in one XOR, digits staged by the ranking")
             const U neg = (U)((U)0 - (U)(bits >> (8 * sizeof(U) - 1)));
             const U r = (U)(bits ^ (U)(neg | sign));

@@ -36,7 +36,7 @@
 // over scan_tiles because no tile waits for a frontier of inclusive
 // prefixes; it loses below AHEAD_MIN_TILES (cuda_scan.cu: one block per SM
 // has too few tiles to fill its ring), and for 8-byte elements at every
-// size, which keep scan_tiles (bench/RESULTS.md, "cuda scan: a
+// size, which keep scan_tiles (bench/studies/cuda-scan.md, "cuda scan: a
 // warp-specialized look-ahead scan, the default for large 4-byte scans").
 #ifndef PP_CUDA_SCAN_AHEAD_CUH
 #define PP_CUDA_SCAN_AHEAD_CUH

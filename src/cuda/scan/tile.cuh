@@ -43,7 +43,7 @@ template <typename T> struct shape {
     // Resident blocks per SM asked of ptxas (at least): 4 for elements of up
     // to 4 bytes (64 registers), 2 for 8-byte ones. More resident tiles keep
     // more loads in flight while tiles wait in the look-back; for 8-byte
-    // types more than 2 did not pay (bench/RESULTS.md, "cuda scan: four
+    // types more than 2 did not pay (bench/studies/cuda-scan.md, "cuda scan: four
     // resident tiles per SM for elements up to 4 bytes").
     static constexpr int MIN_BLOCKS = sizeof(T) <= 4 ? 4 : 2;
 };

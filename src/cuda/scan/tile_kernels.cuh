@@ -24,8 +24,8 @@
 // look-back windows, other polling patterns, publishing the aggregate
 // before the in-warp scans, L2 prefetches of later tiles, more resident
 // tiles held in shared memory, persistent blocks that prefetch their next
-// tile and 64 KB tiles were measured and did not pay (bench/RESULTS.md: the
-// "cuda scan" and "cuda look-back" sections). What removed the wait was a
+// tile and 64 KB tiles were measured and did not pay (bench/studies/cuda-scan.md:
+// its "cuda scan" and "cuda look-back" sections). What removed the wait was a
 // design without a frontier: scan_ahead (scan/ahead.cuh).
 #ifndef PP_CUDA_SCAN_TILE_KERNELS_CUH
 #define PP_CUDA_SCAN_TILE_KERNELS_CUH

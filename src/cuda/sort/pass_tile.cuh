@@ -52,7 +52,7 @@ template <typename T> __device__ __forceinline__ T *opaque_here(T *p)
 // keys with values (16 made u64 pairs slower); fewer where the staging
 // area would pass 48 KiB. Keys and then values are staged in the same area
 // (one at a time), so a tile takes less than 64 KiB of shared memory and
-// fits every GPU from sm_75 on. (bench/RESULTS.md: these against other
+// fits every GPU from sm_75 on. (bench/studies/cuda-sort.md: these against other
 // shapes; 8-byte keys in "cuda: out-of-place sorts without a copy; 16 keys
 // per thread for 8-byte keys; ...".)
 template <bool FLOAT, typename U, typename V> struct PassCfg {
@@ -73,7 +73,7 @@ template <bool FLOAT, typename U, typename V> struct PassCfg {
     // increments on one word wait for each other, and two copies halve that
     // wait. The copies live in the staging area (unused until the ranking).
     // Two copies for keys alone of up to 4 bytes; one, counted in place, for
-    // the others, where two were slower or changed nothing (bench/RESULTS.md,
+    // the others, where two were slower or changed nothing (bench/studies/cuda-sort.md,
     // "cuda sort: NaN-free pass kernels and two-part digit counting").
     static constexpr int COUNT_PARTS = LEAN && (size_t)TILE * SB >= (size_t)WARPS * kRadix * 4 * 2 ? 2 : 1;
     // shared memory: per-warp digit counters, per-digit destination shifts
@@ -92,14 +92,14 @@ template <bool FLOAT, typename U, typename V> struct PassCfg {
     // pairs with staged digits: smaller kernels, fewer instruction fetch
     // stalls and global stores queued at once), fully where the digits are
     // in registers (unrolled by 2 or 4 they would be indexed at run time and
-    // live in local memory). (bench/RESULTS.md, "cuda sort: the pairs'
+    // live in local memory). (bench/studies/cuda-sort.md, "cuda sort: the pairs'
     // digits staged in shared memory, write loops unrolled by 2".)
     static constexpr bool DIG_FITS = OFF_DIG + (size_t)TILE <= 64 * 1024; // a byte per position at OFF_DIG
     static constexpr bool DIGITS_STAGED = VB && DIG_FITS;
     static constexpr int WRITE_UNROLL = VB && !DIGITS_STAGED ? ITEMS : 2;
     // Float keys alone: the ranking stages each key's digit (a byte at its
     // sorted position, in the same area), and write_keys reads it instead of
-    // mapping the key again (bench/RESULTS.md, "cuda sort: a float's radix
+    // mapping the key again (bench/studies/cuda-sort.md, "cuda sort: a float's radix
     // key in one XOR, digits staged by the ranking"). Integer keys keep
     // recomputing it: their map is one XOR.
     static constexpr bool RANK_DIGITS = FLOAT && !VB && DIG_FITS;
@@ -128,7 +128,7 @@ struct PassArgs {
 // Tiles a look-back reads per round trip (per digit): with one, a walk of L
 // tiles costs L dependent L2 round trips, and walks are long (while a tile
 // walks, many later tiles start and publish only aggregates). 8 against 1,
-// 4 and 16: bench/RESULTS.md, "cuda backend against CUB — 2026-11-21 ...
+// 4 and 16: bench/studies/cuda-overall.md, "cuda backend against CUB — 2026-11-21
 // (third run, after the sort look-back change)".
 constexpr int kLookbackWindow = 8;
 

@@ -74,7 +74,7 @@ template <typename U, typename V> struct SmallCfg {
     // them with 14 keys per thread: their eight passes, two cluster barriers
     // each, made the cluster slower for u64 keys near 2^16. With 16 keys per
     // thread Onesweep's tiles are longer, and the cluster won for f64 keys
-    // at 2^16 and tied for u64 keys; bench/RESULTS.md, "cuda sort on an
+    // at 2^16 and tied for u64 keys; bench/studies/cuda-sort.md, "cuda sort on an
     // H100: bench_cub over everything; 8-byte keys alone at 2^16 in one
     // cluster; ...".)
     static constexpr size_t CLUSTER_CAP = (size_t)PP_CLUSTER * CAP;

@@ -23,7 +23,8 @@
 # everything else hidden. With ARCHIVE_PREFIX as well: every defined global
 # symbol of its objects, whatever its visibility (hidden ones too: they are
 # what a program linking the static library shares its namespace with),
-# starts with ARCHIVE_PREFIX.
+# starts with ARCHIVE_PREFIX (but a sanitizer's own symbols, __odr_asan.*,
+# __asan_*, __ubsan_*, __sancov_*).
 cmake_minimum_required(VERSION 3.18) # IN_LIST, list(JOIN)
 foreach(var LIB HEADER NM CC)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -149,7 +150,9 @@ if(DEFINED ARCHIVE AND NOT "${ARCHIVE}" STREQUAL "")
     endif()
     if(DEFINED ARCHIVE_PREFIX AND NOT "${ARCHIVE_PREFIX}" STREQUAL "")
       string(FIND "${name}" "${ARCHIVE_PREFIX}" at)
-      if(NOT at EQUAL 0)
+      # symbols a sanitizer's instrumentation adds (ASan's one-definition
+      # markers, __odr_asan.<name>) are the compiler's, not the sources'
+      if(NOT at EQUAL 0 AND NOT name MATCHES "^__(odr_asan|asan|ubsan|sancov)")
         list(APPEND unprefixed "${name} (${type} ${bind} ${vis})")
       endif()
     endif()

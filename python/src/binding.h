@@ -27,7 +27,8 @@
  * error message (pp_last_error) is copied while the lock is held.
  *
  * Arguments are positional only (METH_FASTCALL): the Python layer always
- * calls with every argument, which keeps the per-call cost near 0.1 us.
+ * calls with every argument, which keeps the per-call cost low (python/tools/
+ * overhead.py measures it; bench/studies/python.md has the figures).
  *
  * The files, one role each:
  *   module.c      the exception classes and raising them, the module's

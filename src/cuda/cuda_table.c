@@ -1,6 +1,7 @@
 /* The cuda backend's table: what it offers, read in one place. Adding an
- * algorithm is one pp_algorithm value (parprim.h), its name (names.c) and
- * one row here (its entry declared in cuda_entry.h). */
+ * algorithm is one pp_algorithm value (parprim.h), its name (names.c), one
+ * row here (its entry declared in cuda_entry.h) and its cell in the matrix
+ * of docs/backends.md (the test doc_algorithm_matrix compares them). */
 #include "cuda_entry.h"
 
 const pp_backend_ops pp_cuda_ops = {

@@ -388,6 +388,52 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
                   const void *in, void *out, size_t n);
 
 /*
+ * Segmented forms. Segments are given by offsets: nseg + 1 uint64_t in
+ * context memory; segment s is in[offsets[s] .. offsets[s+1]). Offsets
+ * must be non-decreasing and at most n; segments may be empty, need not
+ * start at 0 nor end at n. Elements outside every segment are neither read
+ * into a result nor written. nseg == 0 succeeds at once: nothing is read
+ * or written (in, out and offsets may be NULL). n == 0 succeeds with every
+ * segment empty (offsets all 0): the reduce writes nseg identities, the
+ * scan nothing (in and out may then be NULL). offsets must not overlap out
+ * (PP_ERROR_INVALID_ARGUMENT).
+ * Bad offsets (decreasing, or past n) never make a call read or write out
+ * of bounds. Where they are checked: on cpu every offset is checked before
+ * anything is written: PP_ERROR_INVALID_ARGUMENT naming the first bad one,
+ * nothing written. (cuda and opencl: not available yet, see below.)
+ * Algorithms: the segmented reduce follows the choice made for
+ * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
+ * its own form of the chosen algorithm where it has one, else its default.
+ * PP_ALGO_EXACT on a f32 or f64 PP_SUM has no segmented form yet: such a
+ * call returns PP_ERROR_UNSUPPORTED (never an inexact sum) and writes
+ * nothing; other types and operators run the default.
+ * Backends: cpu. cuda and opencl return PP_ERROR_UNSUPPORTED (nothing
+ * written) until they gain these calls.
+ */
+/**
+ * out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1] for s < nseg; the
+ * op's identity (as pp_reduce of n == 0) for an empty segment. in: n
+ * elements, out: nseg elements, both context memory; out must not overlap
+ * in or offsets. Determinism and the sign of zero sums: as pp_reduce for
+ * each segment (on cpu, float results depend only on the input and the
+ * offsets, not on the thread count).
+ */
+PP_API pp_status pp_segmented_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n,
+                                     const uint64_t *offsets, size_t nseg, void *out);
+
+/**
+ * pp_scan within each segment: the scan restarts at each segment's first
+ * element (exclusive: whose output is the op's identity, +0.0 for float
+ * sums). out[i] for i outside every segment is left untouched. in, out: n
+ * elements of context memory; in == out (in place) is allowed, any other
+ * overlap of in and out, and any overlap of out and offsets, is
+ * PP_ERROR_INVALID_ARGUMENT. Determinism: as pp_scan (on cpu, float
+ * results depend only on the input and the offsets).
+ */
+PP_API pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
+                                   const void *in, void *out, size_t n, const uint64_t *offsets, size_t nseg);
+
+/*
  * Exact sums as values. The exact sum of f32 or f64 elements (what
  * PP_ALGO_EXACT rounds once) as a host object: accumulate pieces of an
  * array, anywhere and in any order, merge the sums (across contexts,

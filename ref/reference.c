@@ -598,3 +598,20 @@ const char *ref_format(pp_type type, const void *array, size_t i, char *buf, siz
     snprintf(buf, cap, "?");
     return buf;
 }
+
+void ref_segmented_reduce(pp_type type, pp_op op, const void *in, const uint64_t *offsets, size_t nseg, void *out)
+{
+    const size_t sz = pp_type_size(type);
+    for (size_t s = 0; s < nseg; s++)
+        ref_reduce(type, op, (const char *)in + offsets[s] * sz, (size_t)(offsets[s + 1] - offsets[s]),
+                   (char *)out + s * sz);
+}
+
+void ref_segmented_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                        const uint64_t *offsets, size_t nseg)
+{
+    const size_t sz = pp_type_size(type);
+    for (size_t s = 0; s < nseg; s++)
+        ref_scan(type, op, kind, (const char *)in + offsets[s] * sz, (char *)out + offsets[s] * sz,
+                 (size_t)(offsets[s + 1] - offsets[s]));
+}

@@ -18,6 +18,12 @@ extern "C" {
 void ref_reduce(pp_type type, pp_op op, const void *in, size_t n, void *out);
 /* Sequential inclusive or exclusive scan; in == out allowed. */
 void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n);
+/* Per segment s < nseg, [offsets[s], offsets[s+1]) (valid offsets): out[s]
+ * = ref_reduce of the segment; and ref_scan of each segment into out (in
+ * == out allowed), out outside every segment untouched. */
+void ref_segmented_reduce(pp_type type, pp_op op, const void *in, const uint64_t *offsets, size_t nseg, void *out);
+void ref_segmented_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                        const uint64_t *offsets, size_t nseg);
 /* Histograms with the documented binning rules; counts overwritten. */
 void ref_histogram_even(pp_type type, const void *samples, size_t n, const void *lower,
                         const void *upper, size_t nbins, uint64_t *counts);

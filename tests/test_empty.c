@@ -4,7 +4,7 @@
  * buffers (which must keep their contents). The compaction primitives come
  * last: a sanitizer abort there does not hide the others.
  * Also the sign of float sums of zeros (reduce and scan), whose empty case
- * is the identity +0.0. */
+ * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0. */
 #include "test_common.h"
 
 #include <math.h>
@@ -319,6 +319,56 @@ static void test_select(void **state)
     }
 }
 
+/* ---- segmented forms: nseg == 0 (no array read, NULLs allowed) and n == 0
+ * with empty segments (the reduce writes identities, the scan nothing); on
+ * a backend without them (PP_ERROR_UNSUPPORTED for n == 0, nseg > 0),
+ * nothing written. */
+static void test_segmented(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    static const uint64_t zeros[4] = {0, 0, 0, 0};
+    for (size_t ci = 0; ci < nctx; ci++) {
+        pp_context *ctx = ctxs[ci];
+        const int cpu = pp_context_backend(ctx) == PP_BACKEND_CPU;
+        const tc_config c = {ctx, pp_context_backend(ctx), 0, PP_ALGO_AUTO};
+        void *in = tc_dev_filled(ctx, 8, 0x5A), *out = tc_dev_filled(ctx, 64, 0x5A);
+        void *off = tc_dev_upload(ctx, zeros, sizeof zeros);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            const pp_type t = tc_types[ti];
+            const size_t sz = tc_size(t);
+            tc_case("%s segmented type=%s nseg=0 / n=0", pp_backend_name(c.backend), pp_type_name(t));
+            TC_OK(pp_segmented_reduce(ctx, t, PP_MAX, NULL, 0, NULL, 0, NULL));
+            TC_OK(pp_segmented_reduce(ctx, t, PP_MAX, in, 1, (const uint64_t *)off, 0, out));
+            TC_OK(pp_segmented_scan(ctx, t, PP_SUM, PP_EXCLUSIVE, NULL, NULL, 0, NULL, 0));
+            TC_OK(pp_segmented_scan(ctx, t, PP_SUM, PP_INCLUSIVE, in, out, 1, (const uint64_t *)off, 0));
+            pp_status st = pp_segmented_scan(ctx, t, PP_MIN, PP_EXCLUSIVE, NULL, NULL, 0, (const uint64_t *)off, 3);
+            TC_REQUIRE(st == (cpu ? PP_SUCCESS : PP_ERROR_UNSUPPORTED), "pp_segmented_scan n=0 nseg=3: %s",
+                       pp_status_string(st));
+            expect_sentinel(&c, out, 64, "out");
+            st = pp_segmented_reduce(ctx, t, PP_MIN, NULL, 0, (const uint64_t *)off, 3, out);
+            TC_REQUIRE(st == (cpu ? PP_SUCCESS : PP_ERROR_UNSUPPORTED), "pp_segmented_reduce n=0 nseg=3: %s",
+                       pp_status_string(st));
+            if (cpu) {
+                unsigned char want[8], host[64 + TC_GUARD];
+                ref_reduce(t, PP_MIN, NULL, 0, want);
+                TC_DOWNLOAD(ctx, host, out, 64, "out");
+                for (size_t s = 0; s < 3; s++) TC_EXPECT_BITS(t, host + s * sz, want, 1, "an empty segment's identity");
+                for (size_t i = 3 * sz; i < 64; i++) TC_REQUIRE(host[i] == 0x5A, "out written past nseg");
+                unsigned char fill[64];
+                memset(fill, 0x5A, sizeof fill);
+                TC_OK(pp_upload(ctx, out, fill, sizeof fill));
+            }
+            expect_sentinel(&c, in, 8, "in");
+            expect_sentinel(&c, out, 64, "out");
+        }
+        tc_dev_free(ctx, in);
+        tc_dev_free(ctx, out);
+        tc_dev_free(ctx, off);
+    }
+}
+
 int main(void)
 {
     tc_init("test_empty");
@@ -327,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_zero_sums),
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_segmented),
         cmocka_unit_test(test_select),
     };
     int rc = cmocka_run_group_tests_name("empty", tests, NULL, NULL);

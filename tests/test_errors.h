@@ -65,5 +65,6 @@ void errors_select(fixture *f);
 void errors_sort(fixture *f);
 void errors_sort_copy(fixture *f);
 void errors_exact(fixture *f);
+void errors_segmented(fixture *f);
 
 #endif

@@ -1,5 +1,5 @@
 /* test_errors: the bad arguments of each primitive (reduce and scan,
- * histograms, compaction, sort) and of the exact sums (pp_exact_accumulate,
+ * histograms, compaction, sort, the segmented forms) and of the exact sums (pp_exact_accumulate,
  * pp_exact_merge, pp_exact_round): every documented bad input returns the
  * documented status, names the call and the argument in pp_last_error and
  * writes nothing (test_errors.c has the rest of the API). */
@@ -565,4 +565,66 @@ void errors_exact(fixture *f)
     EXPECT(NULL, pp_exact_round(PP_F64, &s, out), PP_SUCCESS, fr, NULL);
     const double negzero = -0.0;
     TC_REQUIRE(memcmp(out, &negzero, 8) == 0, "the rounded sum of -0.0 is not -0.0");
+}
+
+/* ---- segmented reduce and scan: the arguments the core checks (bad
+ * offsets' values: test_segmented) ------------------------------------------------------------- */
+void errors_segmented(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    const uint64_t *off = (const uint64_t *)f->vals; /* read only by calls that pass the checks */
+    const char *R = "pp_segmented_reduce", *S = "pp_segmented_scan";
+    tc_case("%s segmented errors", pp_backend_name(pp_context_backend(ctx)));
+    EXPECT(NULL, pp_segmented_reduce(NULL, PP_I32, PP_SUM, f->in, N, off, 4, f->out), PP_ERROR_INVALID_ARGUMENT, R,
+           "ctx");
+    EXPECT(NULL, pp_segmented_scan(NULL, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N, off, 4),
+           PP_ERROR_INVALID_ARGUMENT, S, "ctx");
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, bad_types[i], PP_SUM, f->in, N, off, 4, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, R, "type");
+        EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, bad_ops[i], f->in, N, off, 4, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, R, "op|operator");
+        EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, (pp_scan_kind)(2 + 75 * i), f->in, f->out, N, off, 4),
+                       PP_ERROR_INVALID_ARGUMENT, S, "kind");
+    }
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_F32, PP_XOR, f->in, N, off, 4, f->out), PP_ERROR_UNSUPPORTED, R,
+                   "xor");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_F64, PP_AND, PP_EXCLUSIVE, f->in, f->out, N, off, 4),
+                   PP_ERROR_UNSUPPORTED, S, "and");
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, NULL, N, off, 4, f->out), PP_ERROR_INVALID_ARGUMENT,
+                   R, "in");
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->in, N, off, 4, NULL), PP_ERROR_INVALID_ARGUMENT,
+                   R, "out");
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->in, N, NULL, 4, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, R, "offsets");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, NULL, f->out, N, off, 4),
+                   PP_ERROR_INVALID_ARGUMENT, S, "in");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, NULL, N, off, 4),
+                   PP_ERROR_INVALID_ARGUMENT, S, "out");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N, NULL, 4),
+                   PP_ERROR_INVALID_ARGUMENT, S, "offsets");
+    /* sizes that overflow size_t */
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->in, SIZE_MAX / 4 + 1, off, 4, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, R, "n");
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I8, PP_SUM, f->in, N, off, SIZE_MAX, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, R, "nseg");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I8, PP_SUM, PP_INCLUSIVE, f->in, f->out, N, off, SIZE_MAX),
+                   PP_ERROR_INVALID_ARGUMENT, S, "nseg");
+    /* overlap: out with in (the reduce; the scan allows only in == out) and with offsets */
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->out, N, off, 4, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, R, "in|out");
+    EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->in, N, (const uint64_t *)f->out, 4, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, R, "offsets");
+    EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N, (const uint64_t *)f->out, 4),
+                   PP_ERROR_INVALID_ARGUMENT, S, "offsets");
+    if (f->addressable) {
+        EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, at(f->out, 4), f->out, N / 2, off, 4),
+                       PP_ERROR_INVALID_ARGUMENT, S, "in|out");
+        EXPECT_NOWRITE(f, pp_segmented_scan(ctx, PP_I32, PP_SUM, PP_INCLUSIVE, f->in, f->out, N, (const uint64_t *)at(f->out, 8), 1),
+                       PP_ERROR_INVALID_ARGUMENT, S, "offsets");
+        EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, f->in, N, (const uint64_t *)at(f->vals, 4), 4, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, R, "offsets");
+        EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, at(f->in, 2), N - 1, off, 4, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, R, "in");
+    }
 }

@@ -407,3 +407,74 @@ pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *keys_in,
     const pp_sort_args a = {fn, type, keys_out, values_out, value_size, n, order, keys_in, values_in};
     return sort_common(ctx, &a, 1, 1);
 }
+
+/* The slot for a segmented call (internal.h, pp_backend_ops): the chosen
+ * algorithm's, else the default's; an exact float sum only its own. NULL
+ * with the message set where there is none. */
+static pp_segmented_fn segmented_slot(pp_context *ctx, const char *fn, const pp_segmented_fn *slots,
+                                      pp_primitive prim, pp_type type, pp_op op)
+{
+    const pp_algorithm algo = ctx->algo[prim];
+    if (slots[algo]) return slots[algo];
+    if (algo == PP_ALGO_EXACT && op == PP_SUM && pp_exact_chunks(type)) {
+        pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: PP_ALGO_EXACT (%s sums) is not available for the segmented form on the %s backend",
+                fn, pp_type_name(type), pp_backend_name(ctx->ops->id));
+        return NULL;
+    }
+    if (slots[PP_ALGO_AUTO]) return slots[PP_ALGO_AUTO];
+    pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
+    return NULL;
+}
+
+/* What the two segmented calls share: checks (type, op and kind done),
+ * then the slot. out: nseg elements (reduce) or n (scan). */
+static pp_status segmented_common(pp_context *ctx, const pp_segmented_args *a, const pp_segmented_fn *slots,
+                                  pp_primitive prim)
+{
+    const char *fn = a->fn;
+    /* nseg + 1 offsets of 8 bytes fit size_t, so nseg elements do too */
+    if (a->nseg > SIZE_MAX / sizeof(uint64_t) - 1)
+        INVALID(ctx, "%s: nseg = %zu: nseg + 1 offsets overflow size_t bytes", fn, a->nseg);
+    if (a->nseg == 0) return PP_SUCCESS;
+    const size_t sz = pp_type_size(a->type), inbytes = a->n * sz;
+    const size_t outbytes = prim == PP_PRIM_REDUCE ? a->nseg * sz : inbytes;
+    const size_t offbytes = (a->nseg + 1) * sizeof(uint64_t);
+    NEED(a->offsets, "offsets");
+    if (a->n) NEED(a->in, "in");
+    if (outbytes) NEED(a->out, "out");
+    ALIGNED(a->in, sz, "in");
+    ALIGNED(a->out, sz, "out");
+    ALIGNED(a->offsets, sizeof(uint64_t), "offsets");
+    if (a->in != a->out || prim == PP_PRIM_REDUCE)
+        NO_OVERLAP(a->out, outbytes, "out", a->in, inbytes,
+                   prim == PP_PRIM_SCAN ? "in (only in == out is allowed)" : "in");
+    NO_OVERLAP(a->out, outbytes, "out", a->offsets, offbytes, "offsets");
+    pp_segmented_fn f = segmented_slot(ctx, fn, slots, prim, a->type, a->op);
+    if (!f) return PP_ERROR_UNSUPPORTED;
+    pp_status st = enter(ctx, fn);
+    if (st == PP_SUCCESS) st = f(ctx, a);
+    return pp_end(ctx, fn, st);
+}
+
+pp_status pp_segmented_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n,
+                              const uint64_t *offsets, size_t nseg, void *out)
+{
+    static const char fn[] = "pp_segmented_reduce";
+    PP_BEGIN(ctx, fn);
+    TRY(check_type_n(ctx, fn, type, n));
+    TRY(check_op(ctx, fn, type, op));
+    const pp_segmented_args a = {fn, type, op, PP_INCLUSIVE, in, out, n, offsets, nseg};
+    return segmented_common(ctx, &a, ctx->ops->segmented_reduce, PP_PRIM_REDUCE);
+}
+
+pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                            size_t n, const uint64_t *offsets, size_t nseg)
+{
+    static const char fn[] = "pp_segmented_scan";
+    PP_BEGIN(ctx, fn);
+    TRY(check_type_n(ctx, fn, type, n));
+    TRY(check_op(ctx, fn, type, op));
+    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg};
+    return segmented_common(ctx, &a, ctx->ops->segmented_scan, PP_PRIM_SCAN);
+}

@@ -64,6 +64,24 @@ pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);
 pp_status pp_cpu_select_sequential(pp_context *ctx, const pp_select_args *a);
 pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
+pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
+
+/* The kernels of reduce and scan on one type and operator, for other
+ * files that fold and scan pieces of arrays (cpu_segmented.c). Values
+ * cross as the bits of one element in a uint64_t. */
+typedef struct pp_cpu_fold_scan {
+    size_t size;                                  /* element bytes */
+    uint64_t identity;                            /* the accumulator's start (-0.0 for float sums) */
+    uint64_t (*combine)(uint64_t a, uint64_t b);  /* a op b */
+    uint64_t (*fold)(const void *x, size_t n);    /* n >= 1; a fixed order (cpu_reduce_scan.c) */
+    /* y[0..n) = the scan of x[0..n) from carry; x == y is fine */
+    void (*scan)(const void *x, void *y, size_t n, uint64_t carry, int exclusive);
+    void (*public_identity)(void *out);           /* the identity the API writes */
+} pp_cpu_fold_scan;
+/* pp_reduce's and pp_scan's kernels for type and op (the vector ones where
+ * the processor has them), for outputs of about out_bytes bytes. */
+pp_cpu_fold_scan pp_cpu_fold_scan_of(pp_type type, pp_op op, size_t out_bytes);
 
 /* Forces inlining, so that a loop written once with a compile-time constant
  * parameter is specialized in each function that calls it with one. */

@@ -247,6 +247,14 @@ static scan_fn scan_kernel_of(pp_type type, pp_op op, size_t n)
     return kernels(type, op)->scan;
 }
 
+pp_cpu_fold_scan pp_cpu_fold_scan_of(pp_type type, pp_op op, size_t out_bytes)
+{
+    const rs_kernels *k = kernels(type, op);
+    pp_cpu_fold_scan f = {k->size, k->identity(), k->combine, fold_kernel_of(type, op),
+                          scan_kernel_of(type, op, out_bytes / k->size), k->public_identity};
+    return f;
+}
+
 /* ---- reduce ---------------------------------------------------------------------- */
 
 typedef struct reduce_job {

@@ -91,11 +91,31 @@ typedef struct pp_sort_args {
     const void *values_in; /* NULL: keys only */
 } pp_sort_args;
 
+/* pp_segmented_reduce and pp_segmented_scan: segment s is
+ * [offsets[s], offsets[s+1]), nseg + 1 offsets in context memory. The core
+ * checks what it can without reading context memory (NULLs, sizes,
+ * overlap, alignment); the offsets themselves (non-decreasing, at most n)
+ * are the backend's to check where it can read them before writing
+ * anything (cpu), or to clamp so that no kernel goes out of bounds. For
+ * nseg == 0 the core returns before the backend. */
+typedef struct pp_segmented_args {
+    const char *fn;
+    pp_type type;
+    pp_op op;
+    pp_scan_kind kind; /* scan only */
+    const void *in;
+    void *out;         /* reduce: nseg elements; scan: n elements, may be in */
+    size_t n;
+    const uint64_t *offsets;
+    size_t nseg;       /* > 0 */
+} pp_segmented_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
 typedef pp_status (*pp_select_fn)(pp_context *ctx, const pp_select_args *a);
 typedef pp_status (*pp_sort_fn)(pp_context *ctx, const pp_sort_args *a);
+typedef pp_status (*pp_segmented_fn)(pp_context *ctx, const pp_segmented_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -137,6 +157,17 @@ typedef struct pp_backend_ops {
      * pp_sort_pairs_copy the core first copies the inputs into the
      * outputs with the copy slot. */
     unsigned char sort_reads_inputs[PP_ALGO_COUNT];
+    /* The segmented forms follow the algorithm chosen for PP_PRIM_REDUCE
+     * (segmented_reduce) and PP_PRIM_SCAN (segmented_scan), which
+     * pp_set_algorithm checked against reduce and scan, not these slots.
+     * So any slot may be NULL, [PP_ALGO_AUTO] too, and the core picks: the
+     * chosen algorithm's slot if not NULL, else the [PP_ALGO_AUTO] slot,
+     * except PP_ALGO_EXACT on a f32 or f64 PP_SUM, which only its own slot
+     * serves (else PP_ERROR_UNSUPPORTED: never an inexact sum for an exact
+     * one). No slot at all: PP_ERROR_UNSUPPORTED ("not available on the
+     * cuda backend yet"). */
+    pp_segmented_fn segmented_reduce[PP_ALGO_COUNT];
+    pp_segmented_fn segmented_scan[PP_ALGO_COUNT];
     /* pp_exact_accumulate: the exact accumulator of a f32 or f64 PP_SUM
      * (a->op == PP_SUM, a->n > 0), written normalized (src/core/exact_acc.h:
      * chunks, flags, deposit count 0) to acc, host memory of

@@ -3,9 +3,10 @@
  * memory (buffers, copies, size checks, fills, the context's scratch).
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
- * opencl_reduce_scan.c, opencl_exact.c, opencl_histogram.c, opencl_select.c
- * and opencl_sort.c, their kernels in the .cl files next to them, embedded at
- * build time (src/opencl/CMakeLists.txt). */
+ * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c,
+ * opencl_histogram.c, opencl_select.c and opencl_sort.c, their kernels in
+ * the .cl files next to them, embedded at build time
+ * (src/opencl/CMakeLists.txt). */
 #include "opencl_internal.h"
 
 #include <stdio.h>
@@ -302,5 +303,7 @@ const pp_backend_ops pp_opencl_ops = {
     /* every sort reads the inputs in its first pass and leaves the result in
      * the outputs (opencl_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
+    .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce},
+    .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
     .exact_sum = pp_ocl_exact_sum,
 };

@@ -1,8 +1,9 @@
 /* The opencl backend's internal API, what its primitive files
  * (opencl_reduce_scan.c, opencl_histogram.c, opencl_select.c,
- * opencl_sort.c) include: the context's state and memory (opencl_backend.c)
- * and, through opencl_program.h, opencl_device.h and opencl_error.h, the
- * rest of the backend.
+ * opencl_sort.c, opencl_exact.c, opencl_segmented.c) include: the
+ * context's state and memory (opencl_backend.c) and, through
+ * opencl_program.h, opencl_device.h and opencl_error.h, the rest of the
+ * backend.
  *
  * How a primitive runs on opencl
  * ------------------------------
@@ -133,6 +134,10 @@ pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
 /* The exact_sum slot (pp_exact_accumulate): the reduce's fold, read back. */
 pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+/* pp_segmented_reduce and pp_segmented_scan (opencl_segmented.c, kernels
+ * in reduce_scan.cl): every algorithm but PP_ALGO_EXACT's f32/f64 sums. */
+pp_status pp_ocl_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_ocl_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working
@@ -152,5 +157,18 @@ pp_status pp_ocl_reduce_into(pp_context *ctx, const char *fn, pp_type type, pp_o
 pp_status pp_ocl_scan_work(pp_context *ctx, const char *fn, pp_type type, pp_op op, size_t n, size_t *elems);
 pp_status pp_ocl_scan_into(pp_context *ctx, const char *fn, pp_type type, pp_op op, pp_scan_kind kind, cl_mem in,
                            size_t in_off, cl_mem out, size_t out_off, size_t n, cl_mem work, size_t work_off);
+
+/* The shape of the reduce_scan program's kernels for one call. */
+typedef struct pp_ocl_tile_plan {
+    size_t size;  /* element size */
+    size_t L;     /* work-group size: every kernel of the program requires it */
+    size_t items; /* elements per work-item in a scan tile */
+    size_t tile;  /* L * items */
+} pp_ocl_tile_plan;
+/* The kernels names[0..nk) of the reduce_scan program for (type, op),
+ * built for the largest group size (up to the device's shape for these
+ * kernels) that each of them can run with; their shape in *plan. */
+pp_status pp_ocl_reduce_scan_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op,
+                                     const char *const *names, int nk, cl_kernel *k, pp_ocl_tile_plan *plan);
 
 #endif

@@ -77,26 +77,19 @@ static void host_identity(pp_type type, pp_op op, void *out)
     }
 }
 
-/* The shape of the reduce_scan program's kernels for one call. */
-typedef struct tile_plan {
-    size_t size;   /* element size */
-    size_t L;      /* work-group size: every kernel of the program requires it */
-    size_t items;  /* elements per work-item in a scan tile */
-    size_t tile;   /* L * items */
-} tile_plan;
-
-/* The kernels names[0..nk) of the (type, op) program, built for the
- * largest group size (up to shape_for's) that each of them can run with. */
-static pp_status get_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op, const char *const *names,
-                             int nk, cl_kernel *k, tile_plan *plan)
+/* (opencl_internal.h; the segmented forms, opencl_segmented.c, run this
+ * program's kernels too) */
+pp_status pp_ocl_reduce_scan_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op,
+                                     const char *const *names, int nk, cl_kernel *k, pp_ocl_tile_plan *plan)
 {
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     size_t sz = pp_type_size(type);
     size_t L, items;
     shape_for(caps, sz, &L, &items);
     L = pp_ocl_group_size(ctx, L);
-    /* local memory: the padded tile and one element per work-item */
-#define LOCAL_BYTES(L, it) (((L) * (it) + (L) * (it) / 32 + 1 + (L)) * sz)
+    /* local memory: the padded tile and one element per work-item (and,
+     * for the segmented kernels, one head byte per work-item) */
+#define LOCAL_BYTES(L, it) (((L) * (it) + (L) * (it) / 32 + 1 + (L)) * sz + (L))
     while (items > 1 && LOCAL_BYTES(L, items) > caps->local_mem) items /= 2;
     while (L > 1 && LOCAL_BYTES(L, items) > caps->local_mem) L /= 2;
 #undef LOCAL_BYTES
@@ -125,8 +118,8 @@ pp_status pp_ocl_reduce_into(pp_context *ctx, const char *fn, pp_type type, pp_o
     }
     static const char *const names[] = {"reduce_chunks"};
     cl_kernel k;
-    tile_plan p;
-    PP_OCL_STATUS(get_kernels(ctx, fn, type, op, names, 1, &k, &p));
+    pp_ocl_tile_plan p;
+    PP_OCL_STATUS(pp_ocl_reduce_scan_kernels(ctx, fn, type, op, names, 1, &k, &p));
 
     /* G chunks: a few per compute unit, at least 4 vectors per work-item,
      * at most L (the second launch's work-items, and at most
@@ -174,7 +167,7 @@ typedef struct scan_call {
     pp_context *ctx;
     const char *fn;
     cl_kernel sums, tiles; /* scan_tile_sums, and scan_tiles or scan_tiles_blelloch */
-    tile_plan p;
+    pp_ocl_tile_plan p;
     cl_mem work;
 } scan_call;
 
@@ -224,7 +217,7 @@ static pp_status scan_prepare(pp_context *ctx, const char *fn, pp_type type, pp_
     c->ctx = ctx;
     c->fn = fn;
     c->work = NULL;
-    PP_OCL_STATUS(get_kernels(ctx, fn, type, op, names, 2, k, &c->p));
+    PP_OCL_STATUS(pp_ocl_reduce_scan_kernels(ctx, fn, type, op, names, 2, k, &c->p));
     c->sums = k[0];
     c->tiles = k[1];
     return PP_SUCCESS;

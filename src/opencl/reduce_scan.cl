@@ -231,3 +231,175 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tiles_blelloch
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* ---- segmented reduce and scan (opencl_segmented.c) -------------------------------------------------------
+ * A segmented scan is a scan of (head, value) pairs, head = 1 where a
+ * segment starts: (f1, v1) . (f2, v2) = (f1 | f2, f2 ? v2 : v1 op v2),
+ * which is associative, so it runs as the scan above: tiles' totals
+ * (seg_tile_sums), their exclusive prefixes as carries (the same kernels
+ * one level down, recursively), each tile from its carry (seg_scan_tiles).
+ * Heads come as one byte per element (seg_heads marks them from the
+ * offsets). Every offset is clamped to n where it is read, so no kernel
+ * goes out of bounds whatever the offsets. The pairs of a work-item are
+ * ITEMS consecutive elements, combined in order, then over the group in
+ * order (seg_group_exclusive_scan), so combination orders are fixed by n,
+ * L, ITEMS and the heads. */
+#define SEG_EXCLUSIVE 1u /* exclusive: the prefix before each element */
+#define SEG_RESET 2u     /* with SEG_EXCLUSIVE: a head's prefix is OP_IDENTITY (segment level, not carries) */
+#define SEG_RANGE 4u     /* write only [offsets[0], offsets[nseg]) (clamped to n), else all n */
+
+/* min(offsets[s], n) */
+ulong seg_offset(__global const ulong *offsets, ulong s, ulong n) { return min(offsets[s], n); }
+
+/* heads[heads_off + offsets[s]] = 1 for each non-empty segment s (the
+ * host zeroed heads[heads_off .. + n) first). */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_heads(__global const ulong *offsets, ulong nseg,
+                                                                      ulong n, __global uchar *heads,
+                                                                      ulong heads_off)
+{
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
+        const ulong a = seg_offset(offsets, s, n);
+        if (a < seg_offset(offsets, s + 1, n)) heads[heads_off + a] = 1;
+    }
+}
+
+/* Folds this work-item's ITEMS consecutive elements of the tile in
+ * tile_mem (after LOAD_TILE) as pairs from (*f, acc); heads past n are 0. */
+T seg_item_fold(__local const T *tile_mem, __global const uchar *heads, ulong heads_off, ulong base, ulong n,
+                uint lid, uchar *f, T acc)
+{
+    for (uint k = 0; k < ITEMS; k++) {
+        const uint i = lid * ITEMS + k;
+        const T e = tile_mem[PAD(i)];
+        if (base + i < n && heads[heads_off + base + i]) {
+            *f = 1;
+            acc = e;
+        } else {
+            acc = pp_combine(acc, e);
+        }
+    }
+    return acc;
+}
+
+/* Exclusive scan of the pairs (*f, v) over the work-group in order
+ * (Kogge-Stone); returns the prefix's value, *f becomes its head bit
+ * ((0, OP_NEUTRAL) for work-item 0). */
+T seg_group_exclusive_scan(uchar *f, T v, __local T *sc, __local uchar *scf, uint lid)
+{
+    uchar g = *f;
+    sc[lid] = v;
+    scf[lid] = g;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = 1; off < L; off <<= 1) {
+        const uint src = lid >= off ? lid - off : lid;
+        const T lv = sc[src];
+        const uchar lf = scf[src];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid >= off) {
+            if (!g) v = pp_combine(lv, v);
+            g |= lf;
+            sc[lid] = v;
+            scf[lid] = g;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const T r = lid ? sc[lid - 1] : OP_NEUTRAL;
+    *f = lid ? scf[lid - 1] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return r;
+}
+
+/* sums[sums_off + t], sum_heads[sh_off + t] = the pair total of tile t. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_tile_sums(
+    __global const T *in, ulong in_off, __global const uchar *heads, ulong heads_off, ulong n, __global T *sums,
+    ulong sums_off, __global uchar *sum_heads, ulong sh_off, ulong ntiles)
+{
+    __local T tile_mem[PADDED(TILE)];
+    __local T sc[L];
+    __local uchar scf[L];
+    const uint lid = get_local_id(0);
+    for (ulong t = get_group_id(0); t < ntiles; t += get_num_groups(0)) {
+        const ulong base = t * TILE;
+        LOAD_TILE((void)0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uchar f = 0;
+        const T v = seg_item_fold(tile_mem, heads, heads_off, base, n, lid, &f, OP_NEUTRAL);
+        uchar pf = f;
+        const T pre = seg_group_exclusive_scan(&pf, v, sc, scf, lid);
+        if (lid == L - 1) {
+            sums[sums_off + t] = f ? v : pp_combine(pre, v);
+            sum_heads[sh_off + t] = f | pf;
+        }
+    }
+}
+
+/* Each tile scanned as pairs from its carry (carries[carries_off + t], the
+ * value of the pairs before the tile; tile 0 and a lone tile start from
+ * OP_NEUTRAL), written to out where flags' range allows. in and out may be
+ * the same buffer at the same offset: a tile is read whole into local
+ * memory before any of it is written. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_scan_tiles(
+    __global const T *in, ulong in_off, __global const uchar *heads, ulong heads_off, __global T *out,
+    ulong out_off, ulong n, __global const T *carries, ulong carries_off, ulong ntiles,
+    __global const ulong *offsets, ulong nseg, uint flags)
+{
+    __local T tile_mem[PADDED(TILE)];
+    __local T sc[L];
+    __local uchar scf[L];
+    const uint lid = get_local_id(0);
+    const int excl = (flags & SEG_EXCLUSIVE) != 0, reset = (flags & SEG_RESET) != 0;
+    const ulong lo = (flags & SEG_RANGE) ? seg_offset(offsets, 0, n) : 0;
+    const ulong hi = (flags & SEG_RANGE) ? seg_offset(offsets, nseg, n) : n;
+    for (ulong t = get_group_id(0); t < ntiles; t += get_num_groups(0)) {
+        const ulong base = t * TILE;
+        if (base + TILE <= lo || base >= hi) continue; /* nothing of the tile is written */
+        const T carry = ntiles > 1 && t > 0 ? carries[carries_off + t] : OP_NEUTRAL;
+        LOAD_TILE((void)0)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uchar f = 0;
+        const T v = seg_item_fold(tile_mem, heads, heads_off, base, n, lid, &f, OP_NEUTRAL);
+        const T pv = seg_group_exclusive_scan(&f, v, sc, scf, lid);
+        T acc = f ? pv : pp_combine(carry, pv);
+        for (uint k = 0; k < ITEMS; k++) {
+            const uint i = lid * ITEMS + k;
+            const T e = tile_mem[PAD(i)];
+            const int head = base + i < n && heads[heads_off + base + i];
+            const T before = head && reset ? OP_IDENTITY : acc;
+            acc = head ? e : pp_combine(acc, e);
+            tile_mem[PAD(i)] = excl ? before : acc;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint k = 0; k < ITEMS; k++) {
+            const uint i = k * L + lid;
+            const ulong gi = base + i;
+            if (gi >= lo && gi < hi) out[out_off + gi] = tile_mem[PAD(i)];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* out[s] = the fold of segment s: the carry of the tile holding its last
+ * element where the segment starts before that tile (the carry is then
+ * the fold from its head to the tile), and the elements from the later of
+ * its start and that tile's on, in order, by one work-item; OP_IDENTITY
+ * for an empty segment. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_reduce_out(
+    __global const T *in, ulong n, __global const ulong *offsets, ulong nseg, __global const T *carries,
+    ulong carries_off, __global T *out)
+{
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
+        const ulong a = seg_offset(offsets, s, n), b = seg_offset(offsets, s + 1, n);
+        T acc = OP_IDENTITY;
+        if (a < b) {
+            const ulong start = (b - 1) / TILE * TILE;
+            ulong i = a;
+            acc = OP_NEUTRAL;
+            if (a < start) {
+                acc = carries[carries_off + start / TILE];
+                i = start;
+            }
+            for (; i < b; i++) acc = pp_combine(acc, in[i]);
+        }
+        out[s] = acc;
+    }
+}

@@ -400,15 +400,19 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * Bad offsets (decreasing, or past n) never make a call read or write out
  * of bounds. Where they are checked: on cpu every offset is checked before
  * anything is written: PP_ERROR_INVALID_ARGUMENT naming the first bad one,
- * nothing written. (cuda and opencl: not available yet, see below.)
+ * nothing written. On opencl the offsets are never read back (no host
+ * synchronization): the kernels clamp each offset to n, the call succeeds,
+ * and with bad offsets the results are unspecified, but the reduce writes
+ * only out[0 .. nseg) and the scan only out[min(offsets[0], n) ..
+ * min(offsets[nseg], n)).
  * Algorithms: the segmented reduce follows the choice made for
  * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
  * its own form of the chosen algorithm where it has one, else its default.
  * PP_ALGO_EXACT on a f32 or f64 PP_SUM has no segmented form yet: such a
  * call returns PP_ERROR_UNSUPPORTED (never an inexact sum) and writes
  * nothing; other types and operators run the default.
- * Backends: cpu. cuda and opencl return PP_ERROR_UNSUPPORTED (nothing
- * written) until they gain these calls.
+ * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
+ * written) until it gains these calls.
  */
 /**
  * out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1] for s < nseg; the

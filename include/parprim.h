@@ -629,13 +629,34 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
                                     const void *values_in, void *keys_out, void *values_out,
                                     size_t value_size, size_t n, pp_order order);
 
+/**
+ * The stable sort's permutation: indices[i] = the input position of the
+ * i-th key of keys sorted as pp_sort sorts them in order (stable; floats:
+ * -0.0 before +0.0, NaNs where pp_sort puts them, in input order among
+ * themselves). keys: n elements of context memory, not written; indices:
+ * n elements of index_type (PP_U32 or PP_U64, else
+ * PP_ERROR_INVALID_ARGUMENT) in context memory, not overlapping keys.
+ * PP_U32 with n > UINT32_MAX is PP_ERROR_INVALID_ARGUMENT (checked before
+ * anything is read). n == 0 succeeds (keys and indices may be NULL);
+ * n == 1 writes 0. Deterministic: the result is a function of the keys
+ * and order alone (the stable order's permutation is unique). It runs
+ * the sort chosen for PP_PRIM_SORT (pp_set_algorithm), with that sort's
+ * failures (PP_ERROR_UNSUPPORTED where it does not run). Working memory: a
+ * buffer for the sorted keys and one for the index sequence, n * (key size
+ * + index size) bytes, allocated for the call, plus the sort's scratch.
+ * Backends: cpu and opencl; cuda returns PP_ERROR_UNSUPPORTED (nothing
+ * written) until it gains this call.
+ */
+PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order,
+                            pp_type index_type, void *indices);
+
 /* ------------------------------------------------------------------------ */
 /* Algorithm selection                                                      */
 /* ------------------------------------------------------------------------ */
 typedef enum pp_primitive {
     PP_PRIM_REDUCE = 0, PP_PRIM_SCAN = 1, PP_PRIM_HISTOGRAM = 2,
     PP_PRIM_SELECT = 3,  /* select_flagged, select_if, unique, partition_if */
-    PP_PRIM_SORT = 4     /* sort, sort_pairs and their _copy forms */
+    PP_PRIM_SORT = 4     /* sort, sort_pairs, their _copy forms and argsort */
 } pp_primitive;
 #define PP_PRIM_COUNT 5
 

@@ -4,7 +4,8 @@
  * buffers (which must keep their contents). The compaction primitives come
  * last: a sanitizer abort there does not hide the others.
  * Also the sign of float sums of zeros (reduce and scan), whose empty case
- * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0. */
+ * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0, and
+ * pp_argsort's n == 0 (nothing written) and n == 1 (index 0). */
 #include "test_common.h"
 
 #include <math.h>
@@ -275,6 +276,50 @@ static void test_sort(void **state)
     }
 }
 
+/* pp_argsort: n == 0 succeeds on every backend (NULLs allowed) and writes
+ * nothing; n == 1 writes index 0 and nothing else (a backend without
+ * argsort, cuda for now: PP_ERROR_UNSUPPORTED, nothing written). */
+static void test_argsort(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (size_t ci = 0; ci < nctx; ci++) {
+        const tc_config c = {ctxs[ci], pp_context_backend(ctxs[ci]), 0, PP_ALGO_AUTO};
+        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_OPENCL;
+        void *k = tc_dev_filled(c.ctx, 8, 0x5A), *idx = tc_dev_filled(c.ctx, 8, 0x5A);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            const pp_type t = tc_types[ti];
+            for (int o = 0; o < 3; o++) {
+                for (int w = 0; w < 2; w++) {
+                    const pp_type it = w ? PP_U64 : PP_U32;
+                    tc_case("%s argsort type=%s order=%d index=%s n=0 and n=1", pp_backend_name(c.backend),
+                            pp_type_name(t), o, pp_type_name(it));
+                    TC_OK(pp_argsort(c.ctx, t, NULL, 0, (pp_order)o, it, NULL));
+                    TC_OK(pp_argsort(c.ctx, t, k, 0, (pp_order)o, it, idx));
+                    expect_sentinel(&c, idx, 8, "indices");
+                    const pp_status st = pp_argsort(c.ctx, t, k, 1, (pp_order)o, it, idx);
+                    TC_REQUIRE(st == (has ? PP_SUCCESS : PP_ERROR_UNSUPPORTED), "pp_argsort n=1: %s",
+                               pp_status_string(st));
+                    if (has) {
+                        unsigned char h[8 + TC_GUARD];
+                        TC_DOWNLOAD(c.ctx, h, idx, 8, "indices");
+                        for (size_t b = 0; b < 8; b++)
+                            TC_REQUIRE(h[b] == (b < tc_size(it) ? 0 : 0x5A), "indices byte %zu = 0x%02x after n=1",
+                                       b, h[b]);
+                        const unsigned char fill[8] = {0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A, 0x5A};
+                        TC_OK(pp_upload(c.ctx, idx, fill, 8));
+                    }
+                    expect_sentinel(&c, idx, 8, "indices");
+                    expect_sentinel(&c, k, 8, "keys");
+                }
+            }
+        }
+        tc_dev_free(c.ctx, k);
+        tc_dev_free(c.ctx, idx);
+    }
+}
+
 static void test_select(void **state)
 {
     (void)state;
@@ -379,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_histogram),
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_segmented),
+        cmocka_unit_test(test_argsort),
         cmocka_unit_test(test_select),
     };
     int rc = cmocka_run_group_tests_name("empty", tests, NULL, NULL);

@@ -66,5 +66,6 @@ void errors_sort(fixture *f);
 void errors_sort_copy(fixture *f);
 void errors_exact(fixture *f);
 void errors_segmented(fixture *f);
+void errors_argsort(fixture *f);
 
 #endif

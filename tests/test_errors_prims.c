@@ -1,5 +1,5 @@
 /* test_errors: the bad arguments of each primitive (reduce and scan,
- * histograms, compaction, sort, the segmented forms) and of the exact sums (pp_exact_accumulate,
+ * histograms, compaction, sort, the segmented forms, argsort) and of the exact sums (pp_exact_accumulate,
  * pp_exact_merge, pp_exact_round): every documented bad input returns the
  * documented status, names the call and the argument in pp_last_error and
  * writes nothing (test_errors.c has the rest of the API). */
@@ -627,4 +627,56 @@ void errors_segmented(fixture *f)
         EXPECT_NOWRITE(f, pp_segmented_reduce(ctx, PP_I32, PP_SUM, at(f->in, 2), N - 1, off, 4, f->out),
                        PP_ERROR_INVALID_ARGUMENT, R, "in");
     }
+}
+
+/* ---- argsort: every argument the core checks; a backend without it
+ * (cuda for now) refuses valid calls ------------------------------------------------------- */
+void errors_argsort(fixture *f)
+{
+    pp_context *ctx = f->ctx;
+    const char *A = "pp_argsort";
+    tc_case("%s argsort errors", pp_backend_name(pp_context_backend(ctx)));
+    EXPECT(NULL, pp_argsort(NULL, PP_I32, f->keys, N, PP_ASCENDING, PP_U32, f->out), PP_ERROR_INVALID_ARGUMENT, A,
+           "ctx");
+    static const pp_order bad_orders[] = {(pp_order)-1, (pp_order)3, (pp_order)255};
+    for (int i = 0; i < NBAD; i++) {
+        EXPECT_NOWRITE(f, pp_argsort(ctx, bad_types[i], f->keys, N, PP_ASCENDING, PP_U32, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "type");
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_F32, f->keys, N, bad_orders[i], PP_U64, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "order");
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N, PP_ASCENDING, bad_types[i], f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "index_type");
+    }
+    /* index types other than PP_U32 and PP_U64, even with n == 0 */
+    static const pp_type not_index[] = {PP_I32, PP_I64, PP_U16, PP_F64};
+    for (size_t i = 0; i < sizeof not_index / sizeof not_index[0]; i++)
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, i ? N : 0, PP_ASCENDING, not_index[i], f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "index_type");
+    EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, NULL, N, PP_ASCENDING, PP_U32, f->out), PP_ERROR_INVALID_ARGUMENT, A,
+                   "keys");
+    EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N, PP_ASCENDING, PP_U64, NULL), PP_ERROR_INVALID_ARGUMENT, A,
+                   "indices");
+    /* PP_U32 cannot number more than UINT32_MAX keys: refused before
+     * anything is read (the buffers are far smaller); sizes that overflow */
+    if (SIZE_MAX > UINT32_MAX)
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_U8, f->keys, (size_t)UINT32_MAX + 1, PP_ASCENDING, PP_U32, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "n|PP_U32");
+    EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, SIZE_MAX / 4 + 1, PP_ASCENDING, PP_U64, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, A, "n");
+    EXPECT_NOWRITE(f, pp_argsort(ctx, PP_U8, f->keys, SIZE_MAX / 8 + 1, PP_ASCENDING, PP_U64, f->out),
+                   PP_ERROR_INVALID_ARGUMENT, A, "n");
+    /* indices overlapping keys */
+    EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->out, N, PP_ASCENDING, PP_U32, f->out), PP_ERROR_INVALID_ARGUMENT, A,
+                   "indices|keys");
+    if (f->addressable) {
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, at(f->out, 64), N / 2, PP_ASCENDING, PP_U64, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "indices|keys");
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, at(f->keys, 2), N - 1, PP_ASCENDING, PP_U32, f->out),
+                       PP_ERROR_INVALID_ARGUMENT, A, "keys");
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N / 2, PP_ASCENDING, PP_U64, at(f->out, 4)),
+                       PP_ERROR_INVALID_ARGUMENT, A, "indices");
+    }
+    if (pp_context_backend(ctx) == PP_BACKEND_CUDA)
+        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N, PP_ASCENDING, PP_U32, f->out), PP_ERROR_UNSUPPORTED, A,
+                       "cuda");
 }

@@ -478,3 +478,31 @@ pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kin
     const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg};
     return segmented_common(ctx, &a, ctx->ops->segmented_scan, PP_PRIM_SCAN);
 }
+
+pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order, pp_type index_type,
+                     void *indices)
+{
+    static const char fn[] = "pp_argsort";
+    PP_BEGIN(ctx, fn);
+    TRY(check_type_n(ctx, fn, type, n));
+    if ((unsigned)order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    if (index_type != PP_U32 && index_type != PP_U64)
+        INVALID(ctx, "%s: index_type = %d must be PP_U32 or PP_U64", fn, (int)index_type);
+    if (index_type == PP_U32 && n > UINT32_MAX)
+        INVALID(ctx, "%s: n = %zu does not fit PP_U32 indices (use PP_U64)", fn, n);
+    TRY(check_type_n(ctx, fn, index_type, n));
+    if (n == 0) return PP_SUCCESS;
+    const size_t ks = pp_type_size(type), is = pp_type_size(index_type);
+    NEED(keys, "keys");
+    NEED(indices, "indices");
+    ALIGNED(keys, ks, "keys");
+    ALIGNED(indices, is, "indices");
+    NO_OVERLAP(indices, n * is, "indices", keys, n * ks, "keys");
+    const pp_algorithm algo = ctx->algo[PP_PRIM_SORT];
+    pp_argsort_fn f = ctx->ops->argsort[algo] ? ctx->ops->argsort[algo] : ctx->ops->argsort[PP_ALGO_AUTO];
+    if (!f) FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
+    const pp_argsort_args a = {fn, type, keys, n, order, index_type, indices};
+    pp_status st = enter(ctx, fn);
+    if (st == PP_SUCCESS) st = f(ctx, &a);
+    return pp_end(ctx, fn, st);
+}

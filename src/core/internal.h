@@ -110,12 +110,25 @@ typedef struct pp_segmented_args {
     size_t nseg;       /* > 0 */
 } pp_segmented_args;
 
+/* pp_argsort: keys (n >= 1 elements, read only), indices (n elements of
+ * index_type, PP_U32 or PP_U64, not overlapping keys). */
+typedef struct pp_argsort_args {
+    const char *fn;
+    pp_type type;
+    const void *keys;
+    size_t n; /* >= 1 */
+    pp_order order;
+    pp_type index_type;
+    void *indices;
+} pp_argsort_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
 typedef pp_status (*pp_select_fn)(pp_context *ctx, const pp_select_args *a);
 typedef pp_status (*pp_sort_fn)(pp_context *ctx, const pp_sort_args *a);
 typedef pp_status (*pp_segmented_fn)(pp_context *ctx, const pp_segmented_args *a);
+typedef pp_status (*pp_argsort_fn)(pp_context *ctx, const pp_argsort_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -168,6 +181,9 @@ typedef struct pp_backend_ops {
      * cuda backend yet"). */
     pp_segmented_fn segmented_reduce[PP_ALGO_COUNT];
     pp_segmented_fn segmented_scan[PP_ALGO_COUNT];
+    /* pp_argsort follows the algorithm chosen for PP_PRIM_SORT: its slot if
+     * not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED. */
+    pp_argsort_fn argsort[PP_ALGO_COUNT];
     /* pp_exact_accumulate: the exact accumulator of a f32 or f64 PP_SUM
      * (a->op == PP_SUM, a->n > 0), written normalized (src/core/exact_acc.h:
      * chunks, flags, deposit count 0) to acc, host memory of
@@ -211,6 +227,13 @@ pp_status pp_end(pp_context *ctx, const char *fn, pp_status st);
  * fallback that is always built. */
 const pp_backend_ops *pp_backend_table(pp_backend b);
 const pp_backend_ops *const *pp_backend_auto_order(size_t *count);
+
+/* pp_argsort from a backend's sort (core/argsort.c), for a backend whose
+ * iota writes 0 .. n-1 as index_type (PP_U32 or PP_U64) to n elements of
+ * context memory at out. a->n >= 1. The chosen sort slot must read its
+ * inputs (sort_reads_inputs), else the [PP_ALGO_AUTO] one, which must. */
+typedef pp_status (*pp_iota_fn)(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);
+pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

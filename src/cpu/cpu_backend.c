@@ -192,4 +192,6 @@ const pp_backend_ops pp_cpu_ops = {
     .exact_sum = pp_cpu_exact_sum,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan},
+    /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
+    .argsort = {[PP_ALGO_AUTO] = pp_cpu_argsort},
 };

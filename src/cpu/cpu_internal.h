@@ -66,6 +66,7 @@ pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a); /* every sort algorithm (cpu_sort.c) */
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

@@ -5,7 +5,8 @@
  * spans of at most WIDTH_MAX bits take LSD passes (8-bit integer keys
  * without values a counting sort), wider ones the MSD split
  * (cpu_sort_msd.c). Keys are never rewritten: radix keys are computed
- * where they are needed (cpu_sort.inc), so NaN payloads survive. The other
+ * where they are needed (cpu_sort.inc), so NaN payloads survive. Last,
+ * pp_argsort's slot: the index sequence for core/argsort.c. The other
  * files: cpu_sort.h; how it all works: docs/backends.md, "sort". */
 #include "cpu_sort.h"
 
@@ -234,3 +235,33 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
 
 pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a) { return cpu_sort(ctx, a, 0); }
 pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a) { return cpu_sort(ctx, a, 1); }
+
+/* pp_argsort (core/argsort.c): the index sequence, tiles of SORT_TILE_MIN
+ * on the threads, then the sort. */
+typedef struct iota_job {
+    void *out;
+    size_t n;
+    int wide; /* PP_U64 */
+} iota_job;
+
+static void iota_tile(const void *job, size_t t, int thread)
+{
+    const iota_job *j = (const iota_job *)job;
+    const size_t b = t * SORT_TILE_MIN, e = b + pp_cpu_tile_len(j->n, SORT_TILE_MIN, t);
+    (void)thread;
+    if (j->wide)
+        for (size_t i = b; i < e; i++) ((uint64_t *)j->out)[i] = i;
+    else
+        for (size_t i = b; i < e; i++) ((uint32_t *)j->out)[i] = (uint32_t)i;
+}
+
+static pp_status cpu_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n)
+{
+    (void)fn;
+    const iota_job j = {out, n, index_type == PP_U64};
+    pp_cpu_for_tiles(pp_cpu_threads_for(ctx, n, 2 * SORT_TILE_MIN), (n + SORT_TILE_MIN - 1) / SORT_TILE_MIN,
+                     iota_tile, &j);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a) { return pp_argsort_by_sort(ctx, a, cpu_iota); }

@@ -305,5 +305,7 @@ const pp_backend_ops pp_opencl_ops = {
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
+    /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
+    .argsort = {[PP_ALGO_AUTO] = pp_ocl_argsort},
     .exact_sum = pp_ocl_exact_sum,
 };

@@ -128,6 +128,7 @@ pp_status pp_ocl_select(pp_context *ctx, const pp_select_args *a);
 pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);                  /* Onesweep where it runs */
 pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a);         /* NVIDIA GPUs only */
 pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a);
+pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a);               /* every sort algorithm; iota: argsort.cl */
 /* PP_ALGO_EXACT (opencl_exact.c, kernels exact.cl): f32 and f64 PP_SUM
  * correctly rounded; every other type and operator the default's. */
 pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);

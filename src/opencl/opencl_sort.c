@@ -1,7 +1,8 @@
-/* opencl sorting: pp_sort and pp_sort_pairs. Kernels: sort_keys.cl (the
- * radix key, the control block, copy_back), embedded in front of each of
- * the two programs, "sort_scatter" (sort_scatter.cl) and "sort_onesweep"
- * (sort_onesweep.cl).
+/* opencl sorting: pp_sort and pp_sort_pairs (and, at the end, pp_argsort's
+ * slot: the index sequence, argsort.cl, for core/argsort.c). Kernels:
+ * sort_keys.cl (the radix key, the control block, copy_back), embedded in
+ * front of each of the two programs, "sort_scatter" (sort_scatter.cl) and
+ * "sort_onesweep" (sort_onesweep.cl).
  *
  * Two algorithms. PP_ALGO_ONESWEEP (the default where it runs: NVIDIA GPUs
  * of compute capability 7.0 on, pp_ocl_nv_ptx) is the cuda backend's
@@ -459,4 +460,24 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
     const int bytes = pp_type_size(a->type) == 1 && !a->values;
     if (!bytes && onesweep_runs(pp_ocl_device_caps(ctx))) return pp_ocl_sort_onesweep(ctx, a);
     return pp_ocl_sort_count_scan_scatter(ctx, a);
+}
+
+/* ---- pp_argsort (core/argsort.c): the index sequence (argsort.cl), then the sort ---------------------- */
+static pp_status ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n)
+{
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, index_type));
+    cl_kernel k;
+    PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "argsort", &d, "iota", &k));
+    const size_t L = pp_ocl_group_size(ctx, 256);
+    cl_mem m = pp_ocl_mem(out);
+    cl_ulong n64 = n;
+    return PP_OCL_LAUNCH(ctx, fn, k, pp_ocl_groups_for(n, L), L, PP_OCL_ARG(m), PP_OCL_ARG(n64));
+}
+
+pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a)
+{
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->keys, a->n * pp_type_size(a->type), "keys"},
+                                     {a->indices, a->n * pp_type_size(a->index_type), "indices"}));
+    return pp_argsort_by_sort(ctx, a, ocl_iota);
 }

@@ -42,6 +42,18 @@ static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
     return PP_SUCCESS;
 }
 
+static pp_status check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind)
+{
+    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    return PP_SUCCESS;
+}
+
+static pp_status check_order(pp_context *ctx, const char *fn, pp_order order)
+{
+    if ((unsigned)order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    return PP_SUCCESS;
+}
+
 #define TRY(x)                                   \
     do {                                         \
         pp_status st_ = (x);                     \
@@ -139,7 +151,7 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     PP_BEGIN(ctx, fn);
     TRY(check_type_n(ctx, fn, type, n));
     TRY(check_op(ctx, fn, type, op));
-    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    TRY(check_kind(ctx, fn, kind));
     if (n == 0) return PP_SUCCESS;
     NEED(in, "in");
     NEED(out, "out");
@@ -324,7 +336,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
     const char *vin = copy ? "values_in" : "values", *vout = copy ? "values_out" : "values";
     const size_t n = a->n, vsize = a->value_size;
     TRY(check_type_n(ctx, fn, a->type, n));
-    if ((unsigned)a->order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)a->order);
+    TRY(check_order(ctx, fn, a->order));
     if (pairs) {
         if (vsize != 1 && vsize != 2 && vsize != 4 && vsize != 8)
             INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, vsize);
@@ -474,7 +486,7 @@ pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kin
     PP_BEGIN(ctx, fn);
     TRY(check_type_n(ctx, fn, type, n));
     TRY(check_op(ctx, fn, type, op));
-    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    TRY(check_kind(ctx, fn, kind));
     const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg};
     return segmented_common(ctx, &a, ctx->ops->segmented_scan, PP_PRIM_SCAN);
 }
@@ -485,7 +497,7 @@ pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, 
     static const char fn[] = "pp_argsort";
     PP_BEGIN(ctx, fn);
     TRY(check_type_n(ctx, fn, type, n));
-    if ((unsigned)order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    TRY(check_order(ctx, fn, order));
     if (index_type != PP_U32 && index_type != PP_U64)
         INVALID(ctx, "%s: index_type = %d must be PP_U32 or PP_U64", fn, (int)index_type);
     if (index_type == PP_U32 && n > UINT32_MAX)

@@ -10,7 +10,7 @@
 // bench/render.py files under bench/data/<device>/ and renders.
 //
 //   bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]
-//             [--only reduce,scan,histogram,select,sort,exact] [--types u32,f32,u64,f64]
+//             [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort] [--types u32,f32,u64,f64]
 //
 // Each primitive runs for each element type (u32, f32, u64, f64; the
 // histogram for u32 only), sizes 2^lg. Rows whose buffers do not fit in the
@@ -36,111 +36,7 @@
 #include <math.h>
 #include <algorithm>
 
-#define PK(ctx, call)                                                                     \
-    do {                                                                                  \
-        pp_status s_ = (call);                                                            \
-        if (s_ != PP_SUCCESS) {                                                           \
-            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call, pp_status_string(s_), \
-                    pp_last_error(ctx));                                                  \
-            exit(3);                                                                      \
-        }                                                                                 \
-    } while (0)
-
-static cudaStream_t g_stream;
-static pp_context *g_ctx;
-static int g_repeat = 10;
-static int g_failures = 0;
-static char g_only[128] = "reduce,scan,histogram,select,sort,exact";
-static pp_context *g_cpu; // the cpu backend: the exact reference of the exact rows
-static char g_types[64] = "u32,f32,u64,f64";
-static bool want(const char *what) { return strstr(g_only, what) != NULL; }
-static bool want_type(const char *t) { return strstr(g_types, t) != NULL; }
-
-// Times fn (a callable that queues work on g_stream) with CUDA events;
-// setup (untimed) runs before each repetition. Returns the median in ms of
-// g_repeat runs (256 at most) after 2 warm-up runs.
-// Warm-up before each timing: 2 runs, and runs until WARM_MS of wall time
-// have passed (a device left idle, for instance while buffers are
-// allocated, runs its first milliseconds of work slower).
-static const double WARM_MS = 20.0;
-template <typename F, typename S> static double time_median(F fn, S setup)
-{
-    return harness::event_median_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, setup, fn, WARM_MS);
-}
-template <typename F> static double time_median(F fn)
-{
-    return time_median(fn, [] {});
-}
-// parprim's and CUB's timings of one row, taken in alternation
-// (harness::event_median_pair_ms): *ours, *cub in ms.
-template <typename FA, typename FB, typename SA, typename SB>
-static void time_pair(double *ours, double *cub, FA fa, FB fb, SA sa, SB sb)
-{
-    harness::event_median_pair_ms(g_stream, g_repeat > 256 ? 256 : g_repeat, 2, WARM_MS, sa, fa, sb, fb, ours, cub);
-}
-template <typename FA, typename FB> static void time_pair(double *ours, double *cub, FA fa, FB fb)
-{
-    time_pair(ours, cub, fa, fb, [] {}, [] {});
-}
-
-// Rate of a device-to-device copy, bytes read + written per second.
-static double copy_rate(void *dst, const void *src, size_t bytes)
-{
-    double ms = time_median([&] { CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream)); });
-    return 2.0 * (double)bytes / (ms * 1e-3);
-}
-
-struct Row {
-    char name[48];
-    char type[16];
-    size_t n;
-    double ours_ms, cub_ms, bytes, copy_gbs;
-    double target; // minimum ours-over-CUB speed ratio
-    int checked;   // results equal to CUB's
-};
-static Row rows[512];
-static int nrows;
-
-static void add_row(const char *name, const char *type, size_t n, double ours, double cub, double bytes,
-                    double copy, double target, int checked)
-{
-    if (nrows == (int)(sizeof rows / sizeof rows[0])) {
-        fprintf(stderr, "bench_cub: more than %d rows\n", nrows);
-        exit(3);
-    }
-    Row &r = rows[nrows++];
-    snprintf(r.name, sizeof r.name, "%s", name);
-    snprintf(r.type, sizeof r.type, "%s", type);
-    r.n = n;
-    r.ours_ms = ours;
-    r.cub_ms = cub;
-    r.bytes = bytes;
-    r.copy_gbs = copy;
-    r.target = target;
-    r.checked = checked;
-    double gbs = bytes / (ours * 1e-3) / 1e9;
-    printf("  %-22s %-4s 2^%-2d  ours %8.3f ms %7.1f GB/s (%.2f of copy)  cub %8.3f ms  ratio %.2fx  %s%s\n", name,
-           type, (int)(log2((double)n) + 0.5), ours, gbs, gbs / copy, cub, cub / ours,
-           cub / ours >= target ? "met" : "MISSED", checked ? "" : "  RESULTS DIFFER");
-    fflush(stdout);
-}
-
-static int equal_dev(const void *a, const void *b, size_t bytes)
-{
-    // Compare on the host in chunks.
-    const size_t chunk = 64u << 20;
-    char *ha = (char *)malloc(chunk), *hb = (char *)malloc(chunk);
-    int eq = 1;
-    for (size_t off = 0; off < bytes && eq; off += chunk) {
-        size_t len = bytes - off < chunk ? bytes - off : chunk;
-        CK(cudaMemcpy(ha, (const char *)a + off, len, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(hb, (const char *)b + off, len, cudaMemcpyDeviceToHost));
-        eq = memcmp(ha, hb, len) == 0;
-    }
-    free(ha);
-    free(hb);
-    return eq;
-}
+#include "cub_rows.cuh"
 
 __global__ void empty_kernel() {}
 
@@ -321,44 +217,6 @@ template <typename T> static T middle()
 {
     return tinfo<T>::is_float ? (T)0 : (T)((typename tinfo<T>::bits)1 << (8 * sizeof(T) - 1));
 }
-
-// CUB's temporary storage, grown as rows need it (not timed).
-static void *g_temp;
-static size_t g_temp_bytes;
-static void *cub_temp(size_t bytes)
-{
-    if (bytes > g_temp_bytes) {
-        if (g_temp) CK(cudaFree(g_temp));
-        CK(cudaMalloc(&g_temp, bytes));
-        g_temp_bytes = bytes;
-    }
-    return g_temp;
-}
-
-// Device buffers of one group of rows: count buffers of bytes each, if the
-// device has them free with `extra` bytes to spare (parprim's scratch);
-// otherwise the rows are skipped with the reason printed.
-struct Buffers {
-    void *p[8] = {};
-    int count = 0;
-    bool get(const char *what, int k, size_t bytes, size_t extra)
-    {
-        size_t freeb = 0, total = 0;
-        CK(cudaMemGetInfo(&freeb, &total));
-        const double need = (double)k * bytes + (double)extra + (double)(256u << 20);
-        if (need > (double)freeb) {
-            printf("  %s: skipped, needs %.1f GiB of device memory and %.1f GiB are free\n", what, need / 1073741824.0,
-                   freeb / 1073741824.0);
-            return false;
-        }
-        for (count = 0; count < k; count++) CK(cudaMalloc(&p[count], bytes));
-        return true;
-    }
-    ~Buffers()
-    {
-        for (int i = 0; i < count; i++) CK(cudaFree(p[i]));
-    }
-};
 
 // Targets, as ours-over-CUB speed ratios: the issue's at 2^28 and above;
 // at 2^16 and below 2.0 for reduce and scan (one launch against CUB's two)
@@ -609,6 +467,8 @@ static void run_size(int lg)
         run_exact<float>(n, lg, copy);
         run_exact<double>(n, lg, copy);
     }
+    run_keyed_rows(n, lg, copy);
+    run_segsort_rows(n, lg, copy);
 }
 
 int main(int argc, char **argv)
@@ -625,7 +485,7 @@ int main(int argc, char **argv)
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ",")) sizes[nsizes++] = atoi(s);
         } else {
             fprintf(stderr, "usage: bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]\n"
-                            "                 [--only reduce,scan,histogram,select,sort,exact]\n"
+                            "                 [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort]\n"
                             "                 [--types u32,f32,u64,f64]\n");
             return 2;
         }
@@ -652,51 +512,7 @@ int main(int argc, char **argv)
            cubv / 100000, cubv / 100 % 1000, cubv % 100, pp_context_device_name(g_ctx), g_repeat);
     for (int i = 0; i < nsizes; i++) run_size(sizes[i]);
 
-    printf("\n| primitive | type | n | parprim ms | GB/s | of copy | CUB ms | vs CUB | target | met |\n");
-    printf("|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
-    for (int i = 0; i < nrows; i++) {
-        Row &r = rows[i];
-        double gbs = r.bytes / (r.ours_ms * 1e-3) / 1e9;
-        const double ratio = r.cub_ms / r.ours_ms;
-        char target[32], met[8];
-        if (r.target > 0) { // three decimals, so that a miss by less than 0.5% does not print as 1.00x
-            snprintf(target, sizeof target, ">= %.2fx", r.target);
-            snprintf(met, sizeof met, "%s", ratio >= r.target ? "yes" : "no");
-        } else {
-            snprintf(target, sizeof target, "(reference)");
-            met[0] = 0;
-        }
-        printf("| %s | %s | 2^%d | %.3f | %.0f | %.2f | %.3f | %.3fx | %s | %s%s |\n", r.name, r.type,
-               (int)(log2((double)r.n) + 0.5), r.ours_ms, gbs, gbs / r.copy_gbs, r.cub_ms, ratio, target, met,
-               r.checked ? "" : " (results differ)");
-        if (!r.checked) g_failures++;
-    }
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (f) {
-            // The records bench/render.py files under bench/data/<device>/
-            // (it adds the commit measured).
-            fprintf(f, "{\"tool\": \"bench_cub\", \"device\": ");
-            harness::json_string(f, pp_context_device_name(g_ctx));
-            fprintf(f, ", \"version\": ");
-            harness::json_string(f, harness::pp_version_string());
-            fprintf(f, ", \"cub_version\": \"%d.%d.%d\", \"date\": ", cubv / 100000, cubv / 100 % 1000, cubv % 100);
-            harness::json_string(f, harness::utc_date());
-            fprintf(f, ", \"repeat\": %d, \"rows\": [\n", g_repeat);
-            for (int i = 0; i < nrows; i++) {
-                Row &r = rows[i];
-                const double gbs = r.bytes / (r.ours_ms * 1e-3) / 1e9;
-                fprintf(f, "  {\"primitive\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"parprim_ms\": %.6f, \"cub_ms\": %.6f, "
-                        "\"vs_cub\": %.4f, \"bytes\": %.0f, \"gbps\": %.1f, \"copy_gbs\": %.3f, \"copy_fraction\": %.4f, "
-                        "\"target\": %.2f, \"checked\": %s}%s\n",
-                        r.name, r.type, r.n, r.ours_ms, r.cub_ms, r.cub_ms / r.ours_ms, r.bytes, gbs, r.copy_gbs,
-                        gbs / r.copy_gbs, r.target, r.checked ? "true" : "false", i + 1 < nrows ? "," : "");
-            }
-            fprintf(f, "]}\n");
-            fclose(f);
-        }
-    }
-    if (g_temp) CK(cudaFree(g_temp));
+    finish_rows(json);
     pp_destroy(g_ctx);
     if (g_cpu) pp_destroy(g_cpu);
     return g_failures ? 1 : 0;

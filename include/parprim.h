@@ -438,6 +438,48 @@ PP_API pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_s
                                    const void *in, void *out, size_t n, const uint64_t *offsets, size_t nseg);
 
 /*
+ * By-key forms. A run is a maximal range of equal neighbouring keys,
+ * compared by C's == (as pp_unique: NaNs are never equal, so each NaN is a
+ * run of its own; -0.0 == +0.0). Keys and values may be of any two types;
+ * op must be defined on the value type. The number of runs is written to
+ * count, one uint64_t of context memory, as pp_select_if writes its count;
+ * the output arrays have room for n elements (as many runs as keys at
+ * most) and only their first *count are written. No array may overlap
+ * another (PP_ERROR_INVALID_ARGUMENT), but out == values for
+ * pp_scan_by_key. n == 0 succeeds: count = 0, nothing else written (the
+ * arrays may be NULL). Algorithms: pp_reduce_by_key follows the choice
+ * made for PP_PRIM_REDUCE, pp_scan_by_key that for PP_PRIM_SCAN,
+ * pp_run_length_encode that for PP_PRIM_SELECT, as the segmented forms
+ * do: PP_ALGO_EXACT on f32 or f64 PP_SUM values is exact per run where a
+ * backend has that form, else PP_ERROR_UNSUPPORTED (never an inexact sum).
+ * Determinism: float results as pp_reduce and pp_scan give for each run.
+ * Backends: where the backend's slot exists (docs/backends.md); elsewhere
+ * PP_ERROR_UNSUPPORTED, nothing written.
+ */
+/**
+ * One row per run: keys_out[r] = the first key of run r, values_out[r] =
+ * the values of run r folded with op in order.
+ */
+PP_API pp_status pp_reduce_by_key(pp_context *ctx, pp_type key_type, pp_type value_type, pp_op op,
+                                  const void *keys, const void *values, size_t n,
+                                  void *keys_out, void *values_out, uint64_t *count);
+
+/**
+ * pp_scan of values restarting at the first element of each run (there,
+ * exclusive: the op's identity, +0.0 for float sums). out: n elements;
+ * out == values (in place) is allowed. No count is written.
+ */
+PP_API pp_status pp_scan_by_key(pp_context *ctx, pp_type key_type, pp_type value_type, pp_op op, pp_scan_kind kind,
+                                const void *keys, const void *values, void *out, size_t n);
+
+/**
+ * values_out[r] = the first element of run r of in, counts_out[r] = its
+ * length (n uint64_t of room); count = the number of runs.
+ */
+PP_API pp_status pp_run_length_encode(pp_context *ctx, pp_type type, const void *in, size_t n,
+                                      void *values_out, uint64_t *counts_out, uint64_t *count);
+
+/*
  * Exact sums as values. The exact sum of f32 or f64 elements (what
  * PP_ALGO_EXACT rounds once) as a host object: accumulate pieces of an
  * array, anywhere and in any order, merge the sums (across contexts,
@@ -649,6 +691,32 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  */
 PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order,
                             pp_type index_type, void *indices);
+
+/**
+ * Sorts each segment of keys in place, as pp_sort sorts (stable; floats:
+ * -0.0 before +0.0, NaNs where order puts them): keys[offsets[s] ..
+ * offsets[s+1]) for every s < nseg; keys outside every segment are left
+ * untouched. Segments and bad offsets: as the segmented reduce and scan (the
+ * same checks on cpu, the same clamping elsewhere: with bad offsets the
+ * results are unspecified, but nothing outside keys[0 .. n) is written).
+ * keys: n elements of context memory, not overlapping offsets
+ * (PP_ERROR_INVALID_ARGUMENT). n == 0 or nseg == 0 succeeds, nothing
+ * read or written. Deterministic (a stable order is unique). Algorithms:
+ * the sort chosen for PP_PRIM_SORT where the backend has a segmented form
+ * of it, else its default. Backends: where the backend's slot exists
+ * (docs/backends.md); elsewhere PP_ERROR_UNSUPPORTED, nothing written.
+ */
+PP_API pp_status pp_segmented_sort(pp_context *ctx, pp_type type, void *keys, size_t n,
+                                   const uint64_t *offsets, size_t nseg, pp_order order);
+
+/**
+ * pp_segmented_sort of keys, the values moving with their keys: values
+ * holds n elements of value_size bytes (1, 2, 4 or 8, else
+ * PP_ERROR_INVALID_ARGUMENT) in context memory, not overlapping keys or
+ * offsets. Stable: equal keys keep their values in input order.
+ */
+PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *keys, void *values, size_t value_size,
+                                         size_t n, const uint64_t *offsets, size_t nseg, pp_order order);
 
 /* ------------------------------------------------------------------------ */
 /* Algorithm selection                                                      */

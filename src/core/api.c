@@ -1,98 +1,13 @@
 /* The primitives' entry points: every argument is checked here, once, before
  * the call goes to the slot of the context's backend table for the
  * algorithm chosen (pp_set_algorithm accepted only non-NULL slots). */
-#include "internal.h"
+#include "check.h"
 
 #include "exact_acc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define FAIL(ctx, st, ...) return pp_fail((ctx), (st), __VA_ARGS__)
-#define INVALID(ctx, ...) FAIL(ctx, PP_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
-
-/* Checks the element type and that n elements fit in size_t bytes. */
-static pp_status check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n)
-{
-    size_t sz = pp_type_size(type);
-    if (!sz) INVALID(ctx, "%s: type = %d is not a pp_type", fn, (int)type);
-    if (n > SIZE_MAX / sz) INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n, pp_type_name(type));
-    return PP_SUCCESS;
-}
-
-static pp_status check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op)
-{
-    switch (op) {
-#define X(E, S, INT_ONLY)                                                                              \
-    case E:                                                                                            \
-        if (INT_ONLY && pp_type_kind(type) == PP_KIND_FLOAT)                                           \
-            FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: operator %s is defined on integer types only, not %s", \
-                 fn, #S, pp_type_name(type));                                                          \
-        return PP_SUCCESS;
-        PP_FOR_EACH_OP(X)
-#undef X
-    }
-    INVALID(ctx, "%s: op = %d is not a pp_op", fn, (int)op);
-}
-
-static pp_status check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
-{
-    if ((unsigned)cmp > PP_NE) INVALID(ctx, "%s: cmp = %d is not a pp_cmp", fn, (int)cmp);
-    return PP_SUCCESS;
-}
-
-static pp_status check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind)
-{
-    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
-    return PP_SUCCESS;
-}
-
-static pp_status check_order(pp_context *ctx, const char *fn, pp_order order)
-{
-    if ((unsigned)order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
-    return PP_SUCCESS;
-}
-
-#define TRY(x)                                   \
-    do {                                         \
-        pp_status st_ = (x);                     \
-        if (st_ != PP_SUCCESS) return st_;       \
-    } while (0)
-
-#define NEED(ptr, name)                                                        \
-    do {                                                                       \
-        if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name);       \
-    } while (0)
-
-/* The backend's enter hook (NULL: nothing to do). */
-static pp_status enter(pp_context *ctx, const char *fn)
-{
-    return ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS;
-}
-
-/* The backend's enter hook, then the slot of the algorithm chosen for the
- * primitive (pp_set_algorithm let only non-NULL slots be chosen). */
-#define DISPATCH(slots, prim, args)                                                  \
-    do {                                                                             \
-        pp_status st_ = enter(ctx, fn);                                              \
-        if (st_ == PP_SUCCESS) st_ = ctx->ops->slots[ctx->algo[prim]](ctx, args);    \
-        return pp_end(ctx, fn, st_);                                                 \
-    } while (0)
-
-/* Context-memory arrays must be aligned to their element size (checked
- * where handles are addresses; cl_mem handles have no alignment). */
-#define ALIGNED(ptr, align, name)                                                              \
-    do {                                                                                       \
-        if (ctx->ops->addressable && (ptr) && (uintptr_t)(const void *)(ptr) % (align))        \
-            INVALID(ctx, "%s: argument '%s' is not aligned to %zu bytes", fn, name, (size_t)(align)); \
-    } while (0)
-
-#define NO_OVERLAP(a, abytes, aname, b, bbytes, bname)                                 \
-    do {                                                                               \
-        if (pp_core_overlap(ctx, a, abytes, b, bbytes))                                \
-            INVALID(ctx, "%s: argument '%s' overlaps '%s'", fn, aname, bname);         \
-    } while (0)
 
 /* ---- host scalar helpers (generated per type) --------------------------------------- */
 
@@ -134,8 +49,8 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
 {
     static const char fn[] = "pp_reduce";
     PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
-    TRY(check_op(ctx, fn, type, op));
+    TRY(pp_check_type_n(ctx, fn, type, n));
+    TRY(pp_check_op(ctx, fn, type, op));
     if (n) NEED(in, "in");
     NEED(out, "out");
     ALIGNED(in, pp_type_size(type), "in");
@@ -149,9 +64,9 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
 {
     static const char fn[] = "pp_scan";
     PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
-    TRY(check_op(ctx, fn, type, op));
-    TRY(check_kind(ctx, fn, kind));
+    TRY(pp_check_type_n(ctx, fn, type, n));
+    TRY(pp_check_op(ctx, fn, type, op));
+    TRY(pp_check_kind(ctx, fn, kind));
     if (n == 0) return PP_SUCCESS;
     NEED(in, "in");
     NEED(out, "out");
@@ -172,7 +87,7 @@ pp_status pp_exact_accumulate(pp_context *ctx, pp_type type, const void *in, siz
     static const char fn[] = "pp_exact_accumulate";
     char why[160];
     PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
+    TRY(pp_check_type_n(ctx, fn, type, n));
     if (!pp_exact_chunks(type))
         FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s has no exact sum (f32 and f64 only)", fn, pp_type_name(type));
     if (n) NEED(in, "in");
@@ -186,7 +101,7 @@ pp_status pp_exact_accumulate(pp_context *ctx, pp_type type, const void *in, siz
     if (n == 0) return PP_SUCCESS;
     int64_t acc[PP_EXACT_WORDS] = {0};
     const pp_reduce_args a = {fn, type, PP_SUM, in, n, NULL};
-    pp_status st = enter(ctx, fn);
+    pp_status st = pp_enter(ctx, fn);
     if (st == PP_SUCCESS) st = ctx->ops->exact_sum(ctx, &a, acc);
     if ((st = pp_end(ctx, fn, st)) != PP_SUCCESS) return st;
     acc[pp_exact_chunks(type)] |= PP_XACC_NONEMPTY;
@@ -201,7 +116,7 @@ pp_status pp_exact_accumulate(pp_context *ctx, pp_type type, const void *in, siz
 static pp_status histogram_common(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,
                                   size_t nbins, uint64_t *counts)
 {
-    TRY(check_type_n(ctx, fn, type, n));
+    TRY(pp_check_type_n(ctx, fn, type, n));
     if (n) NEED(samples, "samples");
     if (nbins == 0) INVALID(ctx, "%s: nbins is 0", fn);
     if (nbins > SIZE_MAX / sizeof(uint64_t) - 1) INVALID(ctx, "%s: nbins = %zu is too large", fn, nbins);
@@ -248,9 +163,9 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
 static pp_status select_common(pp_context *ctx, const pp_select_args *a)
 {
     const char *fn = a->fn;
-    TRY(check_type_n(ctx, fn, a->type, a->n));
+    TRY(pp_check_type_n(ctx, fn, a->type, a->n));
     if (a->mode == PP_SELECT_IF || a->mode == PP_SELECT_PARTITION) {
-        TRY(check_cmp(ctx, fn, a->cmp));
+        TRY(pp_check_cmp(ctx, fn, a->cmp));
         NEED(a->value, "value");
     }
     NEED(a->count, "count");
@@ -335,8 +250,8 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
     const char *kin = copy ? "keys_in" : "keys", *kout = copy ? "keys_out" : "keys";
     const char *vin = copy ? "values_in" : "values", *vout = copy ? "values_out" : "values";
     const size_t n = a->n, vsize = a->value_size;
-    TRY(check_type_n(ctx, fn, a->type, n));
-    TRY(check_order(ctx, fn, a->order));
+    TRY(pp_check_type_n(ctx, fn, a->type, n));
+    TRY(pp_check_order(ctx, fn, a->order));
     if (pairs) {
         if (vsize != 1 && vsize != 2 && vsize != 4 && vsize != 8)
             INVALID(ctx, "%s: value_size = %zu must be 1, 2, 4 or 8", fn, vsize);
@@ -375,7 +290,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
     if (n == 1 && !kmove && !vmove) return PP_SUCCESS;
     pp_sort_args s = *a;
     if (!pairs) s.values = NULL, s.values_in = NULL;
-    pp_status st = enter(ctx, fn);
+    pp_status st = pp_enter(ctx, fn);
     if (st == PP_SUCCESS && (n == 1 || !ctx->ops->sort_reads_inputs[ctx->algo[PP_PRIM_SORT]] || (pairs && kmove != vmove))) {
         st = sort_copy_array(ctx, fn, s.keys, kout, s.keys_in, kin, kb);
         if (st == PP_SUCCESS && pairs) st = sort_copy_array(ctx, fn, s.values, vout, s.values_in, vin, vb);
@@ -418,103 +333,4 @@ pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *keys_in,
     PP_BEGIN(ctx, fn);
     const pp_sort_args a = {fn, type, keys_out, values_out, value_size, n, order, keys_in, values_in};
     return sort_common(ctx, &a, 1, 1);
-}
-
-/* The slot for a segmented call (internal.h, pp_backend_ops): the chosen
- * algorithm's, else the default's; an exact float sum only its own. NULL
- * with the message set where there is none. */
-static pp_segmented_fn segmented_slot(pp_context *ctx, const char *fn, const pp_segmented_fn *slots,
-                                      pp_primitive prim, pp_type type, pp_op op)
-{
-    const pp_algorithm algo = ctx->algo[prim];
-    if (slots[algo]) return slots[algo];
-    if (algo == PP_ALGO_EXACT && op == PP_SUM && pp_exact_chunks(type)) {
-        pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: PP_ALGO_EXACT (%s sums) is not available for the segmented form on the %s backend",
-                fn, pp_type_name(type), pp_backend_name(ctx->ops->id));
-        return NULL;
-    }
-    if (slots[PP_ALGO_AUTO]) return slots[PP_ALGO_AUTO];
-    pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
-    return NULL;
-}
-
-/* What the two segmented calls share: checks (type, op and kind done),
- * then the slot. out: nseg elements (reduce) or n (scan). */
-static pp_status segmented_common(pp_context *ctx, const pp_segmented_args *a, const pp_segmented_fn *slots,
-                                  pp_primitive prim)
-{
-    const char *fn = a->fn;
-    /* nseg + 1 offsets of 8 bytes fit size_t, so nseg elements do too */
-    if (a->nseg > SIZE_MAX / sizeof(uint64_t) - 1)
-        INVALID(ctx, "%s: nseg = %zu: nseg + 1 offsets overflow size_t bytes", fn, a->nseg);
-    if (a->nseg == 0) return PP_SUCCESS;
-    const size_t sz = pp_type_size(a->type), inbytes = a->n * sz;
-    const size_t outbytes = prim == PP_PRIM_REDUCE ? a->nseg * sz : inbytes;
-    const size_t offbytes = (a->nseg + 1) * sizeof(uint64_t);
-    NEED(a->offsets, "offsets");
-    if (a->n) NEED(a->in, "in");
-    if (outbytes) NEED(a->out, "out");
-    ALIGNED(a->in, sz, "in");
-    ALIGNED(a->out, sz, "out");
-    ALIGNED(a->offsets, sizeof(uint64_t), "offsets");
-    if (a->in != a->out || prim == PP_PRIM_REDUCE)
-        NO_OVERLAP(a->out, outbytes, "out", a->in, inbytes,
-                   prim == PP_PRIM_SCAN ? "in (only in == out is allowed)" : "in");
-    NO_OVERLAP(a->out, outbytes, "out", a->offsets, offbytes, "offsets");
-    pp_segmented_fn f = segmented_slot(ctx, fn, slots, prim, a->type, a->op);
-    if (!f) return PP_ERROR_UNSUPPORTED;
-    pp_status st = enter(ctx, fn);
-    if (st == PP_SUCCESS) st = f(ctx, a);
-    return pp_end(ctx, fn, st);
-}
-
-pp_status pp_segmented_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n,
-                              const uint64_t *offsets, size_t nseg, void *out)
-{
-    static const char fn[] = "pp_segmented_reduce";
-    PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
-    TRY(check_op(ctx, fn, type, op));
-    const pp_segmented_args a = {fn, type, op, PP_INCLUSIVE, in, out, n, offsets, nseg};
-    return segmented_common(ctx, &a, ctx->ops->segmented_reduce, PP_PRIM_REDUCE);
-}
-
-pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
-                            size_t n, const uint64_t *offsets, size_t nseg)
-{
-    static const char fn[] = "pp_segmented_scan";
-    PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
-    TRY(check_op(ctx, fn, type, op));
-    TRY(check_kind(ctx, fn, kind));
-    const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg};
-    return segmented_common(ctx, &a, ctx->ops->segmented_scan, PP_PRIM_SCAN);
-}
-
-pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order, pp_type index_type,
-                     void *indices)
-{
-    static const char fn[] = "pp_argsort";
-    PP_BEGIN(ctx, fn);
-    TRY(check_type_n(ctx, fn, type, n));
-    TRY(check_order(ctx, fn, order));
-    if (index_type != PP_U32 && index_type != PP_U64)
-        INVALID(ctx, "%s: index_type = %d must be PP_U32 or PP_U64", fn, (int)index_type);
-    if (index_type == PP_U32 && n > UINT32_MAX)
-        INVALID(ctx, "%s: n = %zu does not fit PP_U32 indices (use PP_U64)", fn, n);
-    TRY(check_type_n(ctx, fn, index_type, n));
-    if (n == 0) return PP_SUCCESS;
-    const size_t ks = pp_type_size(type), is = pp_type_size(index_type);
-    NEED(keys, "keys");
-    NEED(indices, "indices");
-    ALIGNED(keys, ks, "keys");
-    ALIGNED(indices, is, "indices");
-    NO_OVERLAP(indices, n * is, "indices", keys, n * ks, "keys");
-    const pp_algorithm algo = ctx->algo[PP_PRIM_SORT];
-    pp_argsort_fn f = ctx->ops->argsort[algo] ? ctx->ops->argsort[algo] : ctx->ops->argsort[PP_ALGO_AUTO];
-    if (!f) FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
-    const pp_argsort_args a = {fn, type, keys, n, order, index_type, indices};
-    pp_status st = enter(ctx, fn);
-    if (st == PP_SUCCESS) st = f(ctx, &a);
-    return pp_end(ctx, fn, st);
 }

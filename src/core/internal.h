@@ -122,6 +122,44 @@ typedef struct pp_argsort_args {
     void *indices;
 } pp_argsort_args;
 
+/* pp_segmented_sort and pp_segmented_sort_pairs: each segment
+ * [offsets[s], offsets[s+1]) of keys (and values) sorted in place as
+ * pp_sort sorts; elements outside every segment untouched. The offsets are
+ * the backend's to check or clamp, as for pp_segmented_args. For nseg == 0
+ * or n == 0 the core returns before the backend. */
+typedef struct pp_segsort_args {
+    const char *fn;
+    pp_type type;
+    void *keys;
+    void *values;      /* NULL: keys only */
+    size_t value_size; /* 1, 2, 4 or 8 with values */
+    size_t n;          /* >= 1 */
+    const uint64_t *offsets;
+    size_t nseg;       /* >= 1 */
+    pp_order order;
+} pp_segsort_args;
+
+/* pp_reduce_by_key, pp_scan_by_key and pp_run_length_encode: runs of equal
+ * neighbouring keys (C's ==: NaNs never equal, -0.0 == +0.0). No two
+ * arrays overlap, except values_out == values for the scan. n == 0 never
+ * reaches the backend (the core writes count = 0). */
+typedef enum pp_bykey_mode { PP_BYKEY_REDUCE, PP_BYKEY_SCAN, PP_BYKEY_RLE } pp_bykey_mode;
+typedef struct pp_bykey_args {
+    const char *fn;
+    pp_bykey_mode mode;
+    pp_type key_type;
+    pp_type value_type;   /* reduce, scan (RLE: key_type) */
+    pp_op op;             /* reduce, scan */
+    pp_scan_kind kind;    /* scan */
+    const void *keys;     /* n elements (RLE: in) */
+    const void *values;   /* n elements (RLE: NULL) */
+    size_t n;             /* >= 1 */
+    void *keys_out;       /* reduce: first key of each run; RLE: values_out; room for n (scan: NULL) */
+    void *values_out;     /* reduce: fold of each run, room for n; scan: out, n elements (RLE: NULL) */
+    uint64_t *counts_out; /* RLE: length of each run, room for n (else NULL) */
+    uint64_t *count;      /* reduce, RLE: the number of runs, one uint64_t (scan: NULL) */
+} pp_bykey_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
@@ -129,6 +167,8 @@ typedef pp_status (*pp_select_fn)(pp_context *ctx, const pp_select_args *a);
 typedef pp_status (*pp_sort_fn)(pp_context *ctx, const pp_sort_args *a);
 typedef pp_status (*pp_segmented_fn)(pp_context *ctx, const pp_segmented_args *a);
 typedef pp_status (*pp_argsort_fn)(pp_context *ctx, const pp_argsort_args *a);
+typedef pp_status (*pp_segsort_fn)(pp_context *ctx, const pp_segsort_args *a);
+typedef pp_status (*pp_bykey_fn)(pp_context *ctx, const pp_bykey_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -184,6 +224,15 @@ typedef struct pp_backend_ops {
     /* pp_argsort follows the algorithm chosen for PP_PRIM_SORT: its slot if
      * not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED. */
     pp_argsort_fn argsort[PP_ALGO_COUNT];
+    /* pp_segmented_sort(_pairs) follows PP_PRIM_SORT, pp_run_length_encode
+     * PP_PRIM_SELECT: the chosen algorithm's slot if not NULL, else
+     * [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED. pp_reduce_by_key
+     * follows PP_PRIM_REDUCE and pp_scan_by_key PP_PRIM_SCAN, picked as the
+     * segmented forms are (exact float sums only from their own slot). */
+    pp_segsort_fn segmented_sort[PP_ALGO_COUNT];
+    pp_bykey_fn reduce_by_key[PP_ALGO_COUNT];
+    pp_bykey_fn scan_by_key[PP_ALGO_COUNT];
+    pp_bykey_fn run_length_encode[PP_ALGO_COUNT];
     /* pp_exact_accumulate: the exact accumulator of a f32 or f64 PP_SUM
      * (a->op == PP_SUM, a->n > 0), written normalized (src/core/exact_acc.h:
      * chunks, flags, deposit count 0) to acc, host memory of

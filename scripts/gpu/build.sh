@@ -12,8 +12,17 @@ if [ ! -f /usr/include/CL/cl.h ] && [ -f "$cuda_root/include/CL/cl.h" ]; then
   lib=$(ls "$cuda_root"/lib64/libOpenCL.so* "$cuda_root"/targets/x86_64-linux/lib/libOpenCL.so* 2>/dev/null | head -n 1)
   [ -n "$lib" ] && ocl=(-DOpenCL_INCLUDE_DIR="$cuda_root/include" -DOpenCL_LIBRARY="$lib")
 fi
+# CUB's newest algorithms for bench_cub: the nvidia-cuda-cccl wheel carried in
+# build/wheels (headers only), unpacked into build/cccl.
+cccl=()
+wheel=$(compgen -G "build/wheels/nvidia_cuda_cccl-*.whl" | head -n 1)
+if [ -n "$wheel" ]; then
+  rm -rf build/cccl && mkdir -p build/cccl && python3 -m zipfile -e "$wheel" build/cccl &&
+    inc=$(dirname "$(find "$root/build/cccl" -path "*include/cccl/cub" -type d | head -n 1)") &&
+    [ -n "$inc" ] && cccl=(-DPP_BENCH_CCCL_INCLUDE="$inc")
+fi
 if cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPP_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-     -DPP_NATIVE=ON "${ocl[@]}" >"$LOG/cmake.log" 2>&1 &&
+     -DPP_NATIVE=ON "${ocl[@]}" "${cccl[@]}" >"$LOG/cmake.log" 2>&1 &&
    cmake --build "$build" -j"$jobs" >"$LOG/build.log" 2>&1; then
   passed "build: ok ($((SECONDS - t0)) s)"
 else

@@ -217,7 +217,8 @@ typedef struct pp_backend_ops {
      * chosen algorithm's slot if not NULL, else the [PP_ALGO_AUTO] slot,
      * except PP_ALGO_EXACT on a f32 or f64 PP_SUM, which only its own slot
      * serves (else PP_ERROR_UNSUPPORTED: never an inexact sum for an exact
-     * one). No slot at all: PP_ERROR_UNSUPPORTED ("not available on the
+     * one); the [PP_ALGO_EXACT] slot is given those calls alone (the rest
+     * go to [PP_ALGO_AUTO]). No slot at all: PP_ERROR_UNSUPPORTED ("not available on the
      * cuda backend yet"). */
     pp_segmented_fn segmented_reduce[PP_ALGO_COUNT];
     pp_segmented_fn segmented_scan[PP_ALGO_COUNT];

@@ -40,8 +40,7 @@ typedef struct seg_job {
     uint64_t *prefix; /* scan, per chunk: head (phase 1), then the segment's prefix there */
 } seg_job;
 
-/* The first s < nseg with off[s] >= x, else nseg. */
-static size_t first_at_or_after(const uint64_t *off, size_t nseg, uint64_t x)
+size_t pp_cpu_first_offset_at(const uint64_t *off, size_t nseg, uint64_t x)
 {
     size_t lo = 0, hi = nseg;
     while (lo < hi) {
@@ -61,7 +60,7 @@ static void seg_chunk_fold(const void *job_, size_t t, int thread)
     const seg_job *j = (const seg_job *)job_;
     const size_t c = t + 1, sz = j->k.size;
     const uint64_t b = (uint64_t)c * SEG_CHUNK;
-    const size_t s1 = first_at_or_after(j->off, j->nseg, b);
+    const size_t s1 = pp_cpu_first_offset_at(j->off, j->nseg, b);
     j->open[c] = j->nseg;
     if (s1 == 0 || j->off[s1] <= b) return; /* no segment s1 - 1 open across b */
     const size_t s = s1 - 1;
@@ -106,7 +105,7 @@ static void seg_finish(const void *job_, size_t t, int thread)
 
 /* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else the
  * first fault, reported. Reads every offset, writes nothing. */
-static pp_status check_offsets(pp_context *ctx, const pp_segmented_args *a)
+pp_status pp_cpu_check_offsets(pp_context *ctx, const pp_segmented_args *a)
 {
     const uint64_t *off = a->offsets;
     const size_t nseg = a->nseg;
@@ -127,7 +126,7 @@ static pp_status check_offsets(pp_context *ctx, const pp_segmented_args *a)
 
 static pp_status cpu_segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
-    pp_status st = check_offsets(ctx, a);
+    pp_status st = pp_cpu_check_offsets(ctx, a);
     if (st != PP_SUCCESS) return st;
     const size_t n = a->n, nseg = a->nseg, nchunks = (n + SEG_CHUNK - 1) / SEG_CHUNK;
     const size_t sz = pp_type_size(a->type);

@@ -67,6 +67,12 @@ pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a); /* every sort algorithm (cpu_sort.c) */
+pp_status pp_cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
+pp_status pp_cpu_segmented_sort_sequential(pp_context *ctx, const pp_segsort_args *a);
+/* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else
+ * PP_ERROR_INVALID_ARGUMENT naming fn and the first bad offset. Reads
+ * every offset, writes nothing (cpu_segmented.c). */
+pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *off, size_t nseg, size_t n);
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

@@ -157,10 +157,14 @@ static void run_case(tc_rng *r, pp_type t, pp_order o, size_t vs, size_t n, int 
                                 : pp_segmented_sort(c->ctx, t, dk, n, (const uint64_t *)doff, nseg, o);
         memcpy(wantk, keys, n * sz);
         memcpy(wantv, vals, n * vs);
-        const pp_status want = nseg == 0 || n == 0 || has_segsort(c->backend) ? PP_SUCCESS : PP_ERROR_UNSUPPORTED;
+        const char *fn = vs ? "pp_segmented_sort_pairs" : "pp_segmented_sort";
+        pp_status want = nseg == 0 || n == 0 || has_segsort(c->backend) ? PP_SUCCESS : PP_ERROR_UNSUPPORTED;
+        /* an algorithm other than auto may be refused (opencl Onesweep off
+         * NVIDIA GPUs): a skip, with nothing written */
+        if (want == PP_SUCCESS && st == PP_ERROR_UNSUPPORTED && !tc_status_ok(c, st, fn)) want = st;
         if (st != want)
-            TC_FAIL("%s returned %s, expected %s (%s)", vs ? "pp_segmented_sort_pairs" : "pp_segmented_sort",
-                    pp_status_string(st), pp_status_string(want), pp_last_error(c->ctx));
+            TC_FAIL("%s returned %s, expected %s (%s)", fn, pp_status_string(st), pp_status_string(want),
+                    pp_last_error(c->ctx));
         if (want == PP_SUCCESS) ref_segmented_sort_pairs(t, wantk, vs ? wantv : NULL, vs, off, nseg, o);
         TC_DOWNLOAD(c->ctx, host, dk, n * sz, "keys");
         TC_EXPECT_BITS(t, host, wantk, n, "keys (untouched outside the segments)");

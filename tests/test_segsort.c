@@ -97,7 +97,7 @@ static uint64_t *make_offsets(tc_rng *r, int l, size_t n, size_t *nseg)
     while (pos < end && k < cap) {
         uint64_t len;
         switch (l) {
-        case L_TINY: len = tc_below(r, 34); break; /* around the insertion sort's limit */
+        case L_TINY: len = tc_below(r, 66); break; /* around the insertion sort's limit */
         case L_EMPTY: len = tc_below(r, 4) ? 0 : tc_below(r, 9); break;
         case L_MEDIUM: len = 17 + tc_below(r, 600); break;
         case L_HUGE_AMONG_TINY: len = !huge_done && pos >= n / 4 ? (huge_done = 1, n / 2 + 1) : tc_below(r, 5); break;

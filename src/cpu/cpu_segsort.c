@@ -23,7 +23,7 @@
 
 #include <stdlib.h>
 
-#define SEG_INSERT 16
+#define SEG_INSERT 48
 #define SEG_COST 16
 #define SEG_TASKS_PER_THREAD 16
 #define SEG_LARGE_MIN (2 * SORT_TILE_MIN)

@@ -707,8 +707,21 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * (PP_ERROR_INVALID_ARGUMENT). n == 0 or nseg == 0 succeeds, nothing
  * read or written. Deterministic (a stable order is unique). Algorithms:
  * the sort chosen for PP_PRIM_SORT where the backend has a segmented form
- * of it, else its default. Backends: where the backend's slot exists
- * (docs/backends.md); elsewhere PP_ERROR_UNSUPPORTED, nothing written.
+ * of it, else its default. Backends: cpu and opencl; cuda returns
+ * PP_ERROR_UNSUPPORTED (nothing written) until it gains this call. cpu
+ * checks every offset before anything is written (PP_ERROR_INVALID_ARGUMENT
+ * naming the first bad one, nothing written); its working memory is two
+ * buffers of the largest segment it leaves to one thread (key and value
+ * bytes) per thread, and pp_sort's scratch for segments large enough to
+ * take every thread. opencl never reads the offsets back (no host
+ * synchronization): its kernels clamp each offset to n, so the call
+ * succeeds and with bad offsets results are unspecified, but nothing
+ * outside keys[0 .. n) (values[0 .. n)) is written; it runs pp_argsort's
+ * steps on all n keys (the sort chosen for PP_PRIM_SORT, with its
+ * PP_ERROR_UNSUPPORTED where that does not run), then a stable sort of
+ * each element's segment start, with buffers of n * (2 * index size + key
+ * size + value size) bytes allocated for the call (index size 4 bytes, 8
+ * where n > 2^32 - 1) beside the argsort's and the sort's scratch.
  */
 PP_API pp_status pp_segmented_sort(pp_context *ctx, pp_type type, void *keys, size_t n,
                                    const uint64_t *offsets, size_t nseg, pp_order order);

@@ -194,4 +194,5 @@ const pp_backend_ops pp_cpu_ops = {
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_cpu_argsort},
+    .segmented_sort = {[PP_ALGO_AUTO] = pp_cpu_segmented_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_segmented_sort_sequential},
 };

@@ -91,12 +91,15 @@ pp_status pp_cpu_segmented_scan_exact(pp_context *ctx, const pp_segmented_args *
  * memory, checked or computed by the caller, as run offsets of a by-key
  * form are), for an f32 or f64 PP_SUM; scan: 0 reduce, 1 scan. */
 pp_status pp_cpu_segmented_exact_run(pp_context *ctx, const pp_segmented_args *a, int scan);
-/* The segmented forms' shared pieces (cpu_segmented.c): the check of every
- * offset (PP_SUCCESS, or the first fault reported, nothing written), and
- * the first s < nseg with off[s] >= x, else nseg. */
-pp_status pp_cpu_check_offsets(pp_context *ctx, const pp_segmented_args *a);
+/* The first s < nseg with off[s] >= x, else nseg (cpu_segmented.c). */
 size_t pp_cpu_first_offset_at(const uint64_t *off, size_t nseg, uint64_t x);
 pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a); /* every sort algorithm (cpu_sort.c) */
+pp_status pp_cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
+pp_status pp_cpu_segmented_sort_sequential(pp_context *ctx, const pp_segsort_args *a);
+/* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else
+ * PP_ERROR_INVALID_ARGUMENT naming fn and the first bad offset. Reads
+ * every offset, writes nothing (cpu_segmented.c). */
+pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *off, size_t nseg, size_t n);
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

@@ -169,7 +169,7 @@ static pp_status xseg_entry(pp_context *ctx, const pp_segmented_args *a, int sca
 {
     if (!pp_cpu_xformat_of(a->type, a->op))
         return scan ? pp_cpu_segmented_scan(ctx, a) : pp_cpu_segmented_reduce(ctx, a);
-    const pp_status st = pp_cpu_check_offsets(ctx, a);
+    const pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
     return st != PP_SUCCESS ? st : pp_cpu_segmented_exact_run(ctx, a, scan);
 }
 

@@ -56,40 +56,32 @@ void errors_bykey(fixture *f) {
   EXPECT_NOWRITE(
       f, pp_scan_by_key(ctx, PP_U8, PP_F64, PP_AND, PP_INCLUSIVE, k, v, ko, N),
       PP_ERROR_UNSUPPORTED, S, "and");
-  /* NULL arrays */
-  EXPECT_NOWRITE(
-      f, pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, NULL, v, N, ko, vo, cnt),
-      PP_ERROR_INVALID_ARGUMENT, R, "keys");
-  EXPECT_NOWRITE(
-      f, pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, k, NULL, N, ko, vo, cnt),
-      PP_ERROR_INVALID_ARGUMENT, R, "values");
-  EXPECT_NOWRITE(
-      f, pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, k, v, N, NULL, vo, cnt),
-      PP_ERROR_INVALID_ARGUMENT, R, "keys_out");
-  EXPECT_NOWRITE(
-      f, pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, k, v, N, ko, NULL, cnt),
-      PP_ERROR_INVALID_ARGUMENT, R, "values_out");
+  /* NULL arrays, each in turn (arg: the one that is NULL) */
+  static const char *const rnames[4] = {"keys", "values", "keys_out",
+                                        "values_out"};
+  static const char *const snames[3] = {"keys", "values", "out"};
+  static const char *const enames[3] = {"in", "values_out", "counts_out"};
+#define NUL(p, i) (arg == (i) ? NULL : (p))
+  for (int arg = 0; arg < 4; arg++) {
+    EXPECT_NOWRITE(f,
+                   pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, NUL(k, 0),
+                                    NUL(v, 1), N, NUL(ko, 2), NUL(vo, 3), cnt),
+                   PP_ERROR_INVALID_ARGUMENT, R, rnames[arg]);
+    if (arg == 3)
+      continue;
+    EXPECT_NOWRITE(f,
+                   pp_scan_by_key(ctx, PP_I32, PP_I32, PP_SUM, PP_INCLUSIVE,
+                                  NUL(k, 0), NUL(v, 1), NUL(ko, 2), N),
+                   PP_ERROR_INVALID_ARGUMENT, S, snames[arg]);
+    EXPECT_NOWRITE(f,
+                   pp_run_length_encode(ctx, PP_I32, NUL(k, 0), N, NUL(ko, 1),
+                                        NUL(counts, 2), cnt),
+                   PP_ERROR_INVALID_ARGUMENT, E, enames[arg]);
+  }
+#undef NUL
   EXPECT_NOWRITE(
       f, pp_reduce_by_key(ctx, PP_I32, PP_I32, PP_SUM, k, v, 0, ko, vo, NULL),
       PP_ERROR_INVALID_ARGUMENT, R, "count");
-  EXPECT_NOWRITE(
-      f,
-      pp_scan_by_key(ctx, PP_I32, PP_I32, PP_SUM, PP_INCLUSIVE, NULL, v, ko, N),
-      PP_ERROR_INVALID_ARGUMENT, S, "keys");
-  EXPECT_NOWRITE(
-      f,
-      pp_scan_by_key(ctx, PP_I32, PP_I32, PP_SUM, PP_INCLUSIVE, k, NULL, ko, N),
-      PP_ERROR_INVALID_ARGUMENT, S, "values");
-  EXPECT_NOWRITE(
-      f,
-      pp_scan_by_key(ctx, PP_I32, PP_I32, PP_SUM, PP_INCLUSIVE, k, v, NULL, N),
-      PP_ERROR_INVALID_ARGUMENT, S, "out");
-  EXPECT_NOWRITE(f, pp_run_length_encode(ctx, PP_I32, NULL, N, ko, counts, cnt),
-                 PP_ERROR_INVALID_ARGUMENT, E, "in");
-  EXPECT_NOWRITE(f, pp_run_length_encode(ctx, PP_I32, k, N, NULL, counts, cnt),
-                 PP_ERROR_INVALID_ARGUMENT, E, "values_out");
-  EXPECT_NOWRITE(f, pp_run_length_encode(ctx, PP_I32, k, N, ko, NULL, cnt),
-                 PP_ERROR_INVALID_ARGUMENT, E, "counts_out");
   EXPECT_NOWRITE(f, pp_run_length_encode(ctx, PP_I32, k, 0, NULL, NULL, NULL),
                  PP_ERROR_INVALID_ARGUMENT, E, "count");
   /* sizes that overflow size_t */

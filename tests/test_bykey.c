@@ -275,15 +275,6 @@ TC_TYPE_TESTS(test_type)
 
 /* ---- PP_ALGO_EXACT ------------------------------------------------------------------------ */
 
-static uint64_t xbits(const xref *x, int is_f64) { return is_f64 ? xref_bits_f64(x) : xref_bits_f32(x); }
-
-static void put_bits(int is_f64, void *buf, size_t i, uint64_t b)
-{
-    const uint32_t b32 = (uint32_t)b;
-    if (is_f64) memcpy((char *)buf + 8 * i, &b, 8);
-    else memcpy((char *)buf + 4 * i, &b32, 4);
-}
-
 /* n hard values of data set `set` in runs of random lengths (u32 keys, the
  * run's index), the reduce and the inclusive scan checked per run on every
  * configuration offering PP_ALGO_EXACT for reduce. */
@@ -305,9 +296,9 @@ static void exact_case(tc_rng *r, int is_f64, int set, size_t n)
         for (size_t k = i; k < e; k++) {
             keys[k] = (uint32_t)runs;
             xref_add(&x, v[k], 1);
-            put_bits(is_f64, incl, k, xbits(&x, is_f64));
+            xref_put_bits(is_f64, incl, k, xref_bits(&x, is_f64));
         }
-        put_bits(is_f64, red, runs++, xbits(&x, is_f64));
+        xref_put_bits(is_f64, red, runs++, xref_bits(&x, is_f64));
         i = e;
     }
     const tc_config *cfg;

@@ -293,16 +293,6 @@ static void test_bad_offsets(void **state)
 
 /* ---- PP_ALGO_EXACT: f32 and f64 sums against the exact reference ------------------------ */
 
-static uint64_t xbits(const xref *x, int is_f64) { return is_f64 ? xref_bits_f64(x) : xref_bits_f32(x); }
-
-/* Element i of buf (f64 or f32) = the bits b. */
-static void put_bits(int is_f64, void *buf, size_t i, uint64_t b)
-{
-    const uint32_t b32 = (uint32_t)b;
-    if (is_f64) memcpy((char *)buf + 8 * i, &b, 8);
-    else memcpy((char *)buf + 4 * i, &b32, 4);
-}
-
 /* The exact reference of every segment into red (nseg), incl and excl (n,
  * only within the segments): the exact pp_reduce of each segment and of
  * each prefix of it. */
@@ -313,11 +303,11 @@ static void exact_expect(int is_f64, const double *v, const uint64_t *off, size_
         xref x;
         xref_init(&x, is_f64);
         for (uint64_t i = off[s]; i < off[s + 1]; i++) {
-            put_bits(is_f64, excl, i, i == off[s] ? 0 : xbits(&x, is_f64)); /* +0.0 first */
+            xref_put_bits(is_f64, excl, i, i == off[s] ? 0 : xref_bits(&x, is_f64)); /* +0.0 first */
             xref_add(&x, v[i], 1);
-            put_bits(is_f64, incl, i, xbits(&x, is_f64));
+            xref_put_bits(is_f64, incl, i, xref_bits(&x, is_f64));
         }
-        put_bits(is_f64, red, s, off[s] == off[s + 1] ? 0 : xbits(&x, is_f64)); /* empty: +0.0 */
+        xref_put_bits(is_f64, red, s, off[s] == off[s + 1] ? 0 : xref_bits(&x, is_f64)); /* empty: +0.0 */
     }
 }
 

@@ -404,15 +404,18 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * synchronization): the kernels clamp each offset to n, the call succeeds,
  * and with bad offsets the results are unspecified, but the reduce writes
  * only out[0 .. nseg) and the scan only out[min(offsets[0], n) ..
- * min(offsets[nseg], n)).
+ * min(offsets[nseg], n)). cuda does the same: nothing is checked on the
+ * host, the kernels clamp. Working memory on cuda: a carry per tile of
+ * a few thousand elements (the context's scratch).
  * Algorithms: the segmented reduce follows the choice made for
  * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
  * its own form of the chosen algorithm where it has one, else its default.
  * PP_ALGO_EXACT on a f32 or f64 PP_SUM has no segmented form yet: such a
  * call returns PP_ERROR_UNSUPPORTED (never an inexact sum) and writes
  * nothing; other types and operators run the default.
- * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
- * written) until it gains these calls.
+ * Backends: cpu, cuda and opencl. Float results on cuda are reproducible
+ * run to run on one device (fixed tiles and combination order), for the
+ * segmented scan too.
  */
 /**
  * out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1] for s < nseg; the
@@ -686,8 +689,9 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  * failures (PP_ERROR_UNSUPPORTED where it does not run). Working memory: a
  * buffer for the sorted keys and one for the index sequence, n * (key size
  * + index size) bytes, allocated for the call, plus the sort's scratch.
- * Backends: cpu and opencl; cuda returns PP_ERROR_UNSUPPORTED (nothing
- * written) until it gains this call.
+ * Backends: cpu, cuda and opencl. On cuda the two buffers are one that
+ * the context keeps and grows (freed by pp_destroy), not allocated per
+ * call.
  */
 PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order,
                             pp_type index_type, void *indices);

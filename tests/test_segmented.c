@@ -5,8 +5,7 @@
  * offsets equal, segments across the cpu's 8192-element chunks), with
  * random data and NaNs; bad offsets; the algorithm rule (PP_ALGO_EXACT
  * float sums refused, other choices served). On backends without the
- * segmented forms (cuda for now): PP_ERROR_UNSUPPORTED with nothing
- * written. */
+ * segmented forms (none now): PP_ERROR_UNSUPPORTED with nothing written. */
 #include "test_common.h"
 
 #include <stdio.h>
@@ -14,7 +13,7 @@
 #include <string.h>
 
 /* The backends that have the segmented forms (the others refuse them). */
-static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 
@@ -256,7 +255,7 @@ static void test_nans(void **state)
 }
 
 /* Decreasing offsets, an offset past n, a last offset past n: refused with
- * PP_ERROR_INVALID_ARGUMENT (cpu) and nothing written; opencl clamps them
+ * PP_ERROR_INVALID_ARGUMENT (cpu) and nothing written; cuda and opencl clamp them
  * on the device and succeeds (results unspecified: only that nothing
  * outside out's n elements is written, which the guarded buffers check);
  * elsewhere PP_ERROR_UNSUPPORTED, nothing written. */
@@ -281,7 +280,7 @@ static void test_bad_offsets(void **state)
         pp_context *ctx = ctxs[ci];
         const pp_backend be = pp_context_backend(ctx);
         const pp_status w = be == PP_BACKEND_CPU      ? PP_ERROR_INVALID_ARGUMENT
-                            : be == PP_BACKEND_OPENCL ? PP_SUCCESS
+                            : be == PP_BACKEND_OPENCL || be == PP_BACKEND_CUDA ? PP_SUCCESS
                                                       : PP_ERROR_UNSUPPORTED;
         void *din = tc_dev_upload(ctx, in, n * sz);
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {

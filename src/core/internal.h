@@ -283,6 +283,9 @@ const pp_backend_ops *const *pp_backend_auto_order(size_t *count);
  * inputs (sort_reads_inputs), else the [PP_ALGO_AUTO] one, which must. */
 typedef pp_status (*pp_iota_fn)(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);
 pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota);
+/* Its body on buffers the backend provides (a->n >= 2): sorted, room for
+ * n keys, and seq, for n indices (cuda: a buffer kept by the context). */
+pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota, void *sorted, void *seq);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

@@ -404,7 +404,9 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * synchronization): the kernels clamp each offset to n, the call succeeds,
  * and with bad offsets the results are unspecified, but the reduce writes
  * only out[0 .. nseg) and the scan only out[min(offsets[0], n) ..
- * min(offsets[nseg], n)).
+ * min(offsets[nseg], n)). cuda does the same: nothing is checked on the
+ * host, the kernels clamp. Working memory on cuda: a carry per tile of
+ * a few thousand elements (the context's scratch).
  * Algorithms: the segmented reduce follows the choice made for
  * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
  * its own form of the chosen algorithm where it has one, else its default.
@@ -412,11 +414,12 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * bit for bit the exact pp_reduce and pp_scan of its elements (an empty
  * segment's sum +0.0; the same bits on every thread count); working
  * memory: 584 bytes (f32: 136) per 8192 elements, and for an in-place
- * scan 8192 elements per thread. On opencl such a call returns
+ * scan 8192 elements per thread. On cuda and opencl such a call returns
  * PP_ERROR_UNSUPPORTED (never an inexact sum) and writes nothing. Other
  * types and operators under PP_ALGO_EXACT run the default.
- * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
- * written) until it gains these calls.
+ * Backends: cpu, cuda and opencl. Float results on cuda are reproducible
+ * run to run on one device (fixed tiles and combination order), for the
+ * segmented scan too.
  */
 /**
  * out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1] for s < nseg; the
@@ -463,10 +466,10 @@ PP_API pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_s
  * count). Working memory: on cpu the runs' offsets, up to 8 (n + 1) bytes
  * kept by the context beside its scratch; on opencl the offsets, n bytes
  * of run heads and the segmented scan's levels in the context's scratch.
- * On opencl the count is written by the device and nothing is read back
- * (no host synchronization), as for pp_unique.
- * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
- * written) until it gains these calls.
+ * On cuda and opencl the count is written by the device and nothing is
+ * read back (no host synchronization), as for pp_unique; cuda's working
+ * memory is a (flag, value) pair and a count per tile of its scratch.
+ * Backends: cpu, cuda and opencl.
  */
 /**
  * One row per run: keys_out[r] = the first key of run r, values_out[r] =
@@ -698,8 +701,9 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  * failures (PP_ERROR_UNSUPPORTED where it does not run). Working memory: a
  * buffer for the sorted keys and one for the index sequence, n * (key size
  * + index size) bytes, allocated for the call, plus the sort's scratch.
- * Backends: cpu and opencl; cuda returns PP_ERROR_UNSUPPORTED (nothing
- * written) until it gains this call.
+ * Backends: cpu, cuda and opencl. On cuda the two buffers are one that
+ * the context keeps and grows (freed by pp_destroy), not allocated per
+ * call.
  */
 PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order,
                             pp_type index_type, void *indices);

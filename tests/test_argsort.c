@@ -6,7 +6,7 @@
  * of both signs and many payloads, on every configuration of
  * PP_PRIM_SORT; the keys must come back unchanged (bit for bit), nothing
  * is written past the indices (guard bytes). On backends without argsort
- * (cuda for now): PP_ERROR_UNSUPPORTED with nothing written. */
+ * (none now): PP_ERROR_UNSUPPORTED with nothing written. */
 #include "test_common.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has_argsort(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int has_argsort(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
 
 /* Keys by mode: 0 any bits (floats: any non-NaN); 1 few distinct values
  * (floats: halves in [-4, 4] with -0.0 and +0.0); 2 specials (extremes,

@@ -6,7 +6,7 @@
  * run), float keys with NaNs (each a run of its own) and both zeros
  * (equal), on every configuration the test framework lists, with fresh
  * random data; the outputs past the count untouched, the inputs unchanged.
- * On backends without these calls (cuda for now): PP_ERROR_UNSUPPORTED,
+ * On backends without these calls (none now): PP_ERROR_UNSUPPORTED,
  * nothing written. PP_ALGO_EXACT (f32, f64 sums): the reduce and the
  * inclusive scan of every run bit for bit against the exact reference
  * (exact_ref.c) on hard data (exact_data.c), where a backend has the exact
@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* The backends that have the by-key forms (the others refuse them). */
-static int has_bykey(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int has_bykey(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 

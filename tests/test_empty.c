@@ -281,7 +281,7 @@ static void test_sort(void **state)
 
 /* pp_argsort: n == 0 succeeds on every backend (NULLs allowed) and writes
  * nothing; n == 1 writes index 0 and nothing else (a backend without
- * argsort, cuda for now: PP_ERROR_UNSUPPORTED, nothing written). */
+ * argsort, none now: PP_ERROR_UNSUPPORTED, nothing written). */
 static void test_argsort(void **state)
 {
     (void)state;
@@ -289,7 +289,7 @@ static void test_argsort(void **state)
     const size_t nctx = tc_contexts(&ctxs);
     for (size_t ci = 0; ci < nctx; ci++) {
         const tc_config c = {ctxs[ci], pp_context_backend(ctxs[ci]), 0, PP_ALGO_AUTO};
-        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_OPENCL;
+        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_CUDA || c.backend == PP_BACKEND_OPENCL;
         void *k = tc_dev_filled(c.ctx, 8, 0x5A), *idx = tc_dev_filled(c.ctx, 8, 0x5A);
         for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
             const pp_type t = tc_types[ti];
@@ -380,7 +380,8 @@ static void test_segmented(void **state)
     for (size_t ci = 0; ci < nctx; ci++) {
         pp_context *ctx = ctxs[ci];
         /* the backends that have the segmented forms (the others refuse them) */
-        const int has = pp_context_backend(ctx) == PP_BACKEND_CPU || pp_context_backend(ctx) == PP_BACKEND_OPENCL;
+        const int has = pp_context_backend(ctx) == PP_BACKEND_CPU || pp_context_backend(ctx) == PP_BACKEND_CUDA ||
+                        pp_context_backend(ctx) == PP_BACKEND_OPENCL;
         const tc_config c = {ctx, pp_context_backend(ctx), 0, PP_ALGO_AUTO};
         void *in = tc_dev_filled(ctx, 8, 0x5A), *out = tc_dev_filled(ctx, 64, 0x5A);
         void *off = tc_dev_upload(ctx, zeros, sizeof zeros);

@@ -629,8 +629,7 @@ void errors_segmented(fixture *f)
     }
 }
 
-/* ---- argsort: every argument the core checks; a backend without it
- * (cuda for now) refuses valid calls ------------------------------------------------------- */
+/* ---- argsort: every argument the core checks ------------------------------------------------------- */
 void errors_argsort(fixture *f)
 {
     pp_context *ctx = f->ctx;
@@ -676,7 +675,4 @@ void errors_argsort(fixture *f)
         EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N / 2, PP_ASCENDING, PP_U64, at(f->out, 4)),
                        PP_ERROR_INVALID_ARGUMENT, A, "indices");
     }
-    if (pp_context_backend(ctx) == PP_BACKEND_CUDA)
-        EXPECT_NOWRITE(f, pp_argsort(ctx, PP_I32, f->keys, N, PP_ASCENDING, PP_U32, f->out), PP_ERROR_UNSUPPORTED, A,
-                       "cuda");
 }

@@ -9,8 +9,7 @@
  * (exact_data.c, one data set per segment), on every backend that has the
  * exact segmented forms (cpu: with 1, 2 and 3 threads); elsewhere
  * PP_ERROR_UNSUPPORTED with nothing written. On backends without the
- * segmented forms (cuda for now): PP_ERROR_UNSUPPORTED with nothing
- * written. */
+ * segmented forms (none now): PP_ERROR_UNSUPPORTED with nothing written. */
 #include "test_common.h"
 #include "exact_data.h"
 #include "exact_ref.h"
@@ -20,7 +19,7 @@
 #include <string.h>
 
 /* The backends that have the segmented forms (the others refuse them). */
-static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
 /* Those that have them for PP_ALGO_EXACT f32 and f64 sums too. */
 static int has_exact_segmented(pp_backend b) { return b == PP_BACKEND_CPU; }
 
@@ -231,7 +230,7 @@ static void test_nans(void **state)
 }
 
 /* Decreasing offsets, an offset past n, a last offset past n: refused with
- * PP_ERROR_INVALID_ARGUMENT (cpu) and nothing written; opencl clamps them
+ * PP_ERROR_INVALID_ARGUMENT (cpu) and nothing written; cuda and opencl clamp them
  * on the device and succeeds (results unspecified: only that nothing
  * outside out's n elements is written, which the guarded buffers check);
  * elsewhere PP_ERROR_UNSUPPORTED, nothing written. */
@@ -256,7 +255,7 @@ static void test_bad_offsets(void **state)
         pp_context *ctx = ctxs[ci];
         const pp_backend be = pp_context_backend(ctx);
         const pp_status w = be == PP_BACKEND_CPU      ? PP_ERROR_INVALID_ARGUMENT
-                            : be == PP_BACKEND_OPENCL ? PP_SUCCESS
+                            : be == PP_BACKEND_OPENCL || be == PP_BACKEND_CUDA ? PP_SUCCESS
                                                       : PP_ERROR_UNSUPPORTED;
         void *din = tc_dev_upload(ctx, in, n * sz);
         for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {

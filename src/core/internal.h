@@ -288,6 +288,9 @@ pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_
  * apart from the scratch a sort reuses); a failure names fn and what
  * (core/argsort.c). */
 pp_status pp_alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t bytes, const char *what);
+/* Its body on buffers the backend provides (a->n >= 2): sorted, room for
+ * n keys, and seq, for n indices (cuda: a buffer kept by the context). */
+pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota, void *sorted, void *seq);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

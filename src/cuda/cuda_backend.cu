@@ -101,17 +101,18 @@ cudaError_t pp_cuda_launch_node(pp_context *ctx, const void *func, dim3 grid, di
     return cudaGraphLaunch(g->exec, s->stream);
 }
 
-void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn)
+// Grows the buffer *buf of *have bytes to at least bytes (by at least a
+// quarter, so that slowly growing sizes do not reallocate every call);
+// cudaFree waits for work that may still use it. NULL on failure (message
+// set, the buffer freed).
+static void *grow_buffer(pp_context *ctx, void **buf, size_t *have, size_t bytes, const char *fn)
 {
-    pp_cuda_state *s = pp_cuda(ctx);
-    if (bytes <= s->scratch_bytes) return s->scratch;
-    // Grow by at least a quarter, so that slowly growing sizes do not
-    // reallocate every call. cudaFree waits for work that may still use it.
+    if (bytes <= *have) return *buf;
     size_t want = bytes + bytes / 4;
     if (want < bytes) want = bytes;
-    if (s->scratch) cudaFree(s->scratch);
-    s->scratch = NULL;
-    s->scratch_bytes = 0;
+    if (*buf) cudaFree(*buf);
+    *buf = NULL;
+    *have = 0;
     void *p = NULL;
     cudaError_t e = cudaMalloc(&p, want);
     if (e != cudaSuccess && want != bytes) {
@@ -124,9 +125,21 @@ void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn)
         pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of device working memory", fn, bytes);
         return NULL;
     }
-    s->scratch = p;
-    s->scratch_bytes = want;
+    *buf = p;
+    *have = want;
     return p;
+}
+
+void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    return grow_buffer(ctx, &s->scratch, &s->scratch_bytes, bytes, fn);
+}
+
+void *pp_cuda_held(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    return grow_buffer(ctx, &s->held, &s->held_bytes, bytes, fn);
 }
 
 uint32_t *pp_cuda_lookback(pp_context *ctx, size_t tiles, uint32_t *epoch, unsigned long long *ticket_base,
@@ -234,6 +247,7 @@ void pp_cuda_destroy(pp_context *ctx)
     if (s->stream && s->stream != s->own_stream) cudaStreamSynchronize(s->stream);
     for (int i = 0; i < PP_CUDA_GRAPHS; i++) graph_slot_free(&s->graphs[i]);
     cudaFree(s->scratch);
+    cudaFree(s->held);
     cudaFree(s->flags);
     cudaFree(s->ticket);
     if (s->own_stream) cudaStreamDestroy(s->own_stream);

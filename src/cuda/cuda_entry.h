@@ -35,6 +35,13 @@ pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */
 pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep */
+/* the segmented and by-key calls (cuda_segmented.cu), argsort (cuda_argsort.cu) */
+pp_status pp_cuda_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cuda_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cuda_reduce_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cuda_scan_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cuda_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cuda_argsort(pp_context *ctx, const pp_argsort_args *a); /* the sort of PP_PRIM_SORT */
 
 /* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
  * other type and operator goes to the default */

@@ -30,6 +30,8 @@ struct pp_cuda_state {
     cudaStream_t stream;      // where work is queued (own_stream or the user's)
     void *scratch;            // general working memory, grown on demand
     size_t scratch_bytes;
+    void *held;               // a second buffer for calls that run a primitive on
+    size_t held_bytes;        // buffers of their own (argsort), never the scratch
     // Look-back arena: flag words only, never anything else, so that a flag
     // from an earlier call can never be mistaken for one of this call.
     uint32_t *flags;
@@ -72,6 +74,12 @@ pp_status pp_cuda_error(pp_context *ctx, cudaError_t err, const char *fn, const 
 // reused by later calls (reallocated only when it must grow). NULL with
 // PP_ERROR_OUT_OF_MEMORY set on ctx on failure.
 void *pp_cuda_scratch(pp_context *ctx, size_t bytes, const char *fn);
+
+// Like pp_cuda_scratch, a second context-owned buffer (state.held) for a
+// call that keeps data in it while it runs another primitive, which takes
+// the scratch for itself (pp_argsort: the sorted keys and the index
+// sequence around the sort).
+void *pp_cuda_held(pp_context *ctx, size_t bytes, const char *fn);
 
 // The look-back arena for `tiles` tiles: PP_CUDA_LB_STRIDE 64-bit words
 // (a line) per tile (see device/lookback.cuh); sets *epoch to the tag for this launch

@@ -35,6 +35,7 @@ pp_status pp_cuda_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cuda_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cuda_select(pp_context *ctx, const pp_select_args *a); /* decoupled look-back */
 pp_status pp_cuda_sort(pp_context *ctx, const pp_sort_args *a);     /* onesweep */
+pp_status pp_cuda_segmented_sort(pp_context *ctx, const pp_segsort_args *a); /* batched onesweep (cuda_segsort.cu) */
 
 /* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
  * other type and operator goes to the default */

@@ -707,8 +707,8 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * (docs/backends.md); elsewhere PP_ERROR_UNSUPPORTED, nothing written.
  * On cuda the offsets are never read on the host (no synchronization):
  * each is clamped to n on the device and bad ones are not reported, and
- * the working memory is pp_sort's (n keys, and n values) plus about n / 8
- * bytes.
+ * the working memory is pp_sort's (n keys, and n values) plus up to
+ * about 2 bytes per key.
  */
 PP_API pp_status pp_segmented_sort(pp_context *ctx, pp_type type, void *keys, size_t n,
                                    const uint64_t *offsets, size_t nseg, pp_order order);

@@ -28,7 +28,7 @@
 //
 // Memory (pp_cuda_scratch, carved): the control block, the three lists
 // (16 bytes per entry, room for as many segments of the class as n keys can
-// hold), the large path's tile numbering, digit counts and offsets (8 KiB
+// hold), the large path's tile numbering, digit counts and offsets (16 KiB
 // per large segment for 4-byte keys), look-back rows and carries, and
 // alternate arrays of n keys and n values (as pp_sort).
 #include "cuda_state.cuh"
@@ -139,9 +139,10 @@ static pp_status segsort_kv(pp_context *ctx, const pp_segsort_args *in, const Ke
                     cudaFuncSetAttribute(seg_cluster_kernel<FLOAT, U, V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)SC::SMEM_CLUSTER),
                     fn);
-        // A cluster per SM at most (each block takes most of an SM's shared
-        // memory).
-        const unsigned clusters = grid_for(cap[kSegCluster], pp_cuda_resident(s, 1) / PP_CLUSTER);
+        // Two clusters per SM's worth of blocks (each block takes a large part
+        // of an SM's shared memory); clusters wait for no other, so more
+        // than fit at once is harmless.
+        const unsigned clusters = grid_for(cap[kSegCluster], pp_cuda_resident(s, 2) / PP_CLUSTER);
         seg_cluster_kernel<FLOAT, U, V><<<clusters * PP_CLUSTER, SC::BLOCK, SC::SMEM_CLUSTER, s->stream>>>(a);
         PP_CUDA_LAUNCHED(ctx, fn);
     }

@@ -719,8 +719,7 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * (PP_ERROR_INVALID_ARGUMENT). n == 0 or nseg == 0 succeeds, nothing
  * read or written. Deterministic (a stable order is unique). Algorithms:
  * the sort chosen for PP_PRIM_SORT where the backend has a segmented form
- * of it, else its default. Backends: cpu and opencl; cuda returns
- * PP_ERROR_UNSUPPORTED (nothing written) until it gains this call. cpu
+ * of it, else its default. Backends: cpu, cuda and opencl. cpu
  * checks every offset before anything is written (PP_ERROR_INVALID_ARGUMENT
  * naming the first bad one, nothing written); its working memory is two
  * buffers of the largest segment it leaves to one thread (key and value
@@ -734,6 +733,11 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * each element's segment start, with buffers of n * (2 * index size + key
  * size + value size) bytes allocated for the call (index size 4 bytes, 8
  * where n > 2^32 - 1) beside the argsort's and the sort's scratch.
+ * On cuda the offsets are never read on the host (no synchronization):
+ * each is clamped to n on the device and bad ones are not reported (the
+ * results are then unspecified, nothing outside keys[0 .. n) written),
+ * and the working memory is pp_sort's (n keys, and n values) plus up to
+ * about 2 bytes per key.
  */
 PP_API pp_status pp_segmented_sort(pp_context *ctx, pp_type type, void *keys, size_t n,
                                    const uint64_t *offsets, size_t nseg, pp_order order);

@@ -422,7 +422,7 @@ static void test_segmented(void **state)
 /* ---- segmented sort: nseg == 0 or n == 0 succeeds on every backend before
  * any array is read (NULLs allowed) and writes nothing; n == 1 (one
  * segment of one key, or an empty one) leaves the key and value as they
- * are (a backend without the call, cuda for now: PP_ERROR_UNSUPPORTED). */
+ * are (a backend without the call: PP_ERROR_UNSUPPORTED). */
 static void test_segsort(void **state)
 {
     (void)state;
@@ -431,7 +431,7 @@ static void test_segsort(void **state)
     static const uint64_t offs[4] = {0, 1, 1, 1};
     for (size_t ci = 0; ci < nctx; ci++) {
         const tc_config c = {ctxs[ci], pp_context_backend(ctxs[ci]), 0, PP_ALGO_AUTO};
-        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_OPENCL;
+        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_CUDA || c.backend == PP_BACKEND_OPENCL;
         void *k = tc_dev_filled(c.ctx, 8, 0x5A), *v = tc_dev_filled(c.ctx, 8, 0x5A);
         void *off = tc_dev_upload(c.ctx, offs, sizeof offs);
         for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++)

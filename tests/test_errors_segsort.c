@@ -1,7 +1,6 @@
 /* test_errors' group of the segmented sort (test_errors.h): every argument
  * the core checks for pp_segmented_sort and pp_segmented_sort_pairs, each
- * refused with nothing written; a backend without the call (cuda for now)
- * refuses valid ones. Bad offsets' values: test_segsort. */
+ * refused with nothing written. Bad offsets' values: test_segsort. */
 #include "test_errors.h"
 
 void errors_segsort(fixture *f)
@@ -63,12 +62,5 @@ void errors_segsort(fixture *f)
                        PP_ERROR_INVALID_ARGUMENT, P, "values");
         EXPECT_NOWRITE(f, pp_segmented_sort(ctx, PP_I32, f->keys, N, (const uint64_t *)at(f->in, 4), 4, PP_ASCENDING),
                        PP_ERROR_INVALID_ARGUMENT, S, "offsets");
-    }
-    if (pp_context_backend(ctx) == PP_BACKEND_CUDA) {
-        static const uint64_t valid[3] = {0, 5, 9};
-        void *voff = tc_dev_upload(ctx, valid, sizeof valid);
-        EXPECT_NOWRITE(f, pp_segmented_sort(ctx, PP_I32, f->keys, N, (const uint64_t *)voff, 2, PP_ASCENDING),
-                       PP_ERROR_UNSUPPORTED, S, "cuda");
-        tc_dev_free(ctx, voff);
     }
 }

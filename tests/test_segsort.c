@@ -10,7 +10,7 @@
  * everything; segments large enough for the cpu's whole-sort path; bad
  * offsets (cpu: PP_ERROR_INVALID_ARGUMENT and nothing written; opencl:
  * success and nothing written outside the arrays). Backends without the
- * call (cuda for now): PP_ERROR_UNSUPPORTED, nothing written. */
+ * call (none now): PP_ERROR_UNSUPPORTED, nothing written. */
 #include "test_common.h"
 
 #include <math.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has_segsort(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int has_segsort(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
 
 static const char *const order_names[3] = {"ascending", "descending", "descending_nan_last"};
 
@@ -215,8 +215,8 @@ static void test_large_segments(void **state)
 }
 
 /* Decreasing offsets, offsets past n: refused with
- * PP_ERROR_INVALID_ARGUMENT on cpu, nothing written; opencl clamps them on
- * the device and succeeds (results unspecified: only that nothing outside
+ * PP_ERROR_INVALID_ARGUMENT on cpu, nothing written; cuda and opencl clamp
+ * them on the device and succeed (results unspecified: only that nothing outside
  * the arrays is written, which the guarded buffers check); elsewhere
  * PP_ERROR_UNSUPPORTED, nothing written. */
 static void test_bad_offsets(void **state)

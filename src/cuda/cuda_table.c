@@ -66,6 +66,11 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_SPLIT_RADIX] = pp_cuda_study_sort_split_radix,
             [PP_ALGO_COUNT_SCAN_SCATTER] = pp_cuda_study_sort_count_scan_scatter,
         },
+    .segmented_sort =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_segmented_sort,
+            [PP_ALGO_ONESWEEP] = pp_cuda_segmented_sort,
+        },
     /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
      * the study sorts sort in place after the core's copy. */
     /* one kernel family, heads from offsets or keys (cuda_segmented.cu);

@@ -48,6 +48,31 @@ struct CountArgs {
     long long nan_key;         // with xmask, the KeyMap of Radix::map
 };
 
+// One rule places every pass (count_kernel here; the segmented sort's pass
+// kernels, sort/seg_onesweep.cuh, apply it in every block). Active pass r
+// (counted from 0) writes the user's output where end - r is odd and the
+// alternate buffers where it is even, end being the number of active passes
+// out of place (the last one writes the output) and 0 in place (the first
+// writes the alternates, so the passes alternate from the user's buffers).
+// Each reads what the one before it wrote, the first the input (in place,
+// the output itself). The copy back reads the buffers the last active pass
+// wrote: the alternates after an odd number in place, nothing out of place;
+// the input where no pass ran out of place (every key equal).
+__device__ __forceinline__ void route_passes(const unsigned int *active, int np, int out_of_place,
+                                             unsigned int *src_of, unsigned int *dst_of, unsigned int *copy_back)
+{
+    unsigned int total = 0;
+    for (int p = 0; p < np; p++) total += active[p] != 0;
+    const unsigned int end = out_of_place ? total : 0u;
+    unsigned int held = out_of_place ? kBufIn : kBufOut, ran = 0;
+    for (int p = 0; p < np; p++) {
+        src_of[p] = held;
+        dst_of[p] = (end - ran) & 1u ? kBufOut : kBufAlt;
+        if (active[p]) held = dst_of[p], ran++;
+    }
+    *copy_back = held;
+}
+
 constexpr int kCountBlock = 1024;
 
 // Each block counts the digits of every pass over its share of the keys in
@@ -169,28 +194,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kCountBlock)
         if (tid == 0) a.ctrl->active[p] = constant ? 0u : run;
         // (pp_block_exclusive ends with a barrier: s_scan is free for the next pass)
     }
-    if (tid == 0) {
-        // One rule places every pass. Active pass r (counted from 0) writes
-        // the user's output where end - r is odd and the alternate buffers
-        // where it is even, end being the number of active passes out of
-        // place (the last one writes the output) and 0 in place (the first
-        // writes the alternates, so the passes alternate from the user's
-        // buffers). Each reads what the one before it wrote, the first the
-        // input (in place, the output itself). The copy back reads the
-        // buffers the last active pass wrote: the alternates after an odd
-        // number in place, nothing out of place; the input where no pass ran
-        // out of place (every key equal).
-        unsigned int total = 0;
-        for (int p = 0; p < NP; p++) total += a.ctrl->active[p] != 0;
-        const unsigned int end = a.out_of_place ? total : 0u;
-        unsigned int held = a.out_of_place ? kBufIn : kBufOut, ran = 0;
-        for (int p = 0; p < NP; p++) {
-            a.ctrl->src_of[p] = held;
-            a.ctrl->dst_of[p] = (end - ran) & 1u ? kBufOut : kBufAlt;
-            if (a.ctrl->active[p]) held = a.ctrl->dst_of[p], ran++;
-        }
-        a.ctrl->copy_back = held;
-    }
+    if (tid == 0) route_passes(a.ctrl->active, NP, a.out_of_place, a.ctrl->src_of, a.ctrl->dst_of, &a.ctrl->copy_back);
 }
 
 } // namespace

@@ -179,10 +179,12 @@ __device__ __forceinline__ size_t dest_of(const unsigned char *smem, uint32_t d,
 // Writes the tile's staged keys (sorted position j = k * BLOCK + tid, those
 // below count), their digits recomputed or, with RANK_DIGITS, read from
 // OFF_DIG; with values, records the digits (in shared memory at OFF_DIG, or
-// in od).
-template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE>
+// in od). GUARD: destinations from lim on are not written (the segmented
+// sort, where bad offsets can make segments overlap, so that a tile's keys
+// need not match the counts its destinations come from).
+template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool WIDE, bool GUARD>
 __device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm, U nk, int shift, U *dst,
-                                           Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
+                                           Digits<PassCfg<FLOAT, U, V>::ITEMS> &od, size_t lim)
 {
     typedef PassCfg<FLOAT, U, V> C;
     typedef Radix<FLOAT, U, NANS> R;
@@ -196,7 +198,8 @@ __device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm,
             uint32_t d;
             if constexpr (C::RANK_DIGITS) d = dig[j];
             else d = R::digit(R::map(key, xm, nk), shift);
-            dst[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = key;
+            const size_t at = dest_of<FLOAT, U, V, WIDE>(smem, d, j);
+            if (!GUARD || at < lim) dst[at] = key;
             if constexpr (C::DIGITS_STAGED) dig[j] = (unsigned char)d;
             else if constexpr (VInfo<V>::has) od.set(k, d);
         }
@@ -204,10 +207,10 @@ __device__ __forceinline__ void write_keys(unsigned char *smem, int count, U xm,
 }
 
 // Writes the staged values to the destinations of the keys at the same
-// sorted positions (digits from write_keys).
-template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE>
+// sorted positions (digits from write_keys; GUARD and lim as there).
+template <bool FLOAT, typename U, typename V, bool FULL, bool WIDE, bool GUARD>
 __device__ __forceinline__ void write_values(const unsigned char *smem, int count, V *dstv,
-                                             const Digits<PassCfg<FLOAT, U, V>::ITEMS> &od)
+                                             const Digits<PassCfg<FLOAT, U, V>::ITEMS> &od, size_t lim)
 {
     typedef PassCfg<FLOAT, U, V> C;
     const V *sv = (const V *)(smem + C::OFF_STAGE);
@@ -219,7 +222,8 @@ __device__ __forceinline__ void write_values(const unsigned char *smem, int coun
             uint32_t d;
             if constexpr (C::DIGITS_STAGED) d = dig[j];
             else d = od.get(k);
-            dstv[dest_of<FLOAT, U, V, WIDE>(smem, d, j)] = sv[j];
+            const size_t at = dest_of<FLOAT, U, V, WIDE>(smem, d, j);
+            if (!GUARD || at < lim) dstv[at] = sv[j];
         }
     }
 }
@@ -233,7 +237,8 @@ __device__ __forceinline__ void load_keys(KeyRegs<U, ITEMS> &k, const U *p, int 
     for (int i = 0; i < ITEMS; i++) k.set(i, (FULL || 32 * i < lim) ? ps[32 * i] : (U)0);
 }
 
-template <bool FLOAT, bool NANS, typename U, typename V, bool FULL>
+// GUARD (the segmented sort): no destination from a.n on is written.
+template <bool FLOAT, bool NANS, typename U, typename V, bool FULL, bool GUARD = false>
 __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem, uint32_t tile, int count, const U *src,
                                           U *dst, const V *srcv, V *dstv)
 {
@@ -354,16 +359,16 @@ __device__ __forceinline__ void pass_tile(const PassArgs &a, unsigned char *smem
         for (int i = 0; i < ITEMS; i++) v[i] = (FULL || 32 * i < lim) ? pv[32 * i] : (V)0;
     }
     Digits<ITEMS> od;
-    if (a.wide) write_keys<FLOAT, NANS, U, V, FULL, true>(smem, count, xm, nk, shift, dst, od);
-    else write_keys<FLOAT, NANS, U, V, FULL, false>(smem, count, xm, nk, shift, dst, od);
+    if (a.wide) write_keys<FLOAT, NANS, U, V, FULL, true, GUARD>(smem, count, xm, nk, shift, dst, od, a.n);
+    else write_keys<FLOAT, NANS, U, V, FULL, false, GUARD>(smem, count, xm, nk, shift, dst, od, a.n);
     if constexpr (VInfo<V>::has) {
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
             if (FULL || 32 * i < lim) sv[(rp[i / 2] >> (16 * (i % 2))) & 0xffffu] = v[i];
         __syncthreads();
-        if (a.wide) write_values<FLOAT, U, V, FULL, true>(smem, count, dstv, od);
-        else write_values<FLOAT, U, V, FULL, false>(smem, count, dstv, od);
+        if (a.wide) write_values<FLOAT, U, V, FULL, true, GUARD>(smem, count, dstv, od, a.n);
+        else write_values<FLOAT, U, V, FULL, false, GUARD>(smem, count, dstv, od, a.n);
     }
 }
 

@@ -69,5 +69,6 @@ const pp_backend_ops pp_cuda_ops = {
     /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
      * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},
+    .segmented_reduce = {[PP_ALGO_EXACT] = pp_cuda_segmented_reduce_exact},
     .exact_sum = pp_cuda_exact_sum,
 };

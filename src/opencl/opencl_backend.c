@@ -4,9 +4,9 @@
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
  * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c,
- * opencl_histogram.c, opencl_select.c and opencl_sort.c, their kernels in
- * the .cl files next to them, embedded at build time
- * (src/opencl/CMakeLists.txt). */
+ * opencl_segmented_exact.c, opencl_histogram.c, opencl_select.c and
+ * opencl_sort.c, their kernels in the .cl files next to them, embedded at
+ * build time (src/opencl/CMakeLists.txt). */
 #include "opencl_internal.h"
 
 #include <stdio.h>
@@ -303,7 +303,7 @@ const pp_backend_ops pp_opencl_ops = {
     /* every sort reads the inputs in its first pass and leaves the result in
      * the outputs (opencl_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
-    .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce},
+    .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce, [PP_ALGO_EXACT] = pp_ocl_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_ocl_argsort},

@@ -414,9 +414,12 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * bit for bit the exact pp_reduce and pp_scan of its elements (an empty
  * segment's sum +0.0; the same bits on every thread count); working
  * memory: 584 bytes (f32: 136) per 8192 elements, and for an in-place
- * scan 8192 elements per thread. On cuda and opencl such a call returns
- * PP_ERROR_UNSUPPORTED (never an inexact sum) and writes nothing. Other
- * types and operators under PP_ALGO_EXACT run the default.
+ * scan 8192 elements per thread. On cuda and opencl the reduce alone (the
+ * same bits; the offsets never read back, clamped as on opencl above;
+ * working memory 560 bytes, f32: 96, per 16384 elements on cuda, per 65536
+ * on opencl GPUs and 8192 on CPU devices); their segmented scan returns
+ * PP_ERROR_UNSUPPORTED for such a call (never an inexact sum) and writes
+ * nothing. Other types and operators under PP_ALGO_EXACT run the default.
  * Backends: cpu, cuda and opencl. Float results on cuda are reproducible
  * run to run on one device (fixed tiles and combination order), for the
  * segmented scan too.

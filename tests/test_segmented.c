@@ -7,9 +7,10 @@
  * served). PP_ALGO_EXACT f32 and f64 sums: each segment's results bit for
  * bit against the independent exact reference (exact_ref.c) on hard data
  * (exact_data.c, one data set per segment), on every backend that has the
- * exact segmented forms (cpu: with 1, 2 and 3 threads); elsewhere
- * PP_ERROR_UNSUPPORTED with nothing written. On backends without the
- * segmented forms (none now): PP_ERROR_UNSUPPORTED with nothing written. */
+ * exact segmented forms (cpu: with 1, 2 and 3 threads; cuda and opencl:
+ * the reduce alone); elsewhere PP_ERROR_UNSUPPORTED with nothing written.
+ * On backends without the segmented forms (none now):
+ * PP_ERROR_UNSUPPORTED with nothing written. */
 #include "test_common.h"
 #include "exact_data.h"
 #include "exact_ref.h"
@@ -20,8 +21,12 @@
 
 /* The backends that have the segmented forms (the others refuse them). */
 static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_CUDA || b == PP_BACKEND_OPENCL; }
-/* Those that have them for PP_ALGO_EXACT f32 and f64 sums too. */
-static int has_exact_segmented(pp_backend b) { return b == PP_BACKEND_CPU; }
+/* Those that have the reduce (prim PP_PRIM_REDUCE) or the scan
+ * (PP_PRIM_SCAN) for PP_ALGO_EXACT f32 and f64 sums. */
+static int has_exact_segmented(pp_backend b, pp_primitive prim)
+{
+    return b == PP_BACKEND_CPU || prim == PP_PRIM_REDUCE;
+}
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 
@@ -110,10 +115,9 @@ static void use_algo(const tc_config *c)
 static pp_status expected(const tc_config *c, pp_type t, pp_op op, size_t nseg, pp_primitive prim)
 {
     if (nseg == 0) return PP_SUCCESS; /* before any backend */
+    if (pp_get_algorithm(c->ctx, prim) == PP_ALGO_EXACT && op == PP_SUM && tc_is_float(t))
+        return has_exact_segmented(c->backend, prim) ? PP_SUCCESS : PP_ERROR_UNSUPPORTED;
     if (!has_segmented(c->backend)) return PP_ERROR_UNSUPPORTED;
-    if (pp_get_algorithm(c->ctx, prim) == PP_ALGO_EXACT && op == PP_SUM && tc_is_float(t) &&
-        !has_exact_segmented(c->backend))
-        return PP_ERROR_UNSUPPORTED;
     return PP_SUCCESS;
 }
 
@@ -233,7 +237,8 @@ static void test_nans(void **state)
  * PP_ERROR_INVALID_ARGUMENT (cpu) and nothing written; cuda and opencl clamp them
  * on the device and succeeds (results unspecified: only that nothing
  * outside out's n elements is written, which the guarded buffers check);
- * elsewhere PP_ERROR_UNSUPPORTED, nothing written. */
+ * elsewhere PP_ERROR_UNSUPPORTED, nothing written. The exact f32 reduce:
+ * refused on cpu, clamped on cuda and opencl. */
 static void test_bad_offsets(void **state)
 {
     (void)state;
@@ -280,6 +285,12 @@ static void test_bad_offsets(void **state)
                 TC_DOWNLOAD(ctx, host, din, n * sz, "input");
                 TC_REQUIRE(!memcmp(host, in, n * sz), "input changed by a refused in-place call");
             }
+            /* the exact reduce of the same bits as f32: refused on cpu, clamped on cuda and opencl */
+            TC_OK(pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT));
+            st = pp_segmented_reduce(ctx, PP_F32, PP_SUM, din, n, (const uint64_t *)doff, nseg, dout);
+            TC_OK(pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+            TC_REQUIRE(st == (be == PP_BACKEND_CPU ? PP_ERROR_INVALID_ARGUMENT : PP_SUCCESS),
+                       "exact pp_segmented_reduce: %s (%s)", pp_status_string(st), pp_last_error(ctx));
             tc_dev_free(ctx, dout);
             tc_dev_free(ctx, doff);
         }

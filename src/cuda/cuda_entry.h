@@ -50,6 +50,8 @@ pp_status pp_cuda_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_scan_exact(pp_context *ctx, const pp_scan_args *a);
 /* the exact_sum slot: the accumulator of an f32/f64 PP_SUM (n > 0) */
 pp_status pp_cuda_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+/* PP_ALGO_EXACT pp_segmented_reduce of f32 and f64 sums (cuda_segmented_exact.cu) */
+pp_status pp_cuda_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a);
 
 /* the course notes' algorithms, for study (study/) */
 pp_status pp_cuda_study_reduce_interleaved_divergent(pp_context *ctx, const pp_reduce_args *a);

@@ -50,25 +50,6 @@ constexpr int XR_WARPS = XR_BLOCK / 32;
 constexpr int XR_BLOCKS_PER_SM = 4;
 constexpr int XR_BATCHES_PER_WARP = 4; // at least, before the grid is capped
 
-// The block's accumulator: the warps' chunks added, flags ORed, written
-// as words w of dst[w * stride] (deposit count 0). Called by all threads
-// after a __syncthreads that follows pp_xwarp_fold (sflags: the warps' flags).
-template <typename T>
-__device__ __forceinline__ void xblock_write(int64_t (*acc)[pp_xfmt<T>::WORDS], const unsigned *sflags, int64_t *dst,
-                                             size_t stride)
-{
-    typedef pp_xfmt<T> F;
-    for (int c = threadIdx.x; c < F::WORDS; c += blockDim.x) {
-        int64_t s = 0;
-        if (c < F::CHUNKS) {
-            for (int k = 0; k < XR_WARPS; k++) s += acc[k][c];
-        } else if (c == F::CHUNKS) {
-            for (int k = 0; k < XR_WARPS; k++) s |= (int64_t)sflags[k];
-        }
-        dst[(size_t)c * stride] = s;
-    }
-}
-
 // ---- reduce ----------------------------------------------------------------------------
 
 template <typename T>
@@ -92,7 +73,7 @@ __global__ void __launch_bounds__(XR_BLOCK, XR_BLOCKS_PER_SM)
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
     const size_t G = gridDim.x;
-    xblock_write<T>(acc, sflags, partials + blockIdx.x, G);
+    pp_xblock_write<T, XR_WARPS>(acc, sflags, partials + blockIdx.x, G);
     __threadfence(); // every writer: its partial words before the ticket below
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -188,7 +169,7 @@ __global__ void __launch_bounds__(XS_BLOCK) xtile_kernel(const T *in, size_t n, 
     fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
-    xblock_write<T>(acc, sflags, vals + tile, tiles);
+    pp_xblock_write<T, XR_WARPS>(acc, sflags, vals + tile, tiles);
 }
 
 // (2) Block c: vals[c * tiles ..] becomes the exclusive prefix over tiles

@@ -71,16 +71,17 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_AUTO] = pp_cuda_segmented_sort,
             [PP_ALGO_ONESWEEP] = pp_cuda_segmented_sort,
         },
-    /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
-     * the study sorts sort in place after the core's copy. */
     /* one kernel family, heads from offsets or keys (cuda_segmented.cu);
-     * PP_ALGO_EXACT has no slot: the core refuses exact float sums */
-    .segmented_reduce = {[PP_ALGO_AUTO] = pp_cuda_segmented_reduce},
+     * PP_ALGO_EXACT: the segmented reduce alone (cuda_segmented_exact.cu),
+     * the core refuses the other exact float sums */
+    .segmented_reduce = {[PP_ALGO_AUTO] = pp_cuda_segmented_reduce, [PP_ALGO_EXACT] = pp_cuda_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cuda_segmented_scan},
     .reduce_by_key = {[PP_ALGO_AUTO] = pp_cuda_reduce_by_key},
     .scan_by_key = {[PP_ALGO_AUTO] = pp_cuda_scan_by_key},
     .run_length_encode = {[PP_ALGO_AUTO] = pp_cuda_run_length_encode},
     .argsort = {[PP_ALGO_AUTO] = pp_cuda_argsort},
+    /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
+     * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},
     .exact_sum = pp_cuda_exact_sum,
 };

@@ -404,3 +404,75 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
         if (excl && t == 0) yt[0] = PP_FROM_BITS((XBITS)0); /* +0.0 */
     }
 }
+
+/* ---- segmented sums (opencl_segmented_exact.c) ---------------------------------------- */
+/* Chunks of `chunk` elements cut the segments into pieces. Each offset is
+ * clamped to n where it is read, and a segment whose clamped end is below
+ * its start is empty, so bad offsets reach nothing out of bounds. */
+
+/* The piece [*pb, ce) within [cb, ce) of the segment that runs on past ce
+ * (*pb == ce: none). The binary search reads only off[0 .. nseg]. */
+ulong xseg_open_piece(__global const ulong *off, ulong nseg, ulong n, ulong cb, ulong ce)
+{
+    ulong lo = 0, hi = nseg; /* the first s with offsets[s] >= ce (sorted offsets) */
+    while (lo < hi) {
+        const ulong mid = lo + (hi - lo) / 2;
+        if (min(off[mid], n) < ce) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0 || min(off[lo], n) <= ce) return ce; /* no segment lo - 1 open across ce */
+    const ulong b = min(off[lo - 1], n);
+    return b >= ce ? ce : b > cb ? b : cb;
+}
+
+/* accs[c * XW ..] = the normalized accumulator of the piece in chunk c of
+ * the segment that runs on past c's end (all zero where none), c < nopen. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xseg_open(__global const T *x, ulong n,
+                                                                       __global const ulong *off, ulong nseg,
+                                                                       ulong chunk, __global long *accs, ulong nopen)
+{
+    __local XLD ls[L], ls2[L], lm[L], ln[L];
+    __local int lf[L];
+    __local XBITS lb[L];
+    long acc[XW];
+    for (ulong c = get_group_id(0); c < nopen; c += get_num_groups(0)) {
+        const ulong ce = (c + 1) * chunk, pb = xseg_open_piece(off, nseg, n, c * chunk, ce);
+        if (get_local_id(0) == 0) pp_xacc_clear(acc, XN);
+        if (pb < ce) xfold_group(x, pb, ce, acc, ls, ls2, lm, ln, lf, lb); /* uniform across the group */
+        if (get_local_id(0) == 0) {
+            pp_xacc_normalize(acc, XN);
+            for (int i = 0; i < XW; i++) accs[c * XW + i] = acc[i];
+        }
+    }
+}
+
+/* out[s] = the rounding of segment s's exact sum (+0.0 if empty), one
+ * work-group per segment: its piece in its last chunk folded, the
+ * accumulators (xseg_open) of the chunks before that in the segment added. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xseg_reduce(__global const T *x, ulong n,
+                                                                         __global const ulong *off, ulong nseg,
+                                                                         ulong chunk, __global const long *accs,
+                                                                         __global T *out)
+{
+    __local XLD ls[L], ls2[L], lm[L], ln[L];
+    __local int lf[L];
+    __local XBITS lb[L];
+    long acc[XW], pre[XW];
+    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
+        const ulong b = min(off[s], n), e = min(off[s + 1], n);
+        if (e <= b) { /* empty (or bad offsets): +0.0, as pp_reduce of n == 0 */
+            if (get_local_id(0) == 0) out[s] = PP_FROM_BITS((XBITS)0);
+            continue;
+        }
+        const ulong first = b / chunk, last = (e - 1) / chunk, pb = max(b, last * chunk);
+        if (get_local_id(0) == 0) pp_xacc_clear(acc, XN);
+        xfold_group(x, pb, e, acc, ls, ls2, lm, ln, lf, lb);
+        if (get_local_id(0) == 0) {
+            if (first < last) { /* chunks first .. last - 1 < nopen */
+                xmerge_accs(accs + first * XW, last - first, pre);
+                pp_xacc_merge(acc, pre, XN);
+            }
+            out[s] = PP_FROM_BITS(XROUND(acc));
+        }
+    }
+}

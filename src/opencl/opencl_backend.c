@@ -3,7 +3,8 @@
  * memory (buffers, copies, size checks, fills, the context's scratch).
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
- * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c, opencl_segsort.c, opencl_bykey.c,
+ * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c,
+ * opencl_segmented_exact.c, opencl_segsort.c, opencl_bykey.c,
  * opencl_histogram.c, opencl_select.c and opencl_sort.c, their kernels in
  * the .cl files next to them, embedded at build time
  * (src/opencl/CMakeLists.txt). */
@@ -303,7 +304,7 @@ const pp_backend_ops pp_opencl_ops = {
     /* every sort reads the inputs in its first pass and leaves the result in
      * the outputs (opencl_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
-    .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce},
+    .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce, [PP_ALGO_EXACT] = pp_ocl_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
     .reduce_by_key = {[PP_ALGO_AUTO] = pp_ocl_reduce_by_key},
     .scan_by_key = {[PP_ALGO_AUTO] = pp_ocl_scan_by_key},

@@ -39,7 +39,8 @@ typedef struct xcall {
 
 static int is_exact(pp_type type, pp_op op) { return op == PP_SUM && (type == PP_F32 || type == PP_F64); }
 
-static pp_status xprepare(pp_context *ctx, const char *fn, pp_type type, xcall *c)
+pp_status pp_ocl_exact_kernels(pp_context *ctx, const char *fn, pp_type type, const char *const *names, int nk,
+                               cl_kernel *k, size_t *L_out, pp_ocl_defines *defs)
 {
     const pp_ocl_caps *caps = pp_ocl_device_caps(ctx);
     size_t L = pp_ocl_group_size(ctx, pp_ocl_cpu_shape(caps) ? XGROUP_CPU : XGROUP_GPU);
@@ -47,14 +48,22 @@ static pp_status xprepare(pp_context *ctx, const char *fn, pp_type type, xcall *
     while (L > 1 && L * 44 > caps->local_mem) L /= 2;
     pp_ocl_defines d = PP_OCL_DEFINES_INIT;
     PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
-    static const char *const fold[] = {"xfold_groups"};
-    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "exact", &d, fold, 1, &c->fold, &L));
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "exact", &d, names, nk, k, &L));
     pp_ocl_def(&d, "L=%zu", L); /* the defines kernels_fit built with: the same program */
+    if (defs) *defs = d;
+    *L_out = L;
+    return PP_SUCCESS;
+}
+
+static pp_status xprepare(pp_context *ctx, const char *fn, pp_type type, xcall *c)
+{
+    static const char *const fold[] = {"xfold_groups"};
+    pp_ocl_defines d;
+    PP_OCL_STATUS(pp_ocl_exact_kernels(ctx, fn, type, fold, 1, &c->fold, &c->L, &d));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xreduce_final", &c->final));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xsum_final", &c->sum));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xscan_accs", &c->accs));
     PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "exact", &d, "xscan_tiles", &c->tiles));
-    c->L = L;
     c->words = type == PP_F64 ? PP_XACC_F64_WORDS : PP_XACC_F32_WORDS;
     return PP_SUCCESS;
 }

@@ -1,9 +1,9 @@
 /* The opencl backend's internal API, what its primitive files
  * (opencl_reduce_scan.c, opencl_histogram.c, opencl_select.c,
- * opencl_sort.c, opencl_exact.c, opencl_segmented.c) include: the
- * context's state and memory (opencl_backend.c) and, through
- * opencl_program.h, opencl_device.h and opencl_error.h, the rest of the
- * backend.
+ * opencl_sort.c, opencl_exact.c, opencl_segmented.c,
+ * opencl_segmented_exact.c) include: the context's state and memory
+ * (opencl_backend.c) and, through opencl_program.h, opencl_device.h and
+ * opencl_error.h, the rest of the backend.
  *
  * How a primitive runs on opencl
  * ------------------------------
@@ -141,6 +141,12 @@ pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
 /* The exact_sum slot (pp_exact_accumulate): the reduce's fold, read back. */
 pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+/* The exact program's kernels names[0..nk) for type (f32 or f64), built
+ * at the work-group size *L that each of them and xfold_group's local
+ * arrays can run with; defs (if not NULL): the program's defines, for more
+ * kernels of it (pp_ocl_kernel). */
+pp_status pp_ocl_exact_kernels(pp_context *ctx, const char *fn, pp_type type, const char *const *names, int nk,
+                               cl_kernel *k, size_t *L, pp_ocl_defines *defs);
 /* pp_segmented_reduce and pp_segmented_scan (opencl_segmented.c, kernels
  * in reduce_scan.cl): every algorithm but PP_ALGO_EXACT's f32/f64 sums. */
 pp_status pp_ocl_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
@@ -151,6 +157,9 @@ pp_status pp_ocl_reduce_by_key(pp_context *ctx, const pp_bykey_args *a);
 pp_status pp_ocl_scan_by_key(pp_context *ctx, const pp_bykey_args *a);
 pp_status pp_ocl_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
 
+/* PP_ALGO_EXACT pp_segmented_reduce of f32 and f64 sums
+ * (opencl_segmented_exact.c, kernels in exact.cl); the rest: the default. */
+pp_status pp_ocl_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working

@@ -383,9 +383,10 @@ template <typename T> __device__ __forceinline__ void pp_xexp_flush(const pp_xex
 
 // Rounds the (any-form, not overflowing) accumulator w (chunks, then the
 // flags word) to the bits of the format: out of line, as it needs a
-// 70-word copy and many registers.
-__device__ __noinline__ unsigned long long pp_xround_f64(const int64_t *w) { return pp_xacc_bits_f64(w); }
-__device__ __noinline__ unsigned pp_xround_f32(const int64_t *w) { return pp_xacc_bits_f32(w); }
+// 70-word copy and many registers. Static: one copy per translation unit
+// that includes this header.
+static __device__ __noinline__ unsigned long long pp_xround_f64(const int64_t *w) { return pp_xacc_bits_f64(w); }
+static __device__ __noinline__ unsigned pp_xround_f32(const int64_t *w) { return pp_xacc_bits_f32(w); }
 
 // The same for the element type T, and those bits stored as a T.
 template <typename T> __device__ __forceinline__ unsigned long long pp_xround(const int64_t *w)

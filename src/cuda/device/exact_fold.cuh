@@ -4,7 +4,8 @@
 // batches, device/exact.cuh pp_xwarp_batch) or through per-lane expansions
 // (pp_xthread_fold: pp_xexp_add, deposits only where a lane's expansion
 // cannot hold an error), each batch loaded while the one before is added
-// (pp_xfor_batches).
+// (pp_xfor_batches); and the block's accumulator from its warps'
+// (pp_xblock_write).
 #ifndef PP_CUDA_DEVICE_EXACT_FOLD_CUH
 #define PP_CUDA_DEVICE_EXACT_FOLD_CUH
 
@@ -120,6 +121,27 @@ __device__ __forceinline__ void pp_xthread_fold(const T *in, size_t n, size_t b0
     });
     pp_xexp_flush<T>(e, w, fl);
     pp_xwarp_renorm(w, F::CHUNKS);
+}
+
+// The block's accumulator: its WARPS warps' chunks (acc[k], after their
+// folds) added, their flags (sflags[k]) ORed, written as words c of
+// dst[c * stride] (deposit count 0). Called by all threads after a
+// __syncthreads that follows the folds. Each chunk stays below
+// WARPS * 2^33 in magnitude (the folds end renormalized).
+template <typename T, int WARPS>
+__device__ __forceinline__ void pp_xblock_write(int64_t (*acc)[pp_xfmt<T>::WORDS], const unsigned *sflags,
+                                                int64_t *dst, size_t stride)
+{
+    typedef pp_xfmt<T> F;
+    for (int c = threadIdx.x; c < F::WORDS; c += blockDim.x) {
+        int64_t s = 0;
+        if (c < F::CHUNKS) {
+            for (int k = 0; k < WARPS; k++) s += acc[k][c];
+        } else if (c == F::CHUNKS) {
+            for (int k = 0; k < WARPS; k++) s |= (int64_t)sflags[k];
+        }
+        dst[(size_t)c * stride] = s;
+    }
 }
 
 #endif

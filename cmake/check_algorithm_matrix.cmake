@@ -7,11 +7,11 @@
 # The tables are read as source text, so every backend is checked whatever
 # this build contains: in each backend's pp_backend_ops initializer, the
 # slots [PP_ALGO_X] = fn of .reduce, .scan, .histogram, .select, .sort,
-# .sort_reads_inputs, .segmented_reduce, .segmented_scan and .argsort
-# (these four may be empty), and whether .exact_sum is set. Algorithm names come
+# .sort_reads_inputs, .segmented_reduce, .segmented_scan, .argsort and
+# .segmented_sort (these five may be empty), and whether .exact_sum is set. Algorithm names come
 # from pp_algorithm_name (src/core/names.c). A matrix row is found by what
 # its first cell names in backquotes (PP_PRIM_REDUCE, ..., sort_reads_inputs,
-# segmented_reduce, segmented_scan, argsort, exact_sum); its cpu, cuda and opencl cells must name in backquotes exactly
+# segmented_reduce, segmented_scan, argsort, segmented_sort, exact_sum); its cpu, cuda and opencl cells must name in backquotes exactly
 # the algorithms of the matching slots (other backquoted words are not
 # algorithm names and are ignored), and the exact_sum row's cells start
 # with "yes" exactly where the slot is set.
@@ -46,7 +46,8 @@ endif()
 set(failures "")
 
 # The slots of each backend's table: slots_<backend>_<slot> = sorted names.
-set(slot_names reduce scan histogram select sort sort_reads_inputs segmented_reduce segmented_scan argsort)
+set(slot_names reduce scan histogram select sort sort_reads_inputs segmented_reduce segmented_scan argsort
+  segmented_sort)
 foreach(b IN LISTS backends)
   file(READ ${table_${b}} src)
   string(REGEX MATCH "pp_backend_ops ${ops_${b}} = {.*\n};" body "${src}")
@@ -68,7 +69,7 @@ foreach(b IN LISTS backends)
       endif()
       list(APPEND found ${name_${e}})
     endforeach()
-    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort)$")
+    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort|segmented_sort)$")
       message(FATAL_ERROR "check_algorithm_matrix: ${table_${b}}: no slots read for .${slot}")
     endif()
     list(SORT found)
@@ -91,9 +92,10 @@ set(key_sort_reads_inputs sort_reads_inputs)
 set(key_segmented_reduce segmented_reduce)
 set(key_segmented_scan segmented_scan)
 set(key_argsort argsort)
+set(key_segmented_sort segmented_sort)
 set(key_exact_sum exact_sum)
 set(keys PP_PRIM_REDUCE PP_PRIM_SCAN PP_PRIM_HISTOGRAM PP_PRIM_SELECT PP_PRIM_SORT sort_reads_inputs segmented_reduce
-  segmented_scan argsort exact_sum)
+  segmented_scan argsort segmented_sort exact_sum)
 # Semicolons would split CMake lists: they become commas before the split.
 file(READ ${doc} text)
 string(REPLACE ";" "," text "${text}")

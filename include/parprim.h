@@ -408,9 +408,13 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * Algorithms: the segmented reduce follows the choice made for
  * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
  * its own form of the chosen algorithm where it has one, else its default.
- * PP_ALGO_EXACT on a f32 or f64 PP_SUM has no segmented form yet: such a
- * call returns PP_ERROR_UNSUPPORTED (never an inexact sum) and writes
- * nothing; other types and operators run the default.
+ * PP_ALGO_EXACT on a f32 or f64 PP_SUM (cpu): each segment's results are
+ * bit for bit the exact pp_reduce and pp_scan of its elements (an empty
+ * segment's sum +0.0; the same bits on every thread count); working
+ * memory: 584 bytes (f32: 136) per 8192 elements, and for an in-place
+ * scan 8192 elements per thread. On opencl such a call returns
+ * PP_ERROR_UNSUPPORTED (never an inexact sum) and writes nothing. Other
+ * types and operators under PP_ALGO_EXACT run the default.
  * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
  * written) until it gains these calls.
  */
@@ -703,8 +707,21 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * (PP_ERROR_INVALID_ARGUMENT). n == 0 or nseg == 0 succeeds, nothing
  * read or written. Deterministic (a stable order is unique). Algorithms:
  * the sort chosen for PP_PRIM_SORT where the backend has a segmented form
- * of it, else its default. Backends: where the backend's slot exists
- * (docs/backends.md); elsewhere PP_ERROR_UNSUPPORTED, nothing written.
+ * of it, else its default. Backends: cpu and opencl; cuda returns
+ * PP_ERROR_UNSUPPORTED (nothing written) until it gains this call. cpu
+ * checks every offset before anything is written (PP_ERROR_INVALID_ARGUMENT
+ * naming the first bad one, nothing written); its working memory is two
+ * buffers of the largest segment it leaves to one thread (key and value
+ * bytes) per thread, and pp_sort's scratch for segments large enough to
+ * take every thread. opencl never reads the offsets back (no host
+ * synchronization): its kernels clamp each offset to n, so the call
+ * succeeds and with bad offsets results are unspecified, but nothing
+ * outside keys[0 .. n) (values[0 .. n)) is written; it runs pp_argsort's
+ * steps on all n keys (the sort chosen for PP_PRIM_SORT, with its
+ * PP_ERROR_UNSUPPORTED where that does not run), then a stable sort of
+ * each element's segment start, with buffers of n * (2 * index size + key
+ * size + value size) bytes allocated for the call (index size 4 bytes, 8
+ * where n > 2^32 - 1) beside the argsort's and the sort's scratch.
  */
 PP_API pp_status pp_segmented_sort(pp_context *ctx, pp_type type, void *keys, size_t n,
                                    const uint64_t *offsets, size_t nseg, pp_order order);

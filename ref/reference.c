@@ -615,3 +615,13 @@ void ref_segmented_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *i
         ref_scan(type, op, kind, (const char *)in + offsets[s] * sz, (char *)out + offsets[s] * sz,
                  (size_t)(offsets[s + 1] - offsets[s]));
 }
+
+void ref_segmented_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, const uint64_t *offsets,
+                              size_t nseg, pp_order order)
+{
+    const size_t sz = pp_type_size(type);
+    for (size_t s = 0; s < nseg; s++)
+        ref_sort_pairs(type, (char *)keys + offsets[s] * sz,
+                       values ? (char *)values + offsets[s] * value_size : NULL, value_size,
+                       (size_t)(offsets[s + 1] - offsets[s]), order);
+}

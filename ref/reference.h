@@ -37,6 +37,10 @@ uint64_t ref_partition_if(pp_type type, const void *in, size_t n, pp_cmp cmp, co
 /* Stable sort in the documented order (floats: -0.0 < +0.0, every NaN
  * greater than +inf); values (value_size bytes each) may be NULL. */
 void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order);
+/* ref_sort_pairs of each segment s < nseg, [offsets[s], offsets[s+1])
+ * (valid offsets); keys and values outside every segment untouched. */
+void ref_segmented_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, const uint64_t *offsets,
+                              size_t nseg, pp_order order);
 
 /* Element-wise equality of two arrays of type: bitwise, except that any two
  * NaNs are equal. Returns 1 if equal; else 0 and the first index that

@@ -5,7 +5,8 @@
  * last: a sanitizer abort there does not hide the others.
  * Also the sign of float sums of zeros (reduce and scan), whose empty case
  * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0, and
- * pp_argsort's n == 0 (nothing written) and n == 1 (index 0). */
+ * pp_argsort's n == 0 (nothing written) and n == 1 (index 0), and the
+ * segmented sort's n == 0, nseg == 0 and n == 1. */
 #include "test_common.h"
 
 #include <math.h>
@@ -415,6 +416,47 @@ static void test_segmented(void **state)
     }
 }
 
+/* ---- segmented sort: nseg == 0 or n == 0 succeeds on every backend before
+ * any array is read (NULLs allowed) and writes nothing; n == 1 (one
+ * segment of one key, or an empty one) leaves the key and value as they
+ * are (a backend without the call, cuda for now: PP_ERROR_UNSUPPORTED). */
+static void test_segsort(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    static const uint64_t offs[4] = {0, 1, 1, 1};
+    for (size_t ci = 0; ci < nctx; ci++) {
+        const tc_config c = {ctxs[ci], pp_context_backend(ctxs[ci]), 0, PP_ALGO_AUTO};
+        const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_OPENCL;
+        void *k = tc_dev_filled(c.ctx, 8, 0x5A), *v = tc_dev_filled(c.ctx, 8, 0x5A);
+        void *off = tc_dev_upload(c.ctx, offs, sizeof offs);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++)
+            for (int o = 0; o < 3; o++) {
+                const pp_type t = tc_types[ti];
+                const pp_order order = (pp_order)o;
+                tc_case("%s segmented sort type=%s order=%d n=0, nseg=0, n=1", pp_backend_name(c.backend),
+                        pp_type_name(t), o);
+                TC_OK(pp_segmented_sort(c.ctx, t, NULL, 0, NULL, 0, order));
+                TC_OK(pp_segmented_sort(c.ctx, t, k, 1, (const uint64_t *)off, 0, order));
+                TC_OK(pp_segmented_sort(c.ctx, t, NULL, 0, (const uint64_t *)off, 3, order));
+                TC_OK(pp_segmented_sort_pairs(c.ctx, t, NULL, NULL, 8, 0, NULL, 0, order));
+                TC_OK(pp_segmented_sort_pairs(c.ctx, t, k, v, 2, 1, (const uint64_t *)off, 0, order));
+                TC_OK(pp_segmented_sort_pairs(c.ctx, t, NULL, NULL, 1, 0, (const uint64_t *)off, 3, order));
+                const pp_status want = has ? PP_SUCCESS : PP_ERROR_UNSUPPORTED;
+                pp_status st = pp_segmented_sort(c.ctx, t, k, 1, (const uint64_t *)off, 3, order);
+                TC_REQUIRE(st == want, "pp_segmented_sort n=1: %s", pp_status_string(st));
+                st = pp_segmented_sort_pairs(c.ctx, t, k, v, 4, 1, (const uint64_t *)off, 2, order);
+                TC_REQUIRE(st == want, "pp_segmented_sort_pairs n=1: %s", pp_status_string(st));
+                expect_sentinel(&c, k, 8, "keys");
+                expect_sentinel(&c, v, 8, "values");
+            }
+        tc_dev_free(c.ctx, k);
+        tc_dev_free(c.ctx, v);
+        tc_dev_free(c.ctx, off);
+    }
+}
+
 int main(void)
 {
     tc_init("test_empty");
@@ -425,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_segmented),
         cmocka_unit_test(test_argsort),
+        cmocka_unit_test(test_segsort),
         cmocka_unit_test(test_select),
     };
     int rc = cmocka_run_group_tests_name("empty", tests, NULL, NULL);

@@ -289,6 +289,7 @@ GROUP_TEST(sort_copy)
 GROUP_TEST(exact)
 GROUP_TEST(segmented)
 GROUP_TEST(argsort)
+GROUP_TEST(segsort)
 GROUP_TEST(misc)
 GROUP_TEST(memory)
 GROUP_TEST(last_error)
@@ -488,7 +489,7 @@ int main(void)
         cmocka_unit_test(test_sort),
         cmocka_unit_test(test_sort_copy),
         cmocka_unit_test(test_exact),
-        cmocka_unit_test(test_segmented), cmocka_unit_test(test_argsort),
+        cmocka_unit_test(test_segmented), cmocka_unit_test(test_argsort), cmocka_unit_test(test_segsort),
     };
     int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);
     tc_finish();

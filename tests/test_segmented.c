@@ -3,11 +3,17 @@
  * over awkward segment layouts (empty segments, one huge segment among
  * many tiny ones, segments that leave the ends of the array out, all
  * offsets equal, segments across the cpu's 8192-element chunks), with
- * random data and NaNs; bad offsets; the algorithm rule (PP_ALGO_EXACT
- * float sums refused, other choices served). On backends without the
+ * random data and NaNs; bad offsets; the algorithm rule (other choices
+ * served). PP_ALGO_EXACT f32 and f64 sums: each segment's results bit for
+ * bit against the independent exact reference (exact_ref.c) on hard data
+ * (exact_data.c, one data set per segment), on every backend that has the
+ * exact segmented forms (cpu: with 1, 2 and 3 threads); elsewhere
+ * PP_ERROR_UNSUPPORTED with nothing written. On backends without the
  * segmented forms (cuda for now): PP_ERROR_UNSUPPORTED with nothing
  * written. */
 #include "test_common.h"
+#include "exact_data.h"
+#include "exact_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +21,8 @@
 
 /* The backends that have the segmented forms (the others refuse them). */
 static int has_segmented(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+/* Those that have them for PP_ALGO_EXACT f32 and f64 sums too. */
+static int has_exact_segmented(pp_backend b) { return b == PP_BACKEND_CPU; }
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 
@@ -132,13 +140,14 @@ static void use_algo(const tc_config *c)
 }
 
 /* What a call must return on c: success for nseg == 0; else
- * PP_ERROR_UNSUPPORTED on a backend without the segmented forms and for an
- * exact float sum; else success. */
-static pp_status expected(const tc_config *c, const seg_case *e, pp_primitive prim)
+ * PP_ERROR_UNSUPPORTED on a backend without the segmented forms, and for an
+ * exact float sum on one without their exact form; else success. */
+static pp_status expected(const tc_config *c, pp_type t, pp_op op, size_t nseg, pp_primitive prim)
 {
-    if (e->nseg == 0) return PP_SUCCESS; /* before any backend */
+    if (nseg == 0) return PP_SUCCESS; /* before any backend */
     if (!has_segmented(c->backend)) return PP_ERROR_UNSUPPORTED;
-    if (pp_get_algorithm(c->ctx, prim) == PP_ALGO_EXACT && e->op == PP_SUM && tc_is_float(e->t))
+    if (pp_get_algorithm(c->ctx, prim) == PP_ALGO_EXACT && op == PP_SUM && tc_is_float(t) &&
+        !has_exact_segmented(c->backend))
         return PP_ERROR_UNSUPPORTED;
     return PP_SUCCESS;
 }
@@ -161,7 +170,7 @@ static void run_config(const tc_config *c, const seg_case *e, void *host, void *
     tc_case("%s segmented_reduce type=%s op=%s n=%zu nseg=%zu layout=%s", tc_config_name(c), pp_type_name(e->t),
             pp_op_name(e->op), e->n, e->nseg, e->layout);
     void *dout = tc_dev_filled(ctx, obytes, 0x5A);
-    pp_status w = expected(c, e, PP_PRIM_REDUCE);
+    pp_status w = expected(c, e->t, e->op, e->nseg, PP_PRIM_REDUCE);
     check_status(c, pp_segmented_reduce(ctx, e->t, e->op, din, e->n, (const uint64_t *)doff, e->nseg, dout), w,
                  "pp_segmented_reduce");
     if (w == PP_SUCCESS) ref_segmented_reduce(e->t, e->op, e->in, e->off, e->nseg, want);
@@ -179,7 +188,7 @@ static void run_config(const tc_config *c, const seg_case *e, void *host, void *
         dout = inplace ? tc_dev_upload(ctx, e->in, bytes) : tc_dev_filled(ctx, bytes, 0x5A);
         if (inplace) memcpy(want, e->in, bytes);
         else memset(want, 0x5A, bytes);
-        w = expected(c, e, PP_PRIM_SCAN);
+        w = expected(c, e->t, e->op, e->nseg, PP_PRIM_SCAN);
         check_status(c,
                      pp_segmented_scan(ctx, e->t, e->op, kind, inplace ? dout : din, dout, e->n,
                                        (const uint64_t *)doff, e->nseg),
@@ -316,6 +325,121 @@ static void test_bad_offsets(void **state)
     free(fill);
 }
 
+/* ---- PP_ALGO_EXACT: f32 and f64 sums against the exact reference ------------------------ */
+
+static uint64_t xbits(const xref *x, int is_f64) { return is_f64 ? xref_bits_f64(x) : xref_bits_f32(x); }
+
+/* Element i of buf (f64 or f32) = the bits b. */
+static void put_bits(int is_f64, void *buf, size_t i, uint64_t b)
+{
+    const uint32_t b32 = (uint32_t)b;
+    if (is_f64) memcpy((char *)buf + 8 * i, &b, 8);
+    else memcpy((char *)buf + 4 * i, &b32, 4);
+}
+
+/* The exact reference of every segment into red (nseg), incl and excl (n,
+ * only within the segments): the exact pp_reduce of each segment and of
+ * each prefix of it. */
+static void exact_expect(int is_f64, const double *v, const uint64_t *off, size_t nseg, void *red, void *incl,
+                         void *excl)
+{
+    for (size_t s = 0; s < nseg; s++) {
+        xref x;
+        xref_init(&x, is_f64);
+        for (uint64_t i = off[s]; i < off[s + 1]; i++) {
+            put_bits(is_f64, excl, i, i == off[s] ? 0 : xbits(&x, is_f64)); /* +0.0 first */
+            xref_add(&x, v[i], 1);
+            put_bits(is_f64, incl, i, xbits(&x, is_f64));
+        }
+        put_bits(is_f64, red, s, off[s] == off[s + 1] ? 0 : xbits(&x, is_f64)); /* empty: +0.0 */
+    }
+}
+
+/* The values v on every configuration offering PP_ALGO_EXACT: the reduce,
+ * then the inclusive and exclusive scans out of place and in place. */
+static void exact_run(int is_f64, const double *v, size_t n, const uint64_t *off, size_t nseg, const char *label)
+{
+    const pp_type t = is_f64 ? PP_F64 : PP_F32;
+    const size_t sz = tc_size(t), bytes = n * sz, room = (n + nseg + 1) * sz;
+    char *in = (char *)tc_halloc(room), *red = (char *)tc_halloc(room), *incl = (char *)tc_halloc(room);
+    char *excl = (char *)tc_halloc(room), *host = (char *)tc_halloc(room), *want = (char *)tc_halloc(room);
+    exact_pack(is_f64, v, n, in);
+    exact_expect(is_f64, v, off, nseg, red, incl, excl);
+    const tc_config *cfg;
+    const size_t ncfg = tc_configs(PP_PRIM_REDUCE, &cfg);
+    for (size_t ci = 0; ci < ncfg; ci++) {
+        const tc_config *c = &cfg[ci];
+        pp_context *ctx = c->ctx;
+        if (c->algo != PP_ALGO_EXACT) continue;
+        if (!tc_need_buffers(ctx, "exact segmented sums", bytes + TC_GUARD, 3 * bytes + TC_SCRATCH(bytes), 0)) continue;
+        tc_use(c, PP_PRIM_REDUCE);
+        TC_OK(pp_set_algorithm(ctx, PP_PRIM_SCAN, PP_ALGO_EXACT));
+        void *din = tc_dev_upload(ctx, in, bytes);
+        const uint64_t *doff = (const uint64_t *)tc_dev_upload(ctx, off, (nseg + 1) * sizeof(uint64_t));
+        for (int k = 0; k < 5; k++) {
+            const int scan = k > 0, exclusive = k == 2 || k == 4, inplace = k >= 3;
+            const size_t ob = scan ? bytes : nseg * sz;
+            tc_case("%s exact segmented_%s type=%s%s%s data=%s n=%zu nseg=%zu", tc_config_name(c),
+                    scan ? "scan" : "reduce", pp_type_name(t), !scan ? "" : exclusive ? " exclusive" : " inclusive",
+                    inplace ? " in-place" : "", label, n, nseg);
+            void *dout = inplace ? tc_dev_upload(ctx, in, bytes) : tc_dev_filled(ctx, ob, 0x5A);
+            if (inplace) memcpy(want, in, ob);
+            else memset(want, 0x5A, ob);
+            const pp_status w = expected(c, t, PP_SUM, nseg, scan ? PP_PRIM_SCAN : PP_PRIM_REDUCE);
+            const pp_status st = scan ? pp_segmented_scan(ctx, t, PP_SUM, exclusive ? PP_EXCLUSIVE : PP_INCLUSIVE,
+                                                          inplace ? dout : din, dout, n, doff, nseg)
+                                      : pp_segmented_reduce(ctx, t, PP_SUM, din, n, doff, nseg, dout);
+            check_status(c, st, w, scan ? "pp_segmented_scan" : "pp_segmented_reduce");
+            if (w == PP_SUCCESS && !scan) memcpy(want, red, ob);
+            for (size_t s = 0; w == PP_SUCCESS && scan && s < nseg; s++)
+                memcpy(want + off[s] * sz, (exclusive ? excl : incl) + off[s] * sz, (off[s + 1] - off[s]) * sz);
+            TC_DOWNLOAD(ctx, host, dout, ob, "exact segmented output");
+            TC_EXPECT_BITS(t, host, want, ob / sz, "exact segmented output (untouched outside the segments)");
+            tc_dev_free(ctx, dout);
+        }
+        tc_dev_free(ctx, din);
+        tc_dev_free(ctx, (void *)doff);
+        TC_OK(pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+        TC_OK(pp_set_algorithm(ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+    }
+    free(in);
+    free(red);
+    free(incl);
+    free(excl);
+    free(host);
+    free(want);
+}
+
+/* Every data set of exact_data.c over the layouts: the whole array drawn
+ * from the set, then about half of the segments drawn again on their own
+ * (so each has the set's hard structure: its cancelling pairs, its ties
+ * after its first element, its partial overflow). */
+static void test_exact(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {0, 1, 100, 8193, 30001, 100003};
+    for (int is_f64 = 0; is_f64 < 2; is_f64++) {
+        tc_rng r = tc_rng_for(is_f64 ? "segmented_exact_f64" : "segmented_exact_f32");
+        for (int set = 0; set < EXACT_SETS; set++)
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+                const size_t n = sizes[i];
+                const int layout = (int)(((size_t)set + i) % L_COUNT);
+                if (n > 30001 && (tc_quick || set % 4)) continue; /* the largest size: a few sets */
+                size_t nseg;
+                uint64_t *off = make_offsets(&r, layout, n, &nseg);
+                double *v = (double *)malloc((n + 1) * sizeof *v);
+                exact_gen(&r, is_f64, set, n, v);
+                for (size_t s = 0; s < nseg; s++)
+                    if (tc_below(&r, 2)) exact_gen(&r, is_f64, set, (size_t)(off[s + 1] - off[s]), v + off[s]);
+                char label[64];
+                snprintf(label, sizeof label, "%s layout=%s", exact_set_names[set], layout_names[layout]);
+                exact_run(is_f64, v, n, off, nseg, label);
+                free(v);
+                free(off);
+            }
+    }
+}
+
 /* The reference on a hand-computed case. */
 static void test_reference_known(void **state)
 {
@@ -340,6 +464,7 @@ int main(void)
         TC_TYPE_UNIT_TESTS,
         cmocka_unit_test(test_nans),
         cmocka_unit_test(test_bad_offsets),
+        cmocka_unit_test(test_exact),
     };
     int rc = cmocka_run_group_tests_name("segmented", tests, NULL, NULL);
     tc_finish();

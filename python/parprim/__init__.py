@@ -1,5 +1,6 @@
 """parprim: data-parallel primitives (reduce, scan, histograms, stream
-compaction, radix sort) on the cpu (OpenMP), cuda and opencl backends of the
+compaction, radix sort; their segmented and by-key forms, argsort, unique,
+run-length encoding) on the cpu (OpenMP), cuda and opencl backends of the
 C library parprim (include/parprim.h is its manual), for NumPy arrays and
 CUDA arrays of CuPy, Numba, PyTorch, JAX and others.
 
@@ -50,7 +51,9 @@ del _v
 __all__ = [
     "Context", "DeviceArray", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "BackendUnavailable",
     "BackendError", "reduce", "scan", "histogram_even", "histogram_range", "select_flagged", "select_if",
-    "unique", "partition_if", "sort", "sort_pairs", "set_algorithm", "get_algorithm", "info",
+    "unique", "unique_consecutive", "partition_if", "sort", "sort_pairs", "argsort", "segmented_reduce",
+    "segmented_scan", "segmented_sort", "segmented_sort_pairs", "reduce_by_key", "scan_by_key",
+    "run_length_encode", "set_algorithm", "get_algorithm", "info",
     "default_context", "OPS", "CMPS", "PRIMITIVES", "ALGORITHMS", "__version__",
 ]
 
@@ -106,10 +109,14 @@ def select_if(a, cmp, value):
     return default_context().select_if(a, cmp, value)
 
 
-def unique(a, sort=False):
-    """The first of each run of equal neighbours, or (sort=True) the values
-    of np.unique(a): see Context.unique."""
-    return default_context().unique(a, sort)
+def unique(a, return_index=False, return_inverse=False, return_counts=False, equal_nan=True):
+    """np.unique's results: see Context.unique."""
+    return default_context().unique(a, return_index, return_inverse, return_counts, equal_nan)
+
+
+def unique_consecutive(a):
+    """The first of each run of equal neighbours: see Context.unique_consecutive."""
+    return default_context().unique_consecutive(a)
 
 
 def partition_if(a, cmp, value):
@@ -127,6 +134,46 @@ def sort_pairs(keys, values, descending=False, nan_last=True):
     return default_context().sort_pairs(keys, values, descending, nan_last)
 
 
+def argsort(a, descending=False, nan_last=True):
+    """The stable sort's permutation: see Context.argsort."""
+    return default_context().argsort(a, descending, nan_last)
+
+
+def segmented_reduce(a, offsets, op="sum", exact=False):
+    """One reduce per segment: see Context.segmented_reduce."""
+    return default_context().segmented_reduce(a, offsets, op, exact)
+
+
+def segmented_scan(a, offsets, op="sum", exclusive=False, out=None, exact=False):
+    """A scan per segment: see Context.segmented_scan."""
+    return default_context().segmented_scan(a, offsets, op, exclusive, out, exact)
+
+
+def segmented_sort(a, offsets, descending=False, nan_last=True, out=None):
+    """Sorts each segment: see Context.segmented_sort."""
+    return default_context().segmented_sort(a, offsets, descending, nan_last, out)
+
+
+def segmented_sort_pairs(keys, values, offsets, descending=False, nan_last=True):
+    """Sorts each segment of keys, moving values: see Context.segmented_sort_pairs."""
+    return default_context().segmented_sort_pairs(keys, values, offsets, descending, nan_last)
+
+
+def reduce_by_key(keys, values, op="sum", exact=False):
+    """One row per run of equal keys: see Context.reduce_by_key."""
+    return default_context().reduce_by_key(keys, values, op, exact)
+
+
+def scan_by_key(keys, values, op="sum", exclusive=False, out=None, exact=False):
+    """A scan restarting at each run of equal keys: see Context.scan_by_key."""
+    return default_context().scan_by_key(keys, values, op, exclusive, out, exact)
+
+
+def run_length_encode(a):
+    """(values, counts) of the runs of equal neighbours: see Context.run_length_encode."""
+    return default_context().run_length_encode(a)
+
+
 def set_algorithm(primitive, algorithm):
     """Chooses an algorithm on the calling thread's default context: see
     Context.set_algorithm."""
@@ -140,8 +187,9 @@ def get_algorithm(primitive):
 
 
 # The module functions carry the Context methods' documentation.
-for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select_if, unique, partition_if, sort,
-           sort_pairs, set_algorithm, get_algorithm):
+for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select_if, unique, unique_consecutive,
+           partition_if, sort, sort_pairs, argsort, segmented_reduce, segmented_scan, segmented_sort,
+           segmented_sort_pairs, reduce_by_key, scan_by_key, run_length_encode, set_algorithm, get_algorithm):
     _f.__doc__ = (getattr(Context, _f.__name__).__doc__.rstrip() +
                   "\n\n        Runs on the calling thread's default context (default_context()).\n")
 del _f

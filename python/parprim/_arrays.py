@@ -21,6 +21,7 @@ TYPE_NAMES = tuple({"i": "int", "u": "uint", "f": "float"}[t[0]] + t[1:] for t i
 DTYPES = tuple(np.dtype(t) for t in TYPE_NAMES)
 CODE = {dt: i for i, dt in enumerate(DTYPES)}
 U64 = np.dtype(np.uint64)
+I64 = np.dtype(np.int64)
 BOOL = np.dtype(np.bool_)
 U8 = np.dtype(np.uint8)
 
@@ -188,6 +189,40 @@ def host_values(v, n, what="values"):
     if not (v.flags.c_contiguous and v.flags.aligned):
         v = np.array(v, order="C", copy=True)
     return v.reshape(-1)
+
+
+def host_offsets(o, what="offsets"):
+    """Segment offsets as a 1-D contiguous uint64 NumPy array: uint64 as it
+    is (a view of it), int64 viewed as uint64 (the same bits, once no offset
+    is negative), other integer types converted. Empty, non-integer or
+    negative offsets are an InvalidArgument; the C call checks the rest
+    (non-decreasing, at most n)."""
+    o = as_ndarray(o, what)
+    if o.dtype.kind not in "iu":
+        raise InvalidArgument(f"parprim: {what} has dtype {o.dtype}; offsets must be integers")
+    o = np.ascontiguousarray(o.reshape(-1))
+    if o.size == 0:
+        raise InvalidArgument(f"parprim: {what} is empty; it holds nseg + 1 >= 1 entries")
+    if o.dtype == U64:
+        return o
+    if o.dtype.kind == "i" and o.min() < 0:
+        i = int(np.argmax(o < 0))
+        raise InvalidArgument(f"parprim: {what}[{i}] = {o[i]} is negative")
+    return o.view(U64) if o.dtype == I64 else o.astype(U64)
+
+
+def check_offsets(o, n, what="offsets"):
+    """What the C call checks on cpu (non-decreasing, at most n), for host
+    offsets given to a GPU backend, where the C call does not check them
+    (include/parprim.h): InvalidArgument naming the first bad one."""
+    down = np.flatnonzero(o[1:] < o[:-1])
+    if down.size:
+        i = int(down[0]) + 1
+        raise InvalidArgument(f"parprim: {what}[{i}] = {o[i]} is below {what}[{i - 1}] = {o[i - 1]} "
+                              "(offsets must be non-decreasing)")
+    if int(o[-1]) > n:
+        i = int(np.argmax(o > n))
+        raise InvalidArgument(f"parprim: {what}[{i}] = {o[i]} is past the end of the array (n = {n})")
 
 
 def host_out(out, dtype, n, what="out"):

@@ -9,15 +9,15 @@ import os
 
 import numpy as np
 
-from ._cli_io import CliError, describe, load_array, parse_scalar, save_array, show
+from ._cli_io import CliError, UsageError, describe, load_array, parse_scalar, save_array, show
 
 # subcommand -> the primitive that --algorithm chooses for (pp_set_algorithm)
 ALGO_PRIMITIVE = {
     "reduce": "reduce", "scan": "scan",
     "histogram-even": "histogram", "histogram-range": "histogram",
-    "select-if": "select", "select-flagged": "select", "unique": "select",
+    "select-if": "select", "select-flagged": "select", "unique-consecutive": "select",
     "partition-if": "select",
-    "sort": "sort", "sort-pairs": "sort",
+    "sort": "sort", "sort-pairs": "sort", "argsort": "sort", "unique": "sort",
 }
 
 
@@ -97,9 +97,34 @@ def _cmd_select_flagged(ctx, args, progress):
 
 def _cmd_unique(ctx, args, progress):
     a = load_array(args.input)
-    progress.step(f"unique{' (sorted)' if args.sort else ''} of {describe(a)} on {ctx.backend}")
-    r = ctx.unique(a, sort=args.sort)
-    _finish(r, args, progress)
+    names = [n for n, on in (("index", args.index), ("inverse", args.inverse), ("counts", args.counts)) if on]
+    if args.output and len(args.output) != 1 + len(names):
+        raise UsageError(f"-o takes {1 + len(names)} files (values{''.join(', ' + n for n in names)}), "
+                         f"not {len(args.output)}")
+    progress.step(f"unique of {describe(a)} on {ctx.backend}")
+    r = ctx.unique(a, return_index=args.index, return_inverse=args.inverse, return_counts=args.counts,
+                   equal_nan=not args.nan_apart)
+    results = r if names else (r,)
+    if args.output:
+        progress.step(f"writing {', '.join(args.output)}")
+        for path, x in zip(args.output, results):
+            save_array(path, x)
+    else:
+        for x in results:
+            show(x)
+
+
+def _cmd_unique_consecutive(ctx, args, progress):
+    a = load_array(args.input)
+    progress.step(f"unique_consecutive of {describe(a)} on {ctx.backend}")
+    _finish(ctx.unique_consecutive(a), args, progress)
+
+
+def _cmd_argsort(ctx, args, progress):
+    a = load_array(args.input)
+    order = "descending" if args.descending else "ascending"
+    progress.step(f"argsort of {describe(a)} ({order}) on {ctx.backend}")
+    _finish(ctx.argsort(a, descending=args.descending, nan_last=not args.nan_first), args, progress)
 
 
 def _cmd_partition_if(ctx, args, progress):
@@ -153,8 +178,8 @@ COMMANDS = {
     "reduce": _cmd_reduce, "scan": _cmd_scan,
     "histogram-even": _cmd_histogram_even, "histogram-range": _cmd_histogram_range,
     "select-if": _cmd_select_if, "select-flagged": _cmd_select_flagged,
-    "unique": _cmd_unique, "partition-if": _cmd_partition_if,
-    "sort": _cmd_sort, "sort-pairs": _cmd_sort_pairs,
+    "unique": _cmd_unique, "unique-consecutive": _cmd_unique_consecutive, "partition-if": _cmd_partition_if,
+    "sort": _cmd_sort, "sort-pairs": _cmd_sort_pairs, "argsort": _cmd_argsort,
 }
 
 

@@ -17,6 +17,7 @@ from . import _parprim as _c
 from ._arrays import CODE as _CODE
 from ._arrays import U64, edges_in, host_input, index, is_device_array
 from ._parprim import Error, InvalidArgument, _NotDirect
+from ._keyed import KeyedMethods, _order
 from ._runs import _DeviceRun, _HostRun, _StagedRun
 
 _ndarray = np.ndarray
@@ -34,7 +35,6 @@ ALGORITHMS = _c.ALGORITHM_NAMES
 _ALGO_CODE = {name: i for i, name in enumerate(ALGORITHMS)}
 OPS = _c.OP_NAMES
 CMPS = _c.CMP_NAMES
-_INF = float("inf")
 
 
 def _code(value, table, what):
@@ -45,7 +45,7 @@ def _code(value, table, what):
             f"parprim: {what} {value!r} is not one of {', '.join(map(repr, table))}") from None
 
 
-class Context:
+class Context(KeyedMethods):
     """A parprim context: one backend and device, with its own scratch memory
     and algorithm choices (include/parprim.h: pp_create).
 
@@ -174,8 +174,11 @@ class Context:
         """Chooses the algorithm of a primitive for later calls on this context
         (pp_set_algorithm).
 
-        primitive: "reduce", "scan", "histogram", "select" (select_flagged,
-        select_if, unique, partition_if) or "sort" (sort, sort_pairs).
+        primitive: "reduce" (reduce, segmented_reduce, reduce_by_key),
+        "scan" (scan, segmented_scan, scan_by_key), "histogram", "select"
+        (select_flagged, select_if, unique_consecutive, partition_if,
+        run_length_encode) or "sort" (sort, sort_pairs, argsort, the
+        segmented sorts, unique).
         algorithm: a name as pp_algorithm_name prints it ("auto",
         "sequential", "reduce-then-scan", "decoupled-lookback", ...).
         Unknown names raise InvalidArgument; an algorithm this backend does
@@ -393,35 +396,6 @@ class Context:
             count = self._c.select_if(x.h, y.h, cmp, value, x.code, x.n)
             return r.result(y, count)
 
-    def unique(self, a, sort=False):
-        """Unique elements.
-
-        sort=False (pp_unique): the first element of each run of equal
-        neighbours, in input order (C's ==: NaNs are never equal, so each
-        NaN is kept; -0.0 equals +0.0).
-        sort=True: the sorted unique values, as np.unique(a) returns them:
-        one NaN for all NaNs (at the end), and one zero for -0.0 and +0.0
-        (parprim keeps -0.0 where the input has one, since its sort puts
-        -0.0 first; NumPy keeps whichever zero its unstable sort puts first).
-        a is not changed (the sort writes another array).
-        """
-        with self._run(a) as r:
-            x = r.input(a)
-            y = r.output(x.dtype, x.n)
-            if not sort:
-                count = self._c.unique(x.h, y.h, x.code, x.n)
-                return r.result(y, count)
-            s = r.private(x)
-            self._c.sort_copy(x.h, s.h, _c.ASCENDING, x.code, x.n)
-            m = x.n
-            if x.dtype.kind == "f" and m:
-                # NaNs sort last: keep the unique non-NaN values and the first NaN
-                m = self._c.select_if(s.h, y.h, "<=", _INF, x.code, x.n)
-                if m < x.n:
-                    m += 1
-            count = self._c.unique(s.h, y.h, x.code, m)
-            return r.result(y, count)
-
     def partition_if(self, a, cmp, value):
         """Stable partition (pp_partition_if): the elements x with
         `x cmp value` first, in input order, then the others, in input order.
@@ -473,10 +447,3 @@ class Context:
             vy = r.output(v.dtype, k.n, src=v, what="values")
             self._c.sort_pairs_copy(k.h, v.h, ky.h, vy.h, v.dtype.itemsize, order, k.code, k.n)
             return r.result(ky), r.result(vy)
-
-
-def _order(descending, nan_last):
-    """The pp_order of sort's descending and nan_last."""
-    if not descending:
-        return _c.ASCENDING
-    return _c.DESCENDING_NAN_LAST if nan_last else _c.DESCENDING

@@ -22,9 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import _parprim as _c
-from ._arrays import (BOOL, CODE, U8, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, check_no_overlap, check_values_dtype,
-                      code_of, device_view, host_flags, host_input, host_out, host_values, host_wrapper,
-                      is_device_array, library, make_contiguous, same_memory, torch_dtype)
+from ._arrays import (BOOL, CODE, U8, U64, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, check_no_overlap, check_offsets,
+                      check_values_dtype, code_of, device_view, host_flags, host_input, host_offsets, host_out,
+                      host_values, host_wrapper, is_device_array, library, make_contiguous, same_memory,
+                      torch_dtype)
 from ._parprim import Error, InvalidArgument
 
 
@@ -65,6 +66,18 @@ class _HostRun:
     def values(self, v, n, what="values"):
         v = host_values(v, n, what)
         return _Op(v, v, v.dtype, -1, n)
+
+    def offsets(self, o, n, what="offsets"):
+        """Segment offsets (nseg + 1) as uint64: obj is the host array
+        (the C call checks it against n)."""
+        o = host_offsets(o, what)
+        return _Op(o, o, U64, CODE[U64], o.size)
+
+    def init_from(self, y, x):
+        """Makes y (an output of x's size) hold x, for a call that works in
+        place on y (nothing to do where y is x's memory)."""
+        if x.n and not same_memory(y.h, x.h):
+            np.copyto(y.h, x.h)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
         """An output of n elements: out (checked) or a new array. inputs:
@@ -186,6 +199,16 @@ class _StagedRun:
     def values(self, v, n, what="values"):
         v = host_values(self._host(v, what), n, what)
         return _Op(self._upload(v), v, v.dtype, -1, n)
+
+    def offsets(self, o, n, what="offsets"):
+        # The GPU backends do not check offsets (include/parprim.h); they are host data here, so check them.
+        o = host_offsets(self._host(o, what), what)
+        check_offsets(o, n, what)
+        return _Op(self._upload(o), o, U64, CODE[U64], o.size)
+
+    def init_from(self, y, x):
+        if x.n and y.h != x.h:
+            self.c.copy(y.h, x.h, x.n * x.dtype.itemsize)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
         code = CODE.get(dtype, -1)
@@ -326,6 +349,35 @@ class _DeviceRun:
         if v.n != n:
             raise InvalidArgument(f"parprim: {what} has {v.n} elements, keys have {n}")
         return _Op(v.ptr, v.obj, v.dtype, -1, n)
+
+    def offsets(self, o, n, what="offsets"):
+        """Offsets in device memory: uint64 and int64 as they are (int64's
+        bits are uint64's for offsets below 2^63; a negative one reads as
+        past n), other integer types converted by their library (CuPy,
+        PyTorch). Not checked here: the C call does what its backend does."""
+        v = self._view(o, what)
+        if v.dtype.kind not in "iu":
+            raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}; offsets must be integers")
+        if v.n == 0:
+            raise InvalidArgument(f"parprim: {what} is empty; it holds nseg + 1 >= 1 entries")
+        if v.dtype.itemsize != 8:
+            lib = library(o)
+            if lib == "cupy":
+                obj = o.reshape(-1).astype(U64)
+            elif lib == "torch":
+                import torch
+
+                obj = o.reshape(-1).to(torch.int64)
+            else:
+                raise InvalidArgument(f"parprim: {what} has dtype {v.dtype}: parprim converts CuPy and PyTorch "
+                                      "offsets to 64 bits; pass uint64 or int64 offsets")
+            self.keep.append(obj)
+            v = self._view(obj, what)
+        return _Op(v.ptr, v.obj, U64, CODE[U64], v.n)
+
+    def init_from(self, y, x):
+        if x.n and y.h != x.h:
+            self.c.copy(y.h, x.h, x.n * x.dtype.itemsize)
 
     def output(self, dtype, n, out=None, what="out", src=None, inputs=(), inplace=None):
         code = CODE.get(dtype, -1)

@@ -174,9 +174,9 @@ def check_backend(ctx, rng, full):
         r = np.repeat(a[:3000], rng.integers(1, 4, 3000))
         keep = np.ones(r.size, bool)
         keep[1:] = r[1:] != r[:-1]
-        same(ctx.unique(r), r[keep], f"{b} unique {t}")
-        same(ctx.unique(r, sort=True), np.unique(r), f"{b} unique sort=True {t}")
-    print(f"  {b}: select_flagged, select_if, partition_if, unique ok")
+        same(ctx.unique_consecutive(r), r[keep], f"{b} unique_consecutive {t}")
+        same(ctx.unique(r), np.unique(r), f"{b} unique {t}")
+    print(f"  {b}: select_flagged, select_if, partition_if, unique_consecutive, unique ok")
 
     # sort
     for t in types:
@@ -236,21 +236,26 @@ def check_backend(ctx, rng, full):
     print(f"  {b}: exceptions ok")
 
 
+class FakeCAI:
+    """A CUDA Array Interface over a NumPy array's memory: on a cpu context
+    in test device mode (host memory is context memory there) it takes the
+    path of GPU arrays (also python/tests/test_keyed.py's)."""
+
+    def __init__(self, arr):
+        self.arr = arr
+
+    @property
+    def __cuda_array_interface__(self):
+        a = self.arr
+        return {"shape": a.shape, "typestr": a.dtype.str, "data": (a.ctypes.data, not a.flags.writeable),
+                "strides": None if a.flags.c_contiguous else a.strides, "version": 3, "stream": 1}
+
+
 def check_device_path(rng):
     """The GPU-array path (CAI and DLPack parsing, outputs through the input's
     library, copies with offsets, streams) on a cpu context, where host
     memory is context memory: a fake CAI array over NumPy memory, and
     NumPy's own __dlpack__ (device CPU)."""
-
-    class FakeCAI:
-        def __init__(self, arr):
-            self.arr = arr
-
-        @property
-        def __cuda_array_interface__(self):
-            a = self.arr
-            return {"shape": a.shape, "typestr": a.dtype.str, "data": (a.ctypes.data, not a.flags.writeable),
-                    "strides": None if a.flags.c_contiguous else a.strides, "version": 3, "stream": 1}
 
     class FakeDL:
         def __init__(self, arr):
@@ -281,7 +286,7 @@ def check_device_path(rng):
                 flags = rng.random(a.size) < 0.5
                 same(ctx.select_flagged(x, wrap(flags)).get(), a[flags], f"device select_flagged {t}")
                 same(ctx.select_if(x, ">", a[0]).get(), a[a > a[0]], f"device select_if {t}")
-                same(ctx.unique(x, sort=True).get(), np.unique(a), f"device unique sort {t}")
+                same(ctx.unique(x).get(), np.unique(a), f"device unique {t}")
                 k, v = ctx.sort_pairs(x, wrap(np.arange(a.size, dtype=np.int64)), descending=True)
                 same(k.get(), sort_ref(a, True), f"device sort_pairs keys {t}")
                 same(a[v.get()], k.get(), f"device sort_pairs values {t}")

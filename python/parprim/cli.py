@@ -1,6 +1,8 @@
 """The ``parprim`` command: parprim's primitives on .npy files.
 
     parprim sort keys.npy -o sorted.npy --backend cuda
+    parprim argsort keys.npy -o order.npy
+    parprim unique x.npy --counts -o values.npy counts.npy
     parprim histogram-even x.npy --bins 1024 --range 0 1 -o counts.npy
     parprim reduce x.npy --op max
     parprim info
@@ -73,7 +75,8 @@ def _nonneg_int(text):
 def build_parser():
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Data-parallel primitives (reduce, scan, histograms, compaction, radix sort) "
+        description="Data-parallel primitives (reduce, scan, histograms, compaction, radix sort, argsort, "
+                    "unique) "
                     "on .npy files, on the cpu (OpenMP), cuda or opencl backend.",
         epilog="Exit status: 0 success, 1 the operation failed (message on stderr), 2 usage error. "
                "'parprim COMMAND --help' for a command's options.")
@@ -138,8 +141,24 @@ def build_parser():
                    help="flags, one per element (bool, uint8, or any type: nonzero selects)")
     s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
 
-    s = add("unique", "the first element of each run of equal neighbours")
-    s.add_argument("--sort", action="store_true", help="sort first (all distinct values, ascending)")
+    s = add("unique", "np.unique: the sorted distinct values (one NaN for all NaNs), and with --index, "
+                      "--inverse, --counts the int64 arrays np.unique returns for them")
+    s.add_argument("--index", action="store_true", help="also the index of each value's first occurrence")
+    s.add_argument("--inverse", action="store_true", help="also the inverse: values[inverse] == input")
+    s.add_argument("--counts", action="store_true", help="also the number of times each value occurs")
+    s.add_argument("--nan-apart", action="store_true", help="each NaN a value of its own (equal_nan=False)")
+    s.add_argument("-o", "--output", nargs="+", metavar="OUT.npy",
+                   help="output files: the values, then index, inverse, counts as asked for, in that order "
+                        "(default: print them)")
+
+    s = add("unique-consecutive", "the first element of each run of equal neighbours, in input order "
+                                  "(what 'unique' did before it followed np.unique)")
+    s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
+
+    s = add("argsort", "the stable sort's permutation as int64 indices (np.argsort(kind='stable'))")
+    s.add_argument("--descending", action="store_true", help="descending order")
+    s.add_argument("--nan-first", action="store_true",
+                   help="with --descending, float keys: NaNs first (default: last)")
     s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
 
     s = add("partition-if", "elements with 'x CMP VALUE' first, then the rest; prints the count")

@@ -39,6 +39,7 @@
  *                 and addresses
  *   context.c     the Context type: life cycle, properties, memory, algorithms
  *   primitives.c  the Context's primitives, and time_reduce
+ *   keyed.c       the Context's segmented, by-key and index primitives
  *   dlpack.c      DLPack capsules: reading one, making one
  * Functions used across files have the prefix ppy_ and are declared here;
  * everything else is static.
@@ -165,6 +166,24 @@ PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t narg
 PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+/* Shared with keyed.c: the result slot of a single value (a count) and its
+ * fetch, exact=True around one call, the order argument of the sorts. */
+pp_status ppy_result_slot(Ctx *self, void *local, void **out);
+pp_status ppy_result_fetch(Ctx *self, void *local, size_t bytes);
+pp_status ppy_exact_begin(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm *saved);
+void ppy_exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm saved);
+int ppy_order_arg(PyObject *o, pp_order *order);
+
+/* ------------------------------------------------------------------------ */
+/* Segmented, by-key and index primitives of a Context (keyed.c)            */
+/* ------------------------------------------------------------------------ */
+PyObject *ppy_Ctx_argsort(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_segmented_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_segmented_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_segmented_sort(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_reduce_by_key(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_scan_by_key(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_run_length_encode(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack (dlpack.c)                                                        */

@@ -13,7 +13,7 @@
 /* Result memory for one value (reduce's out, a count): host memory on cpu,
  * a 16-byte buffer of the context on GPU backends (allocated once). Called
  * with the lock held. */
-static pp_status result_slot(Ctx *self, void *local, void **out)
+pp_status ppy_result_slot(Ctx *self, void *local, void **out)
 {
     if (self->backend == PP_BACKEND_CPU) {
         *out = local;
@@ -28,7 +28,7 @@ static pp_status result_slot(Ctx *self, void *local, void **out)
 }
 
 /* Brings a result from the slot to local (GPU backends; waits). */
-static pp_status result_fetch(Ctx *self, void *local, size_t bytes)
+pp_status ppy_result_fetch(Ctx *self, void *local, size_t bytes)
 {
     if (self->backend == PP_BACKEND_CPU) return PP_SUCCESS;
     return pp_download(self->ctx, local, self->slot, bytes);
@@ -38,14 +38,14 @@ static pp_status result_fetch(Ctx *self, void *local, size_t bytes)
 /* exact=True on reduce and scan: PP_ALGO_EXACT for this one call, the
  * context's own choice restored after it (all under the context's lock, so
  * other threads' calls keep their algorithm). */
-static pp_status exact_begin(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm *saved)
+pp_status ppy_exact_begin(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm *saved)
 {
     if (!exact) return PP_SUCCESS;
     *saved = pp_get_algorithm(ctx, prim);
     return pp_set_algorithm(ctx, prim, PP_ALGO_EXACT);
 }
 
-static void exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm saved)
+void ppy_exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm saved)
 {
     if (exact) (void)pp_set_algorithm(ctx, prim, saved);
 }
@@ -81,12 +81,12 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     LOCKED(self, st, msg, {
         void *out;
         pp_algorithm saved = PP_ALGO_AUTO;
-        st = result_slot(self, local, &out);
-        if (st == PP_SUCCESS) st = exact_begin(self->ctx, PP_PRIM_REDUCE, exact, &saved);
+        st = ppy_result_slot(self, local, &out);
+        if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, PP_PRIM_REDUCE, exact, &saved);
         if (st == PP_SUCCESS) {
             st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
-            if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)t));
-            exact_end(self->ctx, PP_PRIM_REDUCE, exact, saved);
+            if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, pp_type_size((pp_type)t));
+            ppy_exact_end(self->ctx, PP_PRIM_REDUCE, exact, saved);
         }
     });
     ppy_arr_release(&a);
@@ -122,10 +122,10 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
         char msg[MSG_LEN];
         LOCKED(self, st, msg, {
             pp_algorithm saved = PP_ALGO_AUTO;
-            st = exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
+            st = ppy_exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
             if (st == PP_SUCCESS) {
                 st = pp_scan(self->ctx, (pp_type)t, (pp_op)op, excl ? PP_EXCLUSIVE : PP_INCLUSIVE, a.ptr, out.ptr, n);
-                exact_end(self->ctx, PP_PRIM_SCAN, exact, saved);
+                ppy_exact_end(self->ctx, PP_PRIM_SCAN, exact, saved);
             }
         });
         if (st != PP_SUCCESS) ppy_raise_status(st, msg);
@@ -246,7 +246,7 @@ static PyObject *compact(Ctx *self, int which, PyObject *a_o, PyObject *flags_o,
             uint64_t local[2] = {0, 0};
             LOCKED(self, st, msg, {
                 void *cnt;
-                st = result_slot(self, local, &cnt);
+                st = ppy_result_slot(self, local, &cnt);
                 if (st == PP_SUCCESS) switch (which) {
                     case C_FLAGGED:
                         st = pp_select_flagged(self->ctx, (pp_type)t, a.ptr, (const uint8_t *)flags.ptr, n,
@@ -264,7 +264,7 @@ static PyObject *compact(Ctx *self, int which, PyObject *a_o, PyObject *flags_o,
                                              (uint64_t *)cnt);
                         break;
                     }
-                if (st == PP_SUCCESS) st = result_fetch(self, local, sizeof(uint64_t));
+                if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, sizeof(uint64_t));
             });
             if (st != PP_SUCCESS) ppy_raise_status(st, msg);
             else res = PyLong_FromUnsignedLongLong(local[0]);
@@ -303,7 +303,7 @@ PyObject *ppy_Ctx_partition_if(Ctx *self, PyObject *const *args, Py_ssize_t narg
 
 /* The order argument of the sorts: a pp_order value, passed on as it is
  * (pp_sort_copy checks it); -1 with an exception where it is no int. */
-static int order_arg(PyObject *o, pp_order *order)
+int ppy_order_arg(PyObject *o, pp_order *order)
 {
     long v = PyLong_AsLong(o);
     if (v == -1 && PyErr_Occurred()) return -1;
@@ -317,7 +317,7 @@ PyObject *ppy_Ctx_sort_copy(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
     NARGS(5, "sort_copy(keys_in, keys_out, order, type, n)");
     pp_order order;
-    if (order_arg(args[2], &order)) return NULL;
+    if (ppy_order_arg(args[2], &order)) return NULL;
     Arr k, ko;
     if (ppy_arr_get(args[0], 0, 0, "keys_in", &k)) return NULL;
     if (ppy_arr_get(args[1], 1, 0, "keys_out", &ko)) {
@@ -349,7 +349,7 @@ PyObject *ppy_Ctx_sort_pairs_copy(Ctx *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t vsize = PyLong_AsSsize_t(args[4]);
     if (vsize == -1 && PyErr_Occurred()) return NULL;
     pp_order order;
-    if (order_arg(args[5], &order)) return NULL;
+    if (ppy_order_arg(args[5], &order)) return NULL;
     static const char *const names[4] = {"keys_in", "values_in", "keys_out", "values_out"};
     Arr a[4];
     int got = 0;
@@ -421,11 +421,11 @@ PyObject *ppy_time_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     char msg[MSG_LEN];
     LOCKED(self, st, msg, {
         void *out;
-        st = result_slot(self, local, &out);
+        st = ppy_result_slot(self, local, &out);
         t0 = now_s();
         for (long i = 0; st == PP_SUCCESS && i < iters; i++) {
             st = pp_reduce(self->ctx, (pp_type)a.type, (pp_op)op, a.ptr, (size_t)a.len, out);
-            if (st == PP_SUCCESS) st = result_fetch(self, local, pp_type_size((pp_type)a.type));
+            if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, pp_type_size((pp_type)a.type));
         }
         t1 = now_s();
     });

@@ -36,7 +36,7 @@ def _check_all(ctx, a_np, to_kind, to_numpy, is_kind):
     assert is_kind(sel) and np.array_equal(to_numpy(sel), a_np[a_np % 3 == 0])
     sel = ctx.select_if(a, "<", 0)
     assert is_kind(sel) and np.array_equal(to_numpy(sel), a_np[a_np < 0])
-    u = ctx.unique(a, sort=True)
+    u = ctx.unique(a)
     assert is_kind(u) and np.array_equal(to_numpy(u), np.unique(a_np))
     p, c = ctx.partition_if(a, ">", 5)
     assert is_kind(p) and int(c) == int((a_np > 5).sum())

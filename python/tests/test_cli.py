@@ -1,5 +1,5 @@
 """The command line (`python -m parprim ...` and the `parprim` script) on
-.npy files: sort, histogram-even, reduce, scan, unique, info, and errors
+.npy files: sort, argsort, histogram-even, reduce, scan, unique, unique-consecutive, info, and errors
 (exit status 1 or 2, a message on stderr, no traceback)."""
 
 import os
@@ -115,14 +115,53 @@ def test_scan(tmp_path, rng):
 
 
 def test_unique(tmp_path, rng):
+    """unique is np.unique (sorted); unique-consecutive the first of each run
+    of equal neighbours (what unique did before)."""
     x = make_data(rng, np.uint16, 10007, "dups")
     np.save(tmp_path / "x.npy", x)
-    ok(run(["unique", tmp_path / "x.npy", "--sort", "-o", tmp_path / "u.npy"]))
+    ok(run(["unique", tmp_path / "x.npy", "-o", tmp_path / "u.npy"]))
     assert np.array_equal(np.load(tmp_path / "u.npy"), np.unique(x))
-    ok(run(["unique", tmp_path / "x.npy", "-o", tmp_path / "r.npy"]))
+    ok(run(["unique-consecutive", tmp_path / "x.npy", "-o", tmp_path / "r.npy"]))
     keep = np.ones(x.size, bool)
     keep[1:] = x[1:] != x[:-1]
     assert np.array_equal(np.load(tmp_path / "r.npy"), x[keep])
+    failed(run(["unique", tmp_path / "x.npy", "--counts", "-o", tmp_path / "u.npy"]))  # two outputs asked, one given
+
+
+def _unsupported(p):
+    """A command that failed because the backend lacks the C call yet."""
+    if p.returncode == 1 and "Unsupported" in p.stderr:
+        pytest.skip(p.stderr.strip())
+    return p
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_unique_counts(tmp_path, rng, how):
+    x = make_data(rng, np.float32, 10007, "special")
+    np.save(tmp_path / "x.npy", x)
+    outs = [tmp_path / f"{n}.npy" for n in ("v", "i", "inv", "c")]
+    ok(_unsupported(run(["unique", tmp_path / "x.npy", "--index", "--inverse", "--counts", "-o", *outs], how)))
+    exp = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    for path, e in zip(outs, exp):
+        got = np.load(path)
+        assert got.dtype == e.dtype and np.array_equal(got, e, equal_nan=True), path.name
+    ok(run(["unique", tmp_path / "x.npy", "--counts", "-o", outs[0], outs[3]], how))
+    assert np.array_equal(np.load(outs[3]), exp[3])
+    p = ok(run(["unique", tmp_path / "x.npy", "--counts"], how))  # printed
+    assert p.stdout.count("[") >= 2, p.stdout
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_argsort(tmp_path, rng, how):
+    x = make_data(rng, np.int32, 10007, "dups")
+    np.save(tmp_path / "x.npy", x)
+    for extra, exp in (([], np.argsort(x, kind="stable")), (["--descending"], None)):
+        ok(run(["argsort", tmp_path / "x.npy", *extra, "-o", tmp_path / "i.npy"], how))
+        idx = np.load(tmp_path / "i.npy")
+        assert idx.dtype == np.int64, idx.dtype
+        assert np.array_equal(idx, exp) if exp is not None else np.array_equal(x[idx], np.sort(x)[::-1])
+    p = ok(run(["argsort", "--help"], how))
+    assert "stable" in p.stdout
 
 
 @pytest.mark.parametrize("how", HOWS)

@@ -9,7 +9,9 @@ import parprim
 from conftest import BACKENDS, INFO, PRIMITIVES, assert_bits, check_scan, context, make_data, ref_sort_order
 
 API = ("reduce", "scan", "histogram_even", "histogram_range", "select_flagged", "select_if", "unique",
-       "partition_if", "sort", "sort_pairs", "set_algorithm", "get_algorithm")
+       "unique_consecutive", "partition_if", "sort", "sort_pairs", "argsort", "segmented_reduce", "segmented_scan",
+       "segmented_sort", "segmented_sort_pairs", "reduce_by_key", "scan_by_key", "run_length_encode",
+       "set_algorithm", "get_algorithm")
 
 
 def test_module_api():
@@ -160,7 +162,9 @@ def test_context_methods_match_module_functions(rng):
     ctx = context("cpu")
     assert ctx.reduce(a, "xor") == parprim.reduce(a, "xor")
     assert_bits(ctx.scan(a, "max"), parprim.scan(a, "max"))
-    assert_bits(ctx.unique(a, sort=True), parprim.unique(a, sort=True))
+    assert_bits(ctx.unique(a), parprim.unique(a))
+    assert_bits(ctx.argsort(a), parprim.argsort(a))
+    assert_bits(ctx.segmented_reduce(a, [0, 7, 4099]), parprim.segmented_reduce(a, [0, 7, 4099]))
     assert_bits(ctx.histogram_even(a, 5, -100, 100), parprim.histogram_even(a, 5, -100, 100))
     k1, v1 = ctx.sort_pairs(a, np.arange(a.size))
     k2, v2 = parprim.sort_pairs(a, np.arange(a.size))

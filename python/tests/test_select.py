@@ -1,4 +1,4 @@
-"""select_flagged, select_if, unique and partition_if: every backend,
+"""select_flagged, select_if, unique_consecutive, unique and partition_if: every backend,
 algorithm and type, exact (bit for bit) against NumPy; stable; C's
 comparisons (NaN selected only by "!=", -0.0 == +0.0)."""
 
@@ -78,25 +78,25 @@ def _runs(rng, dtype, n):
     return np.repeat(vals, lengths)[:n]
 
 
-def ref_unique(a):
+def ref_unique_consecutive(a):
     keep = np.ones(a.size, dtype=bool)
     keep[1:] = a[1:] != a[:-1]  # C's ==: NaN never equal, -0.0 == +0.0
     return a[keep]
 
 
 @pytest.mark.parametrize("backend,algo,dtype", combos("select"))
-def test_unique(backend, algo, dtype, rng):
+def test_unique_consecutive(backend, algo, dtype, rng):
     ctx = context(backend, "select", algo)
     for n in SIZES:
         for a in (_runs(rng, dtype, n), make_data(rng, dtype, n), make_data(rng, dtype, n, "equal")):
-            got = ctx.unique(a)
-            assert_bits(got, ref_unique(a), f"n={n}")
+            got = ctx.unique_consecutive(a)
+            assert_bits(got, ref_unique_consecutive(a), f"n={n}")
     if np.dtype(dtype).kind == "f":
         a = np.array([-0.0, 0.0, 0.0, np.nan, np.nan, 1.0, 1.0, -0.0], dtype=dtype)
         a[4] = nan_patterns(dtype)[1]
         exp = np.array([-0.0, np.nan, np.nan, 1.0, -0.0], dtype=dtype)
         exp[2] = a[4]
-        assert_bits(ctx.unique(a), exp, "first of each run; NaN never equal; -0.0 == +0.0")
+        assert_bits(ctx.unique_consecutive(a), exp, "first of each run; NaN never equal; -0.0 == +0.0")
 
 
 def assert_same_values(got, exp, msg=""):
@@ -106,14 +106,14 @@ def assert_same_values(got, exp, msg=""):
 
 
 @pytest.mark.parametrize("backend,algo,dtype", combos("select"))
-def test_unique_sort_matches_numpy(backend, algo, dtype, rng):
+def test_unique_matches_numpy(backend, algo, dtype, rng):
     ctx = context(backend, "select", algo)
     for n in SIZES:
         for kind in ("random", "dups", "equal") + (("special",) if np.dtype(dtype).kind == "f" else ()):
             a = make_data(rng, dtype, n, kind)
             keep = a.copy()
-            assert_same_values(ctx.unique(a, sort=True), np.unique(a), f"n={n} data={kind}")
-            assert_bits(a, keep, "unique(sort=True) changed its input")
+            assert_same_values(ctx.unique(a), np.unique(a), f"n={n} data={kind}")
+            assert_bits(a, keep, "unique changed its input")
 
 
 @pytest.mark.parametrize("backend,algo,dtype", combos("select"))

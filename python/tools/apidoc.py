@@ -38,9 +38,16 @@ def _signature(name, obj):
 
 
 def _members(cls):
-    for name, obj in cls.__dict__.items():
-        if not name.startswith("_"):
-            yield name, obj
+    """The public members of cls, then those of its bases from parprim
+    (Context's segmented and by-key methods live in a base class)."""
+    seen = set()
+    for klass in cls.__mro__:
+        if klass is not cls and not klass.__module__.startswith("parprim"):
+            continue
+        for name, obj in klass.__dict__.items():
+            if not name.startswith("_") and name not in seen:
+                seen.add(name)
+                yield name, obj
 
 
 def generate():

@@ -8,13 +8,16 @@
  * NULL) for a call that follows the algorithm chosen for prim: the chosen
  * one's, else the default's; where sums is 1, PP_ALGO_EXACT on a f32 or
  * f64 PP_SUM is served by its own slot alone (never an inexact sum for an
- * exact one). -1 with the message set where there is none. */
+ * exact one), and its slot serves nothing else (other types and operators
+ * run the default, as pp_reduce's). -1 with the message set where there
+ * is none. */
 static int pick_slot(pp_context *ctx, const char *fn, const int *present,
                      pp_primitive prim, pp_type type, pp_op op, int sums) {
   const pp_algorithm algo = ctx->algo[prim];
-  if (present[algo])
+  const int exact_sum = op == PP_SUM && pp_exact_chunks(type) > 0;
+  if (present[algo] && !(sums && algo == PP_ALGO_EXACT && !exact_sum))
     return (int)algo;
-  if (sums && algo == PP_ALGO_EXACT && op == PP_SUM && pp_exact_chunks(type)) {
+  if (sums && algo == PP_ALGO_EXACT && exact_sum) {
     pp_fail(ctx, PP_ERROR_UNSUPPORTED,
             "%s: PP_ALGO_EXACT (%s sums) is not available for this call on the "
             "%s backend",

@@ -9,8 +9,7 @@
 
 #include <stdio.h>
 
-/* The backend's mem_alloc of bytes into *p; a failure names fn and what. */
-static pp_status alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t bytes, const char *what)
+pp_status pp_alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t bytes, const char *what)
 {
     pp_status st = ctx->ops->mem_alloc(ctx, p, bytes);
     if (st == PP_SUCCESS) return st;
@@ -25,8 +24,8 @@ pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_
     if (n == 1) return iota(ctx, a->fn, a->index_type, a->indices, 1);
     const pp_algorithm algo = ctx->ops->sort_reads_inputs[ctx->algo[PP_PRIM_SORT]] ? ctx->algo[PP_PRIM_SORT] : PP_ALGO_AUTO;
     void *sorted = NULL, *seq = NULL;
-    pp_status st = alloc_buffer(ctx, a->fn, &sorted, n * pp_type_size(a->type), "sorted keys' buffer");
-    if (st == PP_SUCCESS) st = alloc_buffer(ctx, a->fn, &seq, n * is, "index sequence's buffer");
+    pp_status st = pp_alloc_buffer(ctx, a->fn, &sorted, n * pp_type_size(a->type), "sorted keys' buffer");
+    if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, a->fn, &seq, n * is, "index sequence's buffer");
     if (st == PP_SUCCESS) st = iota(ctx, a->fn, a->index_type, seq, n);
     if (st == PP_SUCCESS) {
         const pp_sort_args s = {a->fn, a->type, sorted, a->indices, is, n, a->order, a->keys, seq};

@@ -217,7 +217,8 @@ typedef struct pp_backend_ops {
      * chosen algorithm's slot if not NULL, else the [PP_ALGO_AUTO] slot,
      * except PP_ALGO_EXACT on a f32 or f64 PP_SUM, which only its own slot
      * serves (else PP_ERROR_UNSUPPORTED: never an inexact sum for an exact
-     * one). No slot at all: PP_ERROR_UNSUPPORTED ("not available on the
+     * one); the [PP_ALGO_EXACT] slot is given those calls alone (the rest
+     * go to [PP_ALGO_AUTO]). No slot at all: PP_ERROR_UNSUPPORTED ("not available on the
      * cuda backend yet"). */
     pp_segmented_fn segmented_reduce[PP_ALGO_COUNT];
     pp_segmented_fn segmented_scan[PP_ALGO_COUNT];
@@ -283,6 +284,10 @@ const pp_backend_ops *const *pp_backend_auto_order(size_t *count);
  * inputs (sort_reads_inputs), else the [PP_ALGO_AUTO] one, which must. */
 typedef pp_status (*pp_iota_fn)(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);
 pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota);
+/* The backend's mem_alloc of bytes into *p (a buffer of the call's own,
+ * apart from the scratch a sort reuses); a failure names fn and what
+ * (core/argsort.c). */
+pp_status pp_alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t bytes, const char *what);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

@@ -190,8 +190,9 @@ const pp_backend_ops pp_cpu_ops = {
     /* out of place in their passes (cpu_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_SEQUENTIAL] = 1},
     .exact_sum = pp_cpu_exact_sum,
-    .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce},
-    .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan},
+    .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
+    .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_cpu_argsort},
+    .segmented_sort = {[PP_ALGO_AUTO] = pp_cpu_segmented_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_segmented_sort_sequential},
 };

@@ -19,13 +19,7 @@
 #include "exact_acc.h"
 #include "cpu_exact.inc"
 
-typedef struct xformat {
-    size_t size;  /* element bytes */
-    size_t words; /* accumulator words */
-    void (*fold)(int64_t *w, const void *x, size_t n);
-    void (*scan)(const int64_t *prefix, const void *x, void *y, size_t n, int excl);
-    void (*result)(const int64_t *w, void *out);
-} xformat;
+typedef pp_cpu_xformat xformat;
 
 static const xformat xformats[2] = {
     {sizeof(float), PP_XACC_F32_WORDS, xfold_f32, xscan_f32, xresult_f32},
@@ -33,15 +27,13 @@ static const xformat xformats[2] = {
 };
 
 /* The format of an exact sum, or NULL where EXACT is the default algorithm. */
-static const xformat *xformat_of(pp_type type, pp_op op)
+const pp_cpu_xformat *pp_cpu_xformat_of(pp_type type, pp_op op)
 {
     if (op != PP_SUM) return NULL;
     return type == PP_F32 ? &xformats[0] : type == PP_F64 ? &xformats[1] : NULL;
 }
 
-/* Accumulator stride in words: a whole number of 64-byte lines (no false
- * sharing between the threads' accumulators). */
-static size_t xstride(const xformat *f) { return (f->words + 7) / 8 * 8; }
+size_t pp_cpu_xstride(const pp_cpu_xformat *f) { return (f->words + 7) / 8 * 8; }
 
 typedef struct xreduce_job {
     const xformat *f;
@@ -55,7 +47,7 @@ static void xreduce_block(const void *job_, size_t b, int thread)
     const xreduce_job *j = (const xreduce_job *)job_;
     size_t lo, hi;
     pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);
-    j->f->fold(j->acc + (size_t)thread * xstride(j->f), j->in + lo * j->f->size, hi - lo);
+    j->f->fold(j->acc + (size_t)thread * pp_cpu_xstride(j->f), j->in + lo * j->f->size, hi - lo);
 }
 
 /* The exact sum of a->in[0 .. a->n) (n > 0), normalized, in the context's
@@ -63,7 +55,7 @@ static void xreduce_block(const void *job_, size_t b, int thread)
  * reduce rounds and the exact_sum slot hands to the core. */
 static const int64_t *xreduce_acc(pp_context *ctx, const xformat *f, const pp_reduce_args *a)
 {
-    const size_t n = a->n, nb = (n + PP_RB - 1) / PP_RB, stride = xstride(f);
+    const size_t n = a->n, nb = (n + PP_RB - 1) / PP_RB, stride = pp_cpu_xstride(f);
     const int nt = pp_cpu_threads_for(ctx, n, (size_t)1 << 15);
     int64_t *acc = (int64_t *)pp_cpu_scratch(ctx, (size_t)nt * stride * sizeof(int64_t), a->fn);
     if (!acc) return NULL;
@@ -81,7 +73,7 @@ static const int64_t *xreduce_acc(pp_context *ctx, const xformat *f, const pp_re
 
 pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
 {
-    const xformat *f = xformat_of(a->type, a->op);
+    const xformat *f = pp_cpu_xformat_of(a->type, a->op);
     if (!f || a->n == 0) return pp_cpu_reduce(ctx, a);
     const int64_t *acc = xreduce_acc(ctx, f, a);
     if (!acc) return PP_ERROR_OUT_OF_MEMORY;
@@ -91,7 +83,7 @@ pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a)
 
 pp_status pp_cpu_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc)
 {
-    const xformat *f = xformat_of(a->type, a->op);
+    const xformat *f = pp_cpu_xformat_of(a->type, a->op);
     const int64_t *w = xreduce_acc(ctx, f, a);
     if (!w) return PP_ERROR_OUT_OF_MEMORY;
     memcpy(acc, w, f->words * sizeof *w);
@@ -139,7 +131,7 @@ static void xscan_body(const void *job, size_t t, const uint64_t *prefix, const 
 
 pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a)
 {
-    const xformat *f = xformat_of(a->type, a->op);
+    const xformat *f = pp_cpu_xformat_of(a->type, a->op);
     if (!f) return pp_cpu_scan(ctx, a);
     const size_t n = a->n, ntiles = (n + PP_ST - 1) / PP_ST;
     const int nt = pp_cpu_threads_for(ctx, n, 2 * PP_ST);

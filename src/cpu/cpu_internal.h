@@ -58,6 +58,23 @@ pp_status pp_cpu_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a);
 /* The exact_sum slot (pp_exact_accumulate): the reduce's fold, not rounded. */
 pp_status pp_cpu_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+/* The kernels of the exact sums for other files that fold and scan pieces
+ * of arrays (cpu_segmented_exact.c): accumulators of `words` int64 words
+ * (src/core/exact_acc.h), cleared by pp_xacc_clear(w, words - 2). */
+typedef struct pp_cpu_xformat {
+    size_t size;  /* element bytes */
+    size_t words; /* accumulator words */
+    void (*fold)(int64_t *w, const void *x, size_t n); /* w += x[0..n), not normalized */
+    /* y[i] = the rounded prefix + x[0..i] (exclusive: x[0..i)); prefix
+     * normalized; x must not be y (an uncertain output refolds x from the
+     * last exact point) */
+    void (*scan)(const int64_t *prefix, const void *x, void *y, size_t n, int excl);
+    void (*result)(const int64_t *w, void *out); /* the rounding of w, one element */
+} pp_cpu_xformat;
+/* f32 and f64 PP_SUM's format; NULL for every other type and operator. */
+const pp_cpu_xformat *pp_cpu_xformat_of(pp_type type, pp_op op);
+/* Words between per-thread accumulators: whole 64-byte lines. */
+size_t pp_cpu_xstride(const pp_cpu_xformat *f);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);
@@ -66,7 +83,23 @@ pp_status pp_cpu_sort(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_sort_sequential(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
+/* PP_ALGO_EXACT's segmented forms (cpu_segmented_exact.c): f32 and f64 sums
+ * exact per segment, every other type and operator the default's. */
+pp_status pp_cpu_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cpu_segmented_scan_exact(pp_context *ctx, const pp_segmented_args *a);
+/* Their work on offsets known to be good (non-decreasing, at most n: host
+ * memory, checked or computed by the caller, as run offsets of a by-key
+ * form are), for an f32 or f64 PP_SUM; scan: 0 reduce, 1 scan. */
+pp_status pp_cpu_segmented_exact_run(pp_context *ctx, const pp_segmented_args *a, int scan);
+/* The first s < nseg with off[s] >= x, else nseg (cpu_segmented.c). */
+size_t pp_cpu_first_offset_at(const uint64_t *off, size_t nseg, uint64_t x);
 pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a); /* every sort algorithm (cpu_sort.c) */
+pp_status pp_cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
+pp_status pp_cpu_segmented_sort_sequential(pp_context *ctx, const pp_segsort_args *a);
+/* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else
+ * PP_ERROR_INVALID_ARGUMENT naming fn and the first bad offset. Reads
+ * every offset, writes nothing (cpu_segmented.c). */
+pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *off, size_t nseg, size_t n);
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

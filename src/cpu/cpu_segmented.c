@@ -1,6 +1,7 @@
 /* cpu segmented reduce and scan (pp_segmented_reduce, pp_segmented_scan).
  *
- * The offsets are checked first, all of them, before anything is written.
+ * The offsets are checked first, all of them, before anything is written
+ * (pp_cpu_check_offsets, which the segmented sort shares).
  * Then the element range is cut into fixed chunks of PP_RB elements, which
  * also cut the segments into pieces; each piece is folded or scanned with
  * pp_reduce's and pp_scan's own kernels (pp_cpu_fold_scan_of):
@@ -40,8 +41,7 @@ typedef struct seg_job {
     uint64_t *prefix; /* scan, per chunk: head (phase 1), then the segment's prefix there */
 } seg_job;
 
-/* The first s < nseg with off[s] >= x, else nseg. */
-static size_t first_at_or_after(const uint64_t *off, size_t nseg, uint64_t x)
+size_t pp_cpu_first_offset_at(const uint64_t *off, size_t nseg, uint64_t x)
 {
     size_t lo = 0, hi = nseg;
     while (lo < hi) {
@@ -61,7 +61,7 @@ static void seg_chunk_fold(const void *job_, size_t t, int thread)
     const seg_job *j = (const seg_job *)job_;
     const size_t c = t + 1, sz = j->k.size;
     const uint64_t b = (uint64_t)c * SEG_CHUNK;
-    const size_t s1 = first_at_or_after(j->off, j->nseg, b);
+    const size_t s1 = pp_cpu_first_offset_at(j->off, j->nseg, b);
     j->open[c] = j->nseg;
     if (s1 == 0 || j->off[s1] <= b) return; /* no segment s1 - 1 open across b */
     const size_t s = s1 - 1;
@@ -104,12 +104,8 @@ static void seg_finish(const void *job_, size_t t, int thread)
     }
 }
 
-/* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else the
- * first fault, reported. Reads every offset, writes nothing. */
-static pp_status check_offsets(pp_context *ctx, const pp_segmented_args *a)
+pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *off, size_t nseg, size_t n)
 {
-    const uint64_t *off = a->offsets;
-    const size_t nseg = a->nseg;
     size_t bad = SIZE_MAX;
     const int nt = pp_cpu_threads_for(ctx, nseg, (size_t)1 << 16);
 #pragma omp parallel for num_threads(nt) reduction(min : bad) schedule(static)
@@ -117,17 +113,17 @@ static pp_status check_offsets(pp_context *ctx, const pp_segmented_args *a)
         if (off[s] > off[s + 1] && s < bad) bad = s;
     if (bad != SIZE_MAX)
         return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                       "%s: offsets must not decrease: offsets[%zu] = %" PRIu64 " > offsets[%zu] = %" PRIu64, a->fn,
+                       "%s: offsets must not decrease: offsets[%zu] = %" PRIu64 " > offsets[%zu] = %" PRIu64, fn,
                        bad, off[bad], bad + 1, off[bad + 1]);
-    if (off[nseg] > a->n)
-        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRIu64 " is past n = %zu", a->fn, nseg,
-                       off[nseg], a->n);
+    if (off[nseg] > n)
+        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: offsets[%zu] = %" PRIu64 " is past n = %zu", fn, nseg,
+                       off[nseg], n);
     return PP_SUCCESS;
 }
 
 static pp_status cpu_segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
-    pp_status st = check_offsets(ctx, a);
+    pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
     if (st != PP_SUCCESS) return st;
     const size_t n = a->n, nseg = a->nseg, nchunks = (n + SEG_CHUNK - 1) / SEG_CHUNK;
     const size_t sz = pp_type_size(a->type);

@@ -89,6 +89,7 @@ typedef struct sort_kernels {
     void (*fill_digit)(void *keys, size_t b, size_t e, size_t d, uint64_t mask);
     void (*bucket)(const void *ks, void *kd, const void *vs, void *vd, size_t vsize, size_t b, size_t e,
                    uint64_t mask, unsigned lo, unsigned bits, int stream, char *tmp);
+    void (*insert)(void *keys, void *vals, size_t vsize, size_t b, size_t e, uint64_t mask);
 } sort_kernels;
 
 /* The kernels of keys of type t sorted in order o (cpu_sort_kernels.c):

@@ -88,7 +88,8 @@ static inline size_t sample_at(size_t b, size_t stride, size_t len, size_t i)
 
 /* The tables: the X-macro of types.h over the names the template defined
  * (sort_nonan and sort_nan_low: the float types only). */
-#define SORT_KERNELS(S, nn) count_at_##S##nn, sample_##S##nn, scatter_##S##nn, fill_digit_##S##nn, bucket_##S##nn
+#define SORT_KERNELS(S, nn) \
+    count_at_##S##nn, sample_##S##nn, scatter_##S##nn, fill_digit_##S##nn, bucket_##S##nn, insert_##S##nn
 /* (no bits sweep: it always runs the full kernels, which note the NaNs) */
 #define SORT_NONAN_FLOAT(E, T, S) [E] = {sizeof(T), 0, NULL, NULL, SORT_KERNELS(S, _nn)},
 #define SORT_NONAN_SINT(E, T, S)

@@ -3,7 +3,7 @@
  * memory (buffers, copies, size checks, fills, the context's scratch).
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
- * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c,
+ * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c, opencl_segsort.c,
  * opencl_histogram.c, opencl_select.c and opencl_sort.c, their kernels in
  * the .cl files next to them, embedded at build time
  * (src/opencl/CMakeLists.txt). */
@@ -307,5 +307,7 @@ const pp_backend_ops pp_opencl_ops = {
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_ocl_argsort},
+    /* runs the sort chosen for PP_PRIM_SORT (opencl_segsort.c) */
+    .segmented_sort = {[PP_ALGO_AUTO] = pp_ocl_segmented_sort},
     .exact_sum = pp_ocl_exact_sum,
 };

@@ -129,6 +129,12 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);                  
 pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a);         /* NVIDIA GPUs only */
 pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a);               /* every sort algorithm; iota: argsort.cl */
+/* The index sequence 0 .. n-1 of index_type (PP_U32, PP_U64) into out
+ * (argsort.cl), for core/argsort.c's pp_argsort_by_sort. */
+pp_status pp_ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);
+/* pp_segmented_sort(_pairs) (opencl_segsort.c, kernels segsort.cl): the
+ * sort chosen for PP_PRIM_SORT, on (segment, key) through an argsort. */
+pp_status pp_ocl_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
 /* PP_ALGO_EXACT (opencl_exact.c, kernels exact.cl): f32 and f64 PP_SUM
  * correctly rounded; every other type and operator the default's. */
 pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);

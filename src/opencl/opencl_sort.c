@@ -463,7 +463,7 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a)
 }
 
 /* ---- pp_argsort (core/argsort.c): the index sequence (argsort.cl), then the sort ---------------------- */
-static pp_status ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n)
+pp_status pp_ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n)
 {
     pp_ocl_defines d = PP_OCL_DEFINES_INIT;
     PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, index_type));
@@ -479,5 +479,5 @@ pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a)
 {
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->keys, a->n * pp_type_size(a->type), "keys"},
                                      {a->indices, a->n * pp_type_size(a->index_type), "indices"}));
-    return pp_argsort_by_sort(ctx, a, ocl_iota);
+    return pp_argsort_by_sort(ctx, a, pp_ocl_iota);
 }

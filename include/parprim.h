@@ -454,11 +454,19 @@ PP_API pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_s
  * arrays may be NULL). Algorithms: pp_reduce_by_key follows the choice
  * made for PP_PRIM_REDUCE, pp_scan_by_key that for PP_PRIM_SCAN,
  * pp_run_length_encode that for PP_PRIM_SELECT, as the segmented forms
- * do: PP_ALGO_EXACT on f32 or f64 PP_SUM values is exact per run where a
- * backend has that form, else PP_ERROR_UNSUPPORTED (never an inexact sum).
- * Determinism: float results as pp_reduce and pp_scan give for each run.
- * Backends: where the backend's slot exists (docs/backends.md); elsewhere
- * PP_ERROR_UNSUPPORTED, nothing written.
+ * do: PP_ALGO_EXACT on f32 or f64 PP_SUM values is exact per run (the
+ * bits of the exact pp_reduce or pp_scan of the run's values) where a
+ * backend has that form (cpu), else PP_ERROR_UNSUPPORTED (never an inexact
+ * sum).
+ * Determinism: float results as pp_reduce and pp_scan give for each run
+ * (on cpu they depend on the keys and values alone, not on the thread
+ * count). Working memory: on cpu the runs' offsets, up to 8 (n + 1) bytes
+ * kept by the context beside its scratch; on opencl the offsets, n bytes
+ * of run heads and the segmented scan's levels in the context's scratch.
+ * On opencl the count is written by the device and nothing is read back
+ * (no host synchronization), as for pp_unique.
+ * Backends: cpu and opencl. cuda returns PP_ERROR_UNSUPPORTED (nothing
+ * written) until it gains these calls.
  */
 /**
  * One row per run: keys_out[r] = the first key of run r, values_out[r] =

@@ -625,3 +625,68 @@ void ref_segmented_sort_pairs(pp_type type, void *keys, void *values, size_t val
                        values ? (char *)values + offsets[s] * value_size : NULL, value_size,
                        (size_t)(offsets[s + 1] - offsets[s]), order);
 }
+
+/* ---- by key ------------------------------------------------------------------------------- */
+
+/* The end of the run of keys that starts at b (b < n): the first i > b with
+ * !(keys[i] == keys[i - 1]), else n. */
+#define DEF_RUN_END(S, T)                                                 \
+    static size_t run_end_##S(const T *k, size_t b, size_t n)             \
+    {                                                                     \
+        size_t i = b + 1;                                                 \
+        while (i < n && k[i] == k[i - 1]) i++;                            \
+        return i;                                                         \
+    }
+#define DEF_RUN_END_INT(E, T, S, SIGNED, MINV, MAXV) DEF_RUN_END(S, T)
+#define DEF_RUN_END_FLOAT(E, T, S, B) DEF_RUN_END(S, T)
+REF_INT_TYPES(DEF_RUN_END_INT)
+REF_FLOAT_TYPES(DEF_RUN_END_FLOAT)
+
+static size_t run_end(pp_type type, const void *keys, size_t b, size_t n)
+{
+    switch (type) {
+#define CASE_INT(E, T, S, SIGNED, MINV, MAXV) \
+    case E: return run_end_##S((const T *)keys, b, n);
+#define CASE_FLOAT(E, T, S, B) CASE_INT(E, T, S, 0, 0, 0)
+        REF_INT_TYPES(CASE_INT)
+        REF_FLOAT_TYPES(CASE_FLOAT)
+#undef CASE_INT
+#undef CASE_FLOAT
+    }
+    return n;
+}
+
+uint64_t ref_reduce_by_key(pp_type key_type, pp_type value_type, pp_op op, const void *keys, const void *values,
+                           size_t n, void *keys_out, void *values_out)
+{
+    const size_t ks = elem_size(key_type), vs = elem_size(value_type);
+    uint64_t r = 0;
+    for (size_t b = 0, e; b < n; b = e, r++) {
+        e = run_end(key_type, keys, b, n);
+        memcpy((char *)keys_out + r * ks, (const char *)keys + b * ks, ks);
+        ref_reduce(value_type, op, (const char *)values + b * vs, e - b, (char *)values_out + r * vs);
+    }
+    return r;
+}
+
+void ref_scan_by_key(pp_type key_type, pp_type value_type, pp_op op, pp_scan_kind kind, const void *keys,
+                     const void *values, void *out, size_t n)
+{
+    const size_t vs = elem_size(value_type);
+    for (size_t b = 0, e; b < n; b = e) {
+        e = run_end(key_type, keys, b, n);
+        ref_scan(value_type, op, kind, (const char *)values + b * vs, (char *)out + b * vs, e - b);
+    }
+}
+
+uint64_t ref_run_length_encode(pp_type type, const void *in, size_t n, void *values_out, uint64_t *counts_out)
+{
+    const size_t sz = elem_size(type);
+    uint64_t r = 0;
+    for (size_t b = 0, e; b < n; b = e, r++) {
+        e = run_end(type, in, b, n);
+        memcpy((char *)values_out + r * sz, (const char *)in + b * sz, sz);
+        counts_out[r] = e - b;
+    }
+    return r;
+}

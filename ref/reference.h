@@ -24,6 +24,18 @@ void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *o
 void ref_segmented_reduce(pp_type type, pp_op op, const void *in, const uint64_t *offsets, size_t nseg, void *out);
 void ref_segmented_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                         const uint64_t *offsets, size_t nseg);
+/* By-key forms: a run is a maximal range of neighbouring keys equal by
+ * C's == (each NaN a run of its own, -0.0 == +0.0). reduce_by_key: per run
+ * r, keys_out[r] = its first key, values_out[r] = ref_reduce of its
+ * values; returns the number of runs. scan_by_key: ref_scan of each run's
+ * values into out (values == out allowed). run_length_encode: values_out[r]
+ * = the first element of run r, counts_out[r] = its length; returns the
+ * number of runs. */
+uint64_t ref_reduce_by_key(pp_type key_type, pp_type value_type, pp_op op, const void *keys, const void *values,
+                           size_t n, void *keys_out, void *values_out);
+void ref_scan_by_key(pp_type key_type, pp_type value_type, pp_op op, pp_scan_kind kind, const void *keys,
+                     const void *values, void *out, size_t n);
+uint64_t ref_run_length_encode(pp_type type, const void *in, size_t n, void *values_out, uint64_t *counts_out);
 /* Histograms with the documented binning rules; counts overwritten. */
 void ref_histogram_even(pp_type type, const void *samples, size_t n, const void *lower,
                         const void *upper, size_t nbins, uint64_t *counts);

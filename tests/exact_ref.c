@@ -123,3 +123,12 @@ uint32_t xref_bits_f32(const xref *r)
     memcpy(&b, &f, sizeof b);
     return b;
 }
+
+uint64_t xref_bits(const xref *r, int is_f64) { return is_f64 ? xref_bits_f64(r) : xref_bits_f32(r); }
+
+void xref_put_bits(int is_f64, void *buf, size_t i, uint64_t bits)
+{
+    const uint32_t b32 = (uint32_t)bits;
+    if (is_f64) memcpy((char *)buf + 8 * i, &bits, 8);
+    else memcpy((char *)buf + 4 * i, &b32, 4);
+}

@@ -34,5 +34,9 @@ void xref_add(xref *r, double v, uint64_t mult);
 double xref_value(const xref *r);
 uint64_t xref_bits_f64(const xref *r);
 uint32_t xref_bits_f32(const xref *r);
+/* The bits of either format (is_f64: f64, else f32) in a uint64_t, and
+ * element i of buf (f64 or f32 elements) set to such bits. */
+uint64_t xref_bits(const xref *r, int is_f64);
+void xref_put_bits(int is_f64, void *buf, size_t i, uint64_t bits);
 
 #endif

@@ -185,6 +185,11 @@ void tc_set_nan(tc_rng *r, pp_type t, void *buf, size_t i);
 void tc_set_any_float(tc_rng *r, pp_type t, void *buf, size_t i);
 /* Makes sure the first bytes are not all zero (data is never all zeros). */
 void tc_not_all_zero(pp_type t, void *buf, size_t n);
+/* n random elements of t for op whose folds do not depend on the order of
+ * evaluation (integers wrap; float sums of quarter integers that stay
+ * exact, products of +-1 and a few powers of 2, MIN/MAX of anything);
+ * nans: a few NaNs among floats. Never all zero. */
+void tc_gen_op_data(tc_rng *r, pp_type t, pp_op op, size_t n, int nans, void *buf);
 
 /* Element counts that straddle the cpu backend's blocks and tiles (8192
  * elements for reduce and scan, and multiples of it) and likely GPU tile

@@ -203,3 +203,37 @@ void tc_not_all_zero(pp_type t, void *buf, size_t n)
     if (tc_is_float(t)) tc_set_f(t, buf, 0, 1.0);
     else tc_set_int(t, buf, 0, 1);
 }
+
+/* Data whose results do not depend on the order of evaluation: integers
+ * wrap exactly (products of mostly odd factors, ANDs of mostly all-ones
+ * words, so they stay interesting); float sums of quarter integers that
+ * stay exact, products of +-1 and a few factors of 2 or 1/2, MIN/MAX of
+ * anything. nans: a few NaNs (floats). */
+void tc_gen_op_data(tc_rng *r, pp_type t, pp_op op, size_t n, int nans, void *buf)
+{
+    const size_t bits = 8 * tc_size(t);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t x = tc_next(r);
+        if (!tc_is_float(t)) {
+            uint64_t v = op == PP_PROD ? (tc_below(r, 16) ? x | 1 : x)
+                         : op == PP_AND ? (tc_below(r, 8) ? ~(uint64_t)0 : ~((uint64_t)1 << (x % bits)))
+                         : op == PP_OR  ? (uint64_t)1 << (x % bits)
+                                        : x;
+            tc_set_int(t, buf, i, v);
+        } else if (op == PP_SUM) {
+            int64_t m = (int64_t)(((size_t)1 << 23) / (n + 1));
+            m = m > 16 ? 16 : m < 1 ? 1 : m;
+            int64_t k = tc_between(r, -m, m);
+            tc_set_f(t, buf, i, k == 0 && (x & 1) ? -0.0 : (double)k * 0.25);
+        } else if (op == PP_PROD) {
+            double v = (x & 1) ? -1.0 : 1.0;
+            if (tc_below(r, 256) == 0) v *= (x & 2) ? 2.0 : 0.5;
+            tc_set_f(t, buf, i, v);
+        } else {
+            tc_set_any_float(r, t, buf, i);
+        }
+    }
+    if (nans && n && tc_is_float(t))
+        for (int j = 0; j < 3; j++) tc_set_nan(r, t, buf, (size_t)tc_below(r, n));
+    tc_not_all_zero(t, buf, n);
+}

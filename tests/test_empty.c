@@ -4,9 +4,11 @@
  * buffers (which must keep their contents). The compaction primitives come
  * last: a sanitizer abort there does not hide the others.
  * Also the sign of float sums of zeros (reduce and scan), whose empty case
- * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0, and
- * pp_argsort's n == 0 (nothing written) and n == 1 (index 0), and the
- * segmented sort's n == 0, nseg == 0 and n == 1. */
+ * is the identity +0.0. And the segmented forms' n == 0 and nseg == 0,
+ * pp_argsort's n == 0 (nothing written) and n == 1 (index 0), the
+ * segmented sort's n == 0, nseg == 0 and n == 1, and the by-key forms'
+ * n == 0 (count 0, nothing else written, on every backend: the core
+ * answers it). */
 #include "test_common.h"
 
 #include <math.h>
@@ -457,6 +459,52 @@ static void test_segsort(void **state)
     }
 }
 
+/* ---- by-key forms: n == 0 writes count = 0 and nothing else, with NULL
+ * arrays or real ones, every key and value type, on every backend (the
+ * core answers before any backend). */
+static void test_bykey(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (size_t ci = 0; ci < nctx; ci++) {
+        pp_context *ctx = ctxs[ci];
+        const tc_config c = {ctx, pp_context_backend(ctx), 0, PP_ALGO_AUTO};
+        void *k = tc_dev_filled(ctx, 64, 0x5A), *v = tc_dev_filled(ctx, 64, 0x5A);
+        void *ko = tc_dev_filled(ctx, 64, 0x5A), *vo = tc_dev_filled(ctx, 64, 0x5A);
+        void *count = tc_dev_filled(ctx, 8, 0x5A);
+        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+            const pp_type kt = tc_types[ti], vt = tc_types[(ti + 3) % PP_TYPE_COUNT];
+            tc_case("%s by-key keys=%s values=%s n=0", pp_backend_name(c.backend), pp_type_name(kt), pp_type_name(vt));
+            TC_OK(pp_reduce_by_key(ctx, kt, vt, PP_MAX, NULL, NULL, 0, NULL, NULL, (uint64_t *)count));
+            TC_REQUIRE(read_u64(&c, count, "count") == 0, "pp_reduce_by_key n=0: count != 0");
+            TC_OK(pp_upload(ctx, count, "ZZZZZZZZ", 8));
+            TC_OK(pp_reduce_by_key(ctx, kt, vt, PP_SUM, k, v, 0, ko, vo, (uint64_t *)count));
+            TC_REQUIRE(read_u64(&c, count, "count") == 0, "pp_reduce_by_key n=0: count != 0");
+            TC_OK(pp_upload(ctx, count, "ZZZZZZZZ", 8));
+            TC_OK(pp_scan_by_key(ctx, kt, vt, PP_MIN, PP_EXCLUSIVE, NULL, NULL, NULL, 0));
+            TC_OK(pp_scan_by_key(ctx, kt, vt, PP_SUM, PP_INCLUSIVE, k, v, vo, 0));
+            TC_OK(pp_scan_by_key(ctx, kt, vt, PP_SUM, PP_EXCLUSIVE, k, vo, vo, 0));
+            expect_sentinel(&c, count, 8, "count (scan_by_key writes none)");
+            TC_OK(pp_run_length_encode(ctx, kt, NULL, 0, NULL, NULL, (uint64_t *)count));
+            TC_REQUIRE(read_u64(&c, count, "count") == 0, "pp_run_length_encode n=0: count != 0");
+            TC_OK(pp_upload(ctx, count, "ZZZZZZZZ", 8));
+            TC_OK(pp_run_length_encode(ctx, kt, k, 0, ko, (uint64_t *)vo, (uint64_t *)count));
+            TC_REQUIRE(read_u64(&c, count, "count") == 0, "pp_run_length_encode n=0: count != 0");
+            TC_OK(pp_upload(ctx, count, "ZZZZZZZZ", 8));
+            expect_sentinel(&c, k, 64, "keys");
+            expect_sentinel(&c, v, 64, "values");
+            expect_sentinel(&c, ko, 64, "keys_out");
+            expect_sentinel(&c, vo, 64, "values_out");
+        }
+        tc_dev_free(ctx, k);
+        tc_dev_free(ctx, v);
+        tc_dev_free(ctx, ko);
+        tc_dev_free(ctx, vo);
+        tc_dev_free(ctx, count);
+    }
+}
+
 int main(void)
 {
     tc_init("test_empty");
@@ -468,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_segmented),
         cmocka_unit_test(test_argsort),
         cmocka_unit_test(test_segsort),
+        cmocka_unit_test(test_bykey),
         cmocka_unit_test(test_select),
     };
     int rc = cmocka_run_group_tests_name("empty", tests, NULL, NULL);

@@ -7,6 +7,7 @@
  *   test_errors_prims.c    the bad arguments of each primitive and of the
  *                          exact sums (pp_exact_*)
  *   test_errors_segsort.c  those of the segmented sort
+ *   test_errors_keyed.c    those of the by-key forms
  *   test_errors.c          memory, algorithms, pp_last_error, pp_create,
  *                          names; main
  */
@@ -69,5 +70,6 @@ void errors_exact(fixture *f);
 void errors_segmented(fixture *f);
 void errors_argsort(fixture *f);
 void errors_segsort(fixture *f); /* test_errors_segsort.c */
+void errors_bykey(fixture *f);  /* test_errors_keyed.c */
 
 #endif

@@ -30,335 +30,285 @@
 #define CHUNK ((size_t)64 << 20)
 
 /* The layout of the first two groups: segment (and run) boundaries. */
-static size_t layout(size_t n, uint64_t *off, int with_empty) {
-  size_t k = 0;
-  off[k++] = 0;
-  off[k++] = 3;
-  off[k++] = 1000;
-  if (with_empty)
-    off[k++] = 1000;                  /* an empty segment */
-  off[k++] = ((uint64_t)1 << 31) + 5; /* [1000, 2^31 + 5): more than 2^31 */
-  for (int i = 0; i < 100; i++)
-    off[k++] = n - 100 + i; /* 100 one-element segments */
-  off[k++] = n;
-  return k - 1;
+static size_t layout(size_t n, uint64_t *off, int with_empty)
+{
+    size_t k = 0;
+    off[k++] = 0;
+    off[k++] = 3;
+    off[k++] = 1000;
+    if (with_empty) off[k++] = 1000;                      /* an empty segment */
+    off[k++] = ((uint64_t)1 << 31) + 5;                   /* [1000, 2^31 + 5): more than 2^31 */
+    for (int i = 0; i < 100; i++) off[k++] = n - 100 + i; /* 100 one-element segments */
+    off[k++] = n;
+    return k - 1;
 }
 
 /* Bytes from a splitmix64 stream, in parallel blocks of 1 MiB. */
-static void fill(uint64_t start, unsigned char *p, size_t n) {
-  const size_t block = (size_t)1 << 20;
-  const long nblocks = (long)((n + block - 1) / block);
+static void fill(uint64_t start, unsigned char *p, size_t n)
+{
+    const size_t block = (size_t)1 << 20;
+    const long nblocks = (long)((n + block - 1) / block);
 #pragma omp parallel for schedule(static)
-  for (long b = 0; b < nblocks; b++) {
-    tc_rng r = {start ^ ((uint64_t)b * 0xd1342543de82ef95ull)};
-    const size_t lo = (size_t)b * block, hi = lo + block < n ? lo + block : n;
-    for (size_t i = lo; i < hi; i++)
-      p[i] = (unsigned char)tc_next(&r);
-  }
+    for (long b = 0; b < nblocks; b++) {
+        tc_rng r = {start ^ ((uint64_t)b * 0xd1342543de82ef95ull)};
+        const size_t lo = (size_t)b * block, hi = lo + block < n ? lo + block : n;
+        for (size_t i = lo; i < hi; i++) p[i] = (unsigned char)tc_next(&r);
+    }
 }
 
 /* Host memory a check's downloads take (opencl downloads whole buffers). */
-static size_t dl_bytes(pp_context *ctx, size_t n) {
-  return pp_context_backend(ctx) == PP_BACKEND_OPENCL ? n : CHUNK;
-}
+static size_t dl_bytes(pp_context *ctx, size_t n) { return pp_context_backend(ctx) == PP_BACKEND_OPENCL ? n : CHUNK; }
 
 /* A skip for OUT_OF_MEMORY or UNSUPPORTED (returns 1), a failure for any
  * other error, 0 on success. */
-static int skipped(pp_context *ctx, pp_status st, const char *what) {
-  if (st == PP_SUCCESS)
-    return 0;
-  if (st == PP_ERROR_OUT_OF_MEMORY || st == PP_ERROR_UNSUPPORTED) {
-    tc_skip(NULL, "%s %s: %s (%s)", pp_backend_name(pp_context_backend(ctx)),
-            what, pp_status_string(st), pp_last_error(ctx));
+static int skipped(pp_context *ctx, pp_status st, const char *what)
+{
+    if (st == PP_SUCCESS) return 0;
+    if (st == PP_ERROR_OUT_OF_MEMORY || st == PP_ERROR_UNSUPPORTED) {
+        tc_skip(NULL, "%s %s: %s (%s)", pp_backend_name(pp_context_backend(ctx)), what, pp_status_string(st),
+                pp_last_error(ctx));
+        return 1;
+    }
+    TC_FAIL("%s returned %s: %s", what, pp_status_string(st), pp_last_error(ctx));
     return 1;
-  }
-  TC_FAIL("%s returned %s: %s", what, pp_status_string(st), pp_last_error(ctx));
-  return 1;
 }
 
 /* The device array dev (n bytes) equals want, compared in chunks. */
-static void check_bytes(pp_context *ctx, const void *dev,
-                        const unsigned char *want, size_t n, const char *what) {
-  const int whole = pp_context_backend(ctx) ==
-                    PP_BACKEND_OPENCL; /* cl_mem: no offsets into a buffer */
-  const size_t cap = whole ? n : CHUNK;
-  unsigned char *buf = (unsigned char *)malloc(cap);
-  TC_REQUIRE(buf != NULL, "malloc(%zu) for the check failed", cap);
-  for (size_t off = 0; off < n; off += cap) {
-    const size_t len = n - off < cap ? n - off : cap;
-    TC_OK(pp_download(ctx, buf, (const char *)dev + off, len));
-    for (size_t i = 0; i < len; i++)
-      if (buf[i] != want[off + i]) {
-        free(buf);
-        TC_FAIL("%s: element %zu is %d, expected %d", what, off + i, buf[i],
-                want[off + i]);
-      }
-  }
-  free(buf);
+static void check_bytes(pp_context *ctx, const void *dev, const unsigned char *want, size_t n, const char *what)
+{
+    const int whole = pp_context_backend(ctx) == PP_BACKEND_OPENCL; /* cl_mem: no offsets into a buffer */
+    const size_t cap = whole ? n : CHUNK;
+    unsigned char *buf = (unsigned char *)malloc(cap);
+    TC_REQUIRE(buf != NULL, "malloc(%zu) for the check failed", cap);
+    for (size_t off = 0; off < n; off += cap) {
+        const size_t len = n - off < cap ? n - off : cap;
+        TC_OK(pp_download(ctx, buf, (const char *)dev + off, len));
+        for (size_t i = 0; i < len; i++)
+            if (buf[i] != want[off + i]) {
+                free(buf);
+                TC_FAIL("%s: element %zu is %d, expected %d", what, off + i, buf[i], want[off + i]);
+            }
+    }
+    free(buf);
 }
 
 /* The same for n uint64_t. */
-static void check_u64(pp_context *ctx, const uint64_t *dev,
-                      const uint64_t *want, size_t n, const char *what) {
-  uint64_t *buf = (uint64_t *)malloc(n * sizeof *buf);
-  TC_REQUIRE(buf != NULL, "malloc for the check failed");
-  TC_OK(pp_download(ctx, buf, dev, n * sizeof *buf));
-  for (size_t i = 0; i < n; i++)
-    if (buf[i] != want[i]) {
-      const unsigned long long g = buf[i], w = want[i];
-      free(buf);
-      TC_FAIL("%s: element %zu is %llu, expected %llu", what, i, g, w);
-    }
-  free(buf);
+static void check_u64(pp_context *ctx, const uint64_t *dev, const uint64_t *want, size_t n, const char *what)
+{
+    uint64_t *buf = (uint64_t *)malloc(n * sizeof *buf);
+    TC_REQUIRE(buf != NULL, "malloc for the check failed");
+    TC_OK(pp_download(ctx, buf, dev, n * sizeof *buf));
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != want[i]) {
+            const unsigned long long g = buf[i], w = want[i];
+            free(buf);
+            TC_FAIL("%s: element %zu is %llu, expected %llu", what, i, g, w);
+        }
+    free(buf);
 }
 
 /* Group 1: segmented reduce and scan over n bytes. */
-static void group_segmented(pp_context *ctx, const unsigned char *in,
-                            unsigned char *ref, size_t n) {
-  const char *bname = pp_backend_name(pp_context_backend(ctx));
-  uint64_t hoff[128];
-  const size_t nseg = layout(n, hoff, 1);
-  if (!tc_need_buffers(ctx,
-                       "segmented reduce and scan of 2^31 + 2^20 + 7 bytes", n,
-                       n + ((size_t)64 << 20), dl_bytes(ctx, n)))
-    return;
-  void *dev = NULL, *out = NULL, *off = NULL;
-  pp_status st = pp_malloc(ctx, &dev, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &out, 4096);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &off, sizeof hoff);
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, off, hoff, (nseg + 1) * sizeof(uint64_t));
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, dev, in, n);
-  if (!skipped(ctx, st, "buffers of the segmented group")) {
-    const pp_op ops[2] = {PP_SUM, PP_MAX};
-    for (int k = 0; k < 2; k++) {
-      tc_case("%s segmented_reduce u8 %s n=%zu nseg=%zu", bname,
-              pp_op_name(ops[k]), n, nseg);
-      unsigned char want[128], got[128];
-      ref_segmented_reduce(PP_U8, ops[k], in, hoff, nseg, want);
-      if (skipped(ctx,
-                  pp_segmented_reduce(ctx, PP_U8, ops[k], dev, n,
-                                      (const uint64_t *)off, nseg, out),
-                  "pp_segmented_reduce"))
-        break;
-      TC_OK(pp_download(ctx, got, out, nseg));
-      for (size_t s = 0; s < nseg; s++)
-        TC_REQUIRE(got[s] == want[s], "segment %zu: got %d, expected %d", s,
-                   got[s], want[s]);
+static void group_segmented(pp_context *ctx, const unsigned char *in, unsigned char *ref, size_t n)
+{
+    const char *bname = pp_backend_name(pp_context_backend(ctx));
+    uint64_t hoff[128];
+    const size_t nseg = layout(n, hoff, 1);
+    if (!tc_need_buffers(ctx, "segmented reduce and scan of 2^31 + 2^20 + 7 bytes", n, n + ((size_t)64 << 20),
+                         dl_bytes(ctx, n)))
+        return;
+    void *dev = NULL, *out = NULL, *off = NULL;
+    pp_status st = pp_malloc(ctx, &dev, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &out, 4096);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &off, sizeof hoff);
+    if (st == PP_SUCCESS) st = pp_upload(ctx, off, hoff, (nseg + 1) * sizeof(uint64_t));
+    if (st == PP_SUCCESS) st = pp_upload(ctx, dev, in, n);
+    if (!skipped(ctx, st, "buffers of the segmented group")) {
+        const pp_op ops[2] = {PP_SUM, PP_MAX};
+        for (int k = 0; k < 2; k++) {
+            tc_case("%s segmented_reduce u8 %s n=%zu nseg=%zu", bname, pp_op_name(ops[k]), n, nseg);
+            unsigned char want[128], got[128];
+            ref_segmented_reduce(PP_U8, ops[k], in, hoff, nseg, want);
+            if (skipped(ctx, pp_segmented_reduce(ctx, PP_U8, ops[k], dev, n, (const uint64_t *)off, nseg, out),
+                        "pp_segmented_reduce"))
+                break;
+            TC_OK(pp_download(ctx, got, out, nseg));
+            for (size_t s = 0; s < nseg; s++)
+                TC_REQUIRE(got[s] == want[s], "segment %zu: got %d, expected %d", s, got[s], want[s]);
+        }
+        const pp_scan_kind kinds[2] = {PP_INCLUSIVE, PP_EXCLUSIVE};
+        for (int k = 0; k < 2; k++) {
+            tc_case("%s segmented_scan i8 sum %s in place n=%zu", bname, k ? "exclusive" : "inclusive", n);
+            memcpy(ref, in, n);
+            ref_segmented_scan(PP_I8, PP_SUM, kinds[k], in, ref, hoff, nseg);
+            if (k) TC_OK(pp_upload(ctx, dev, in, n));
+            if (skipped(ctx, pp_segmented_scan(ctx, PP_I8, PP_SUM, kinds[k], dev, dev, n, (const uint64_t *)off, nseg),
+                        "pp_segmented_scan"))
+                break;
+            check_bytes(ctx, dev, ref, n, "pp_segmented_scan");
+        }
+        printf("  %s: segmented reduce and scan past 2^31 done\n", bname);
     }
-    const pp_scan_kind kinds[2] = {PP_INCLUSIVE, PP_EXCLUSIVE};
-    for (int k = 0; k < 2; k++) {
-      tc_case("%s segmented_scan i8 sum %s in place n=%zu", bname,
-              k ? "exclusive" : "inclusive", n);
-      memcpy(ref, in, n);
-      ref_segmented_scan(PP_I8, PP_SUM, kinds[k], in, ref, hoff, nseg);
-      if (k)
-        TC_OK(pp_upload(ctx, dev, in, n));
-      if (skipped(ctx,
-                  pp_segmented_scan(ctx, PP_I8, PP_SUM, kinds[k], dev, dev, n,
-                                    (const uint64_t *)off, nseg),
-                  "pp_segmented_scan"))
-        break;
-      check_bytes(ctx, dev, ref, n, "pp_segmented_scan");
-    }
-    printf("  %s: segmented reduce and scan past 2^31 done\n", bname);
-  }
-  pp_free(ctx, off);
-  pp_free(ctx, out);
-  pp_free(ctx, dev);
+    pp_free(ctx, off);
+    pp_free(ctx, out);
+    pp_free(ctx, dev);
 }
 
 /* Group 2: the same boundaries as runs of keys: by-key calls and RLE. */
-static void group_bykey(pp_context *ctx, const unsigned char *in,
-                        unsigned char *keys, unsigned char *ref, size_t n) {
-  const char *bname = pp_backend_name(pp_context_backend(ctx));
-  uint64_t hoff[128];
-  const size_t nruns = layout(n, hoff, 0);
-  for (size_t r = 0; r < nruns; r++)
-    memset(keys + hoff[r], (int)(r % 256), (size_t)(hoff[r + 1] - hoff[r]));
-  if (!tc_need_buffers(ctx,
-                       "reduce_by_key and scan_by_key of 2^31 + 2^20 + 7 bytes",
-                       n, 4 * n + ((size_t)64 << 20), dl_bytes(ctx, n)))
-    return;
-  void *dk = NULL, *dv = NULL, *ko = NULL, *vo = NULL, *cnt = NULL;
-  pp_status st = pp_malloc(ctx, &dk, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &dv, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &ko, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &vo, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &cnt, sizeof(uint64_t));
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, dk, keys, n);
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, dv, in, n);
-  if (!skipped(ctx, st, "buffers of the by-key group")) {
-    tc_case("%s reduce_by_key u8/u8 sum n=%zu runs=%zu", bname, n, nruns);
-    st = pp_reduce_by_key(ctx, PP_U8, PP_U8, PP_SUM, dk, dv, n, ko, vo,
-                          (uint64_t *)cnt);
-    if (!skipped(ctx, st, "pp_reduce_by_key")) {
-      uint64_t count = 0;
-      unsigned char want[128], gk[128], gv[128];
-      TC_OK(pp_download(ctx, &count, cnt, sizeof count));
-      TC_REQUIRE(count == nruns, "count = %llu, expected %zu",
-                 (unsigned long long)count, nruns);
-      ref_segmented_reduce(PP_U8, PP_SUM, in, hoff, nruns, want);
-      TC_OK(pp_download(ctx, gk, ko, nruns));
-      TC_OK(pp_download(ctx, gv, vo, nruns));
-      for (size_t r = 0; r < nruns; r++) {
-        TC_REQUIRE(gk[r] == (unsigned char)(r % 256),
-                   "run %zu: key %d, expected %d", r, gk[r], (int)(r % 256));
-        TC_REQUIRE(gv[r] == want[r], "run %zu: sum %d, expected %d", r, gv[r],
-                   want[r]);
-      }
-    }
-    tc_case("%s scan_by_key u8/i8 sum inclusive in place n=%zu", bname, n);
-    memcpy(ref, in, n);
-    ref_segmented_scan(PP_I8, PP_SUM, PP_INCLUSIVE, in, ref, hoff, nruns);
-    st = pp_scan_by_key(ctx, PP_U8, PP_I8, PP_SUM, PP_INCLUSIVE, dk, dv, dv, n);
-    if (!skipped(ctx, st, "pp_scan_by_key"))
-      check_bytes(ctx, dv, ref, n, "pp_scan_by_key");
-    printf("  %s: by-key calls past 2^31 done\n", bname);
-  }
-  pp_free(ctx, vo);
-  pp_free(ctx, dv);
-  if (tc_need_buffers(
-          ctx,
-          "run_length_encode of 2^31 + 2^20 + 7 bytes (8 n bytes of counts)",
-          8 * n, 10 * n + ((size_t)64 << 20), 8 * n)) {
-    void *co = NULL;
-    st = pp_malloc(ctx, &co, 8 * n);
-    if (!skipped(ctx, st, "counts buffer of run_length_encode")) {
-      tc_case("%s run_length_encode u8 n=%zu runs=%zu", bname, n, nruns);
-      st = pp_run_length_encode(ctx, PP_U8, dk, n, ko, (uint64_t *)co,
-                                (uint64_t *)cnt);
-      if (!skipped(ctx, st, "pp_run_length_encode")) {
-        uint64_t count = 0, len[128];
-        unsigned char gk[128], wk[128];
-        TC_OK(pp_download(ctx, &count, cnt, sizeof count));
-        TC_REQUIRE(count == nruns, "count = %llu, expected %zu",
-                   (unsigned long long)count, nruns);
-        for (size_t r = 0; r < nruns; r++) {
-          len[r] = hoff[r + 1] - hoff[r];
-          wk[r] = (unsigned char)(r % 256);
+static void group_bykey(pp_context *ctx, const unsigned char *in, unsigned char *keys, unsigned char *ref, size_t n)
+{
+    const char *bname = pp_backend_name(pp_context_backend(ctx));
+    uint64_t hoff[128];
+    const size_t nruns = layout(n, hoff, 0);
+    for (size_t r = 0; r < nruns; r++) memset(keys + hoff[r], (int)(r % 256), (size_t)(hoff[r + 1] - hoff[r]));
+    if (!tc_need_buffers(ctx, "reduce_by_key and scan_by_key of 2^31 + 2^20 + 7 bytes", n, 4 * n + ((size_t)64 << 20),
+                         dl_bytes(ctx, n)))
+        return;
+    void *dk = NULL, *dv = NULL, *ko = NULL, *vo = NULL, *cnt = NULL;
+    pp_status st = pp_malloc(ctx, &dk, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &dv, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &ko, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &vo, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &cnt, sizeof(uint64_t));
+    if (st == PP_SUCCESS) st = pp_upload(ctx, dk, keys, n);
+    if (st == PP_SUCCESS) st = pp_upload(ctx, dv, in, n);
+    if (!skipped(ctx, st, "buffers of the by-key group")) {
+        tc_case("%s reduce_by_key u8/u8 sum n=%zu runs=%zu", bname, n, nruns);
+        st = pp_reduce_by_key(ctx, PP_U8, PP_U8, PP_SUM, dk, dv, n, ko, vo, (uint64_t *)cnt);
+        if (!skipped(ctx, st, "pp_reduce_by_key")) {
+            uint64_t count = 0;
+            unsigned char want[128], gk[128], gv[128];
+            TC_OK(pp_download(ctx, &count, cnt, sizeof count));
+            TC_REQUIRE(count == nruns, "count = %llu, expected %zu", (unsigned long long)count, nruns);
+            ref_segmented_reduce(PP_U8, PP_SUM, in, hoff, nruns, want);
+            TC_OK(pp_download(ctx, gk, ko, nruns));
+            TC_OK(pp_download(ctx, gv, vo, nruns));
+            for (size_t r = 0; r < nruns; r++) {
+                TC_REQUIRE(gk[r] == (unsigned char)(r % 256), "run %zu: key %d, expected %d", r, gk[r], (int)(r % 256));
+                TC_REQUIRE(gv[r] == want[r], "run %zu: sum %d, expected %d", r, gv[r], want[r]);
+            }
         }
-        TC_OK(pp_download(ctx, gk, ko, nruns));
-        TC_REQUIRE(memcmp(gk, wk, nruns) == 0, "run values differ");
-        check_u64(ctx, (const uint64_t *)co, len, nruns, "run lengths");
-        printf("  %s: run_length_encode past 2^31 done\n", bname);
-      }
+        tc_case("%s scan_by_key u8/i8 sum inclusive in place n=%zu", bname, n);
+        memcpy(ref, in, n);
+        ref_segmented_scan(PP_I8, PP_SUM, PP_INCLUSIVE, in, ref, hoff, nruns);
+        st = pp_scan_by_key(ctx, PP_U8, PP_I8, PP_SUM, PP_INCLUSIVE, dk, dv, dv, n);
+        if (!skipped(ctx, st, "pp_scan_by_key")) check_bytes(ctx, dv, ref, n, "pp_scan_by_key");
+        printf("  %s: by-key calls past 2^31 done\n", bname);
     }
-    pp_free(ctx, co);
-  }
-  pp_free(ctx, cnt);
-  pp_free(ctx, ko);
-  pp_free(ctx, dk);
+    pp_free(ctx, vo);
+    pp_free(ctx, dv);
+    if (tc_need_buffers(ctx, "run_length_encode of 2^31 + 2^20 + 7 bytes (8 n bytes of counts)", 8 * n,
+                        10 * n + ((size_t)64 << 20), 8 * n)) {
+        void *co = NULL;
+        st = pp_malloc(ctx, &co, 8 * n);
+        if (!skipped(ctx, st, "counts buffer of run_length_encode")) {
+            tc_case("%s run_length_encode u8 n=%zu runs=%zu", bname, n, nruns);
+            st = pp_run_length_encode(ctx, PP_U8, dk, n, ko, (uint64_t *)co, (uint64_t *)cnt);
+            if (!skipped(ctx, st, "pp_run_length_encode")) {
+                uint64_t count = 0, len[128];
+                unsigned char gk[128], wk[128];
+                TC_OK(pp_download(ctx, &count, cnt, sizeof count));
+                TC_REQUIRE(count == nruns, "count = %llu, expected %zu", (unsigned long long)count, nruns);
+                for (size_t r = 0; r < nruns; r++) {
+                    len[r] = hoff[r + 1] - hoff[r];
+                    wk[r] = (unsigned char)(r % 256);
+                }
+                TC_OK(pp_download(ctx, gk, ko, nruns));
+                TC_REQUIRE(memcmp(gk, wk, nruns) == 0, "run values differ");
+                check_u64(ctx, (const uint64_t *)co, len, nruns, "run lengths");
+                printf("  %s: run_length_encode past 2^31 done\n", bname);
+            }
+        }
+        pp_free(ctx, co);
+    }
+    pp_free(ctx, cnt);
+    pp_free(ctx, ko);
+    pp_free(ctx, dk);
 }
 
 /* Group 3: more than 2^31 segments, mostly empty: offsets[s] = s * n /
  * nseg rounded down, so segments hold 0 or 1 element. */
-static void group_many(pp_context *ctx, uint64_t seed) {
-  const char *bname = pp_backend_name(pp_context_backend(ctx));
-  const size_t n = MANY_SEG_N, nseg = MANY_SEG,
-               ob = (nseg + 1) * sizeof(uint64_t);
-  if (!tc_need_buffers(ctx, "2^31 + 3 segments (16 GiB of offsets)", ob,
-                       ob + nseg + 2 * n + ((size_t)64 << 20),
-                       ob + nseg + n + dl_bytes(ctx, nseg)))
-    return;
-  uint64_t *hoff = (uint64_t *)malloc(ob);
-  unsigned char *in = (unsigned char *)malloc(n),
-                *want = (unsigned char *)malloc(nseg);
-  if (!hoff || !in || !want) {
-    free(hoff), free(in), free(want);
-    tc_skip(NULL, "%s 2^31 + 3 segments: host malloc failed after asking",
-            bname);
-    return;
-  }
-  fill(seed, in, n);
-#pragma omp parallel for schedule(static)
-  for (long long s = 0; s <= (long long)nseg; s++)
-    hoff[s] = (uint64_t)s * n / nseg; /* below 2^52: no overflow */
-  void *off = NULL, *dev = NULL, *out = NULL;
-  pp_status st = pp_malloc(ctx, &off, ob);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &dev, n);
-  if (st == PP_SUCCESS)
-    st = pp_malloc(ctx, &out, nseg);
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, off, hoff, ob);
-  if (st == PP_SUCCESS)
-    st = pp_upload(ctx, dev, in, n);
-  if (!skipped(ctx, st, "buffers of the many-segment group")) {
-    tc_case("%s segmented_reduce u8 sum n=%zu nseg=%zu", bname, n, nseg);
-    st = pp_segmented_reduce(ctx, PP_U8, PP_SUM, dev, n, (const uint64_t *)off,
-                             nseg, out);
-    if (!skipped(ctx, st, "pp_segmented_reduce")) {
-#pragma omp parallel for schedule(static)
-      for (long long s = 0; s < (long long)nseg; s++)
-        want[s] = hoff[s] < hoff[s + 1] ? in[hoff[s]] : 0;
-      check_bytes(ctx, out, want, nseg,
-                  "pp_segmented_reduce over 2^31 + 3 segments");
+static void group_many(pp_context *ctx, uint64_t seed)
+{
+    const char *bname = pp_backend_name(pp_context_backend(ctx));
+    const size_t n = MANY_SEG_N, nseg = MANY_SEG, ob = (nseg + 1) * sizeof(uint64_t);
+    if (!tc_need_buffers(ctx, "2^31 + 3 segments (16 GiB of offsets)", ob, ob + nseg + 2 * n + ((size_t)64 << 20),
+                         ob + nseg + n + dl_bytes(ctx, nseg)))
+        return;
+    uint64_t *hoff = (uint64_t *)malloc(ob);
+    unsigned char *in = (unsigned char *)malloc(n), *want = (unsigned char *)malloc(nseg);
+    if (!hoff || !in || !want) {
+        free(hoff), free(in), free(want);
+        tc_skip(NULL, "%s 2^31 + 3 segments: host malloc failed after asking", bname);
+        return;
     }
-    tc_case("%s segmented_scan u8 sum exclusive n=%zu nseg=%zu", bname, n,
-            nseg);
-    st = pp_segmented_scan(ctx, PP_U8, PP_SUM, PP_EXCLUSIVE, dev, dev, n,
-                           (const uint64_t *)off, nseg);
-    if (!skipped(ctx, st, "pp_segmented_scan")) {
-      memset(want, 0, n); /* every segment holds at most one element: its
+    fill(seed, in, n);
+#pragma omp parallel for schedule(static)
+    for (long long s = 0; s <= (long long)nseg; s++) hoff[s] = (uint64_t)s * n / nseg; /* below 2^52: no overflow */
+    void *off = NULL, *dev = NULL, *out = NULL;
+    pp_status st = pp_malloc(ctx, &off, ob);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &dev, n);
+    if (st == PP_SUCCESS) st = pp_malloc(ctx, &out, nseg);
+    if (st == PP_SUCCESS) st = pp_upload(ctx, off, hoff, ob);
+    if (st == PP_SUCCESS) st = pp_upload(ctx, dev, in, n);
+    if (!skipped(ctx, st, "buffers of the many-segment group")) {
+        tc_case("%s segmented_reduce u8 sum n=%zu nseg=%zu", bname, n, nseg);
+        st = pp_segmented_reduce(ctx, PP_U8, PP_SUM, dev, n, (const uint64_t *)off, nseg, out);
+        if (!skipped(ctx, st, "pp_segmented_reduce")) {
+#pragma omp parallel for schedule(static)
+            for (long long s = 0; s < (long long)nseg; s++) want[s] = hoff[s] < hoff[s + 1] ? in[hoff[s]] : 0;
+            check_bytes(ctx, out, want, nseg, "pp_segmented_reduce over 2^31 + 3 segments");
+        }
+        tc_case("%s segmented_scan u8 sum exclusive n=%zu nseg=%zu", bname, n, nseg);
+        st = pp_segmented_scan(ctx, PP_U8, PP_SUM, PP_EXCLUSIVE, dev, dev, n, (const uint64_t *)off, nseg);
+        if (!skipped(ctx, st, "pp_segmented_scan")) {
+            memset(want, 0, n); /* every segment holds at most one element: its
                              exclusive scan is 0 */
-      check_bytes(ctx, dev, want, n,
-                  "pp_segmented_scan over 2^31 + 3 segments");
+            check_bytes(ctx, dev, want, n, "pp_segmented_scan over 2^31 + 3 segments");
+        }
+        printf("  %s: 2^31 + 3 segments done\n", bname);
     }
-    printf("  %s: 2^31 + 3 segments done\n", bname);
-  }
-  pp_free(ctx, out);
-  pp_free(ctx, dev);
-  pp_free(ctx, off);
-  free(hoff), free(in), free(want);
+    pp_free(ctx, out);
+    pp_free(ctx, dev);
+    pp_free(ctx, off);
+    free(hoff), free(in), free(want);
 }
 
-static void test_keyed_large(void **state) {
-  (void)state;
-  pp_context *const *ctxs;
-  const size_t nctx = tc_contexts(&ctxs);
-  tc_rng r = tc_rng_for("keyed_large");
-  const size_t n = LARGE_N;
-  for (size_t i = 0; i < nctx; i++) {
-    pp_context *ctx = ctxs[i];
-    if (pp_context_backend(ctx) == PP_BACKEND_CPU) { /* all cores */
-      pp_options o = PP_OPTIONS_INIT;
-      o.backend = PP_BACKEND_CPU;
-      TC_OK(pp_create(&ctx, &o));
+static void test_keyed_large(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    tc_rng r = tc_rng_for("keyed_large");
+    const size_t n = LARGE_N;
+    for (size_t i = 0; i < nctx; i++) {
+        pp_context *ctx = ctxs[i];
+        if (pp_context_backend(ctx) == PP_BACKEND_CPU) { /* all cores */
+            pp_options o = PP_OPTIONS_INIT;
+            o.backend = PP_BACKEND_CPU;
+            TC_OK(pp_create(&ctx, &o));
+        }
+        tc_case("%s setup", pp_backend_name(pp_context_backend(ctx)));
+        unsigned char *in = (unsigned char *)malloc(n), *ref = (unsigned char *)malloc(n);
+        unsigned char *keys = (unsigned char *)malloc(n);
+        if (in && ref && keys) {
+            fill(tc_next(&r), in, n);
+            group_segmented(ctx, in, ref, n);
+            group_bykey(ctx, in, keys, ref, n);
+        } else {
+            tc_skip(NULL, "%s: malloc of 3 x %zu bytes of host memory for the data failed",
+                    pp_backend_name(pp_context_backend(ctx)), n);
+        }
+        free(keys), free(ref), free(in);
+        group_many(ctx, tc_next(&r));
+        if (ctx != ctxs[i]) pp_destroy(ctx);
     }
-    tc_case("%s setup", pp_backend_name(pp_context_backend(ctx)));
-    unsigned char *in = (unsigned char *)malloc(n),
-                  *ref = (unsigned char *)malloc(n);
-    unsigned char *keys = (unsigned char *)malloc(n);
-    if (in && ref && keys) {
-      fill(tc_next(&r), in, n);
-      group_segmented(ctx, in, ref, n);
-      group_bykey(ctx, in, keys, ref, n);
-    } else {
-      tc_skip(NULL,
-              "%s: malloc of 3 x %zu bytes of host memory for the data failed",
-              pp_backend_name(pp_context_backend(ctx)), n);
-    }
-    free(keys), free(ref), free(in);
-    group_many(ctx, tc_next(&r));
-    if (ctx != ctxs[i])
-      pp_destroy(ctx);
-  }
 }
 
-int main(void) {
-  tc_init("test_keyed_large");
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_keyed_large)};
-  int rc = cmocka_run_group_tests_name("keyed_large", tests, NULL, NULL);
-  tc_finish();
-  return rc;
+int main(void)
+{
+    tc_init("test_keyed_large");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_keyed_large)};
+    int rc = cmocka_run_group_tests_name("keyed_large", tests, NULL, NULL);
+    tc_finish();
+    return rc;
 }

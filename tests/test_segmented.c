@@ -26,40 +26,6 @@ static int has_exact_segmented(pp_backend b) { return b == PP_BACKEND_CPU; }
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 
-/* Data whose results do not depend on the order of evaluation: integers
- * wrap exactly (products of mostly odd factors, ANDs of mostly all-ones
- * words, so they stay interesting); float sums of quarter integers that
- * stay exact, products of +-1 and a few factors of 2 or 1/2, MIN/MAX of
- * anything. nans: a few NaNs (floats). */
-static void gen(tc_rng *r, pp_type t, pp_op op, size_t n, int nans, void *buf)
-{
-    const size_t bits = 8 * tc_size(t);
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t x = tc_next(r);
-        if (!tc_is_float(t)) {
-            uint64_t v = op == PP_PROD ? (tc_below(r, 16) ? x | 1 : x)
-                         : op == PP_AND ? (tc_below(r, 8) ? ~(uint64_t)0 : ~((uint64_t)1 << (x % bits)))
-                         : op == PP_OR  ? (uint64_t)1 << (x % bits)
-                                        : x;
-            tc_set_int(t, buf, i, v);
-        } else if (op == PP_SUM) {
-            int64_t m = (int64_t)(((size_t)1 << 23) / (n + 1));
-            m = m > 16 ? 16 : m < 1 ? 1 : m;
-            int64_t k = tc_between(r, -m, m);
-            tc_set_f(t, buf, i, k == 0 && (x & 1) ? -0.0 : (double)k * 0.25);
-        } else if (op == PP_PROD) {
-            double v = (x & 1) ? -1.0 : 1.0;
-            if (tc_below(r, 256) == 0) v *= (x & 2) ? 2.0 : 0.5;
-            tc_set_f(t, buf, i, v);
-        } else {
-            tc_set_any_float(r, t, buf, i);
-        }
-    }
-    if (nans && n && tc_is_float(t))
-        for (int j = 0; j < 3; j++) tc_set_nan(r, t, buf, (size_t)tc_below(r, n));
-    tc_not_all_zero(t, buf, n);
-}
-
 /* ---- layouts ------------------------------------------------------------------------ */
 enum { L_RANDOM, L_HUGE_AMONG_TINY, L_INNER, L_ALL_EQUAL, L_WHOLE, L_CHUNKS, L_COUNT };
 static const char *const layout_names[L_COUNT] = {"random", "huge-among-tiny", "inner", "all-equal", "whole",
@@ -218,7 +184,7 @@ static void run_case(tc_rng *r, pp_type t, pp_op op, size_t n, int layout, int n
     const size_t room = (n + nseg + 8) * 8;
     void *in = tc_halloc(n * sz);
     char *host = (char *)tc_halloc(2 * room + TC_GUARD), *want = host + room + TC_GUARD;
-    gen(r, t, op, n, nans, in);
+    tc_gen_op_data(r, t, op, n, nans, in);
     seg_case e = {t, op, n, nseg, in, off, layout_names[layout]};
     const tc_config *cfg;
     const size_t ncfg = tc_configs(PP_PRIM_REDUCE, &cfg);
@@ -327,16 +293,6 @@ static void test_bad_offsets(void **state)
 
 /* ---- PP_ALGO_EXACT: f32 and f64 sums against the exact reference ------------------------ */
 
-static uint64_t xbits(const xref *x, int is_f64) { return is_f64 ? xref_bits_f64(x) : xref_bits_f32(x); }
-
-/* Element i of buf (f64 or f32) = the bits b. */
-static void put_bits(int is_f64, void *buf, size_t i, uint64_t b)
-{
-    const uint32_t b32 = (uint32_t)b;
-    if (is_f64) memcpy((char *)buf + 8 * i, &b, 8);
-    else memcpy((char *)buf + 4 * i, &b32, 4);
-}
-
 /* The exact reference of every segment into red (nseg), incl and excl (n,
  * only within the segments): the exact pp_reduce of each segment and of
  * each prefix of it. */
@@ -347,11 +303,11 @@ static void exact_expect(int is_f64, const double *v, const uint64_t *off, size_
         xref x;
         xref_init(&x, is_f64);
         for (uint64_t i = off[s]; i < off[s + 1]; i++) {
-            put_bits(is_f64, excl, i, i == off[s] ? 0 : xbits(&x, is_f64)); /* +0.0 first */
+            xref_put_bits(is_f64, excl, i, i == off[s] ? 0 : xref_bits(&x, is_f64)); /* +0.0 first */
             xref_add(&x, v[i], 1);
-            put_bits(is_f64, incl, i, xbits(&x, is_f64));
+            xref_put_bits(is_f64, incl, i, xref_bits(&x, is_f64));
         }
-        put_bits(is_f64, red, s, off[s] == off[s + 1] ? 0 : xbits(&x, is_f64)); /* empty: +0.0 */
+        xref_put_bits(is_f64, red, s, off[s] == off[s + 1] ? 0 : xref_bits(&x, is_f64)); /* empty: +0.0 */
     }
 }
 

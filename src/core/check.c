@@ -1,50 +1,45 @@
 /* The shared argument checks (check.h). */
 #include "check.h"
 
-pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type,
-                          size_t n) {
-  size_t sz = pp_type_size(type);
-  if (!sz)
-    INVALID(ctx, "%s: type = %d is not a pp_type", fn, (int)type);
-  if (n > SIZE_MAX / sz)
-    INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n,
-            pp_type_name(type));
-  return PP_SUCCESS;
-}
-
-pp_status pp_check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op) {
-  switch (op) {
-#define X(E, S, INT_ONLY)                                                      \
-  case E:                                                                      \
-    if (INT_ONLY && pp_type_kind(type) == PP_KIND_FLOAT)                       \
-      FAIL(ctx, PP_ERROR_UNSUPPORTED,                                          \
-           "%s: operator %s is defined on integer types only, not %s", fn, #S, \
-           pp_type_name(type));                                                \
+pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n)
+{
+    size_t sz = pp_type_size(type);
+    if (!sz) INVALID(ctx, "%s: type = %d is not a pp_type", fn, (int)type);
+    if (n > SIZE_MAX / sz) INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n, pp_type_name(type));
     return PP_SUCCESS;
-    PP_FOR_EACH_OP(X)
+}
+
+pp_status pp_check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op)
+{
+    switch (op) {
+#define X(E, S, INT_ONLY)                                                                                       \
+    case E:                                                                                                     \
+        if (INT_ONLY && pp_type_kind(type) == PP_KIND_FLOAT)                                                    \
+            FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: operator %s is defined on integer types only, not %s", fn, #S, \
+                 pp_type_name(type));                                                                           \
+        return PP_SUCCESS;
+        PP_FOR_EACH_OP(X)
 #undef X
-  }
-  INVALID(ctx, "%s: op = %d is not a pp_op", fn, (int)op);
+    }
+    INVALID(ctx, "%s: op = %d is not a pp_op", fn, (int)op);
 }
 
-pp_status pp_check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp) {
-  if ((unsigned)cmp > PP_NE)
-    INVALID(ctx, "%s: cmp = %d is not a pp_cmp", fn, (int)cmp);
-  return PP_SUCCESS;
+pp_status pp_check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp)
+{
+    if ((unsigned)cmp > PP_NE) INVALID(ctx, "%s: cmp = %d is not a pp_cmp", fn, (int)cmp);
+    return PP_SUCCESS;
 }
 
-pp_status pp_check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind) {
-  if ((unsigned)kind > PP_EXCLUSIVE)
-    INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
-  return PP_SUCCESS;
+pp_status pp_check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind)
+{
+    if ((unsigned)kind > PP_EXCLUSIVE) INVALID(ctx, "%s: kind = %d is not a pp_scan_kind", fn, (int)kind);
+    return PP_SUCCESS;
 }
 
-pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order) {
-  if ((unsigned)order > PP_DESCENDING_NAN_LAST)
-    INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
-  return PP_SUCCESS;
+pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order)
+{
+    if ((unsigned)order > PP_DESCENDING_NAN_LAST) INVALID(ctx, "%s: order = %d is not a pp_order", fn, (int)order);
+    return PP_SUCCESS;
 }
 
-pp_status pp_enter(pp_context *ctx, const char *fn) {
-  return ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS;
-}
+pp_status pp_enter(pp_context *ctx, const char *fn) { return ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS; }

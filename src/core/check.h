@@ -9,8 +9,7 @@
 #define INVALID(ctx, ...) FAIL(ctx, PP_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
 
 /* The element type, and that n elements fit in size_t bytes. */
-pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type,
-                          size_t n);
+pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n);
 /* op is a pp_op defined on type (integer-only operators on floats:
  * PP_ERROR_UNSUPPORTED). */
 pp_status pp_check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op);
@@ -20,44 +19,39 @@ pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order);
 /* The backend's enter hook (NULL: nothing to do). */
 pp_status pp_enter(pp_context *ctx, const char *fn);
 
-#define TRY(x)                                                                 \
-  do {                                                                         \
-    pp_status st_ = (x);                                                       \
-    if (st_ != PP_SUCCESS)                                                     \
-      return st_;                                                              \
-  } while (0)
+#define TRY(x)                             \
+    do {                                   \
+        pp_status st_ = (x);               \
+        if (st_ != PP_SUCCESS) return st_; \
+    } while (0)
 
 /* The macros below name the call by a variable fn in scope. */
-#define NEED(ptr, name)                                                        \
-  do {                                                                         \
-    if (!(ptr))                                                                \
-      INVALID(ctx, "%s: argument '%s' is NULL", fn, name);                     \
-  } while (0)
+#define NEED(ptr, name)                                                  \
+    do {                                                                 \
+        if (!(ptr)) INVALID(ctx, "%s: argument '%s' is NULL", fn, name); \
+    } while (0)
 
 /* The backend's enter hook, then the slot of the algorithm chosen for the
  * primitive (pp_set_algorithm let only non-NULL slots be chosen). */
-#define DISPATCH(slots, prim, args)                                            \
-  do {                                                                         \
-    pp_status st_ = pp_enter(ctx, fn);                                         \
-    if (st_ == PP_SUCCESS)                                                     \
-      st_ = ctx->ops->slots[ctx->algo[prim]](ctx, args);                       \
-    return pp_end(ctx, fn, st_);                                               \
-  } while (0)
+#define DISPATCH(slots, prim, args)                                               \
+    do {                                                                          \
+        pp_status st_ = pp_enter(ctx, fn);                                        \
+        if (st_ == PP_SUCCESS) st_ = ctx->ops->slots[ctx->algo[prim]](ctx, args); \
+        return pp_end(ctx, fn, st_);                                              \
+    } while (0)
 
 /* Context-memory arrays must be aligned to their element size (checked
  * where handles are addresses; cl_mem handles have no alignment). */
-#define ALIGNED(ptr, align, name)                                              \
-  do {                                                                         \
-    if (ctx->ops->addressable && (ptr) &&                                      \
-        (uintptr_t)(const void *)(ptr) % (align))                              \
-      INVALID(ctx, "%s: argument '%s' is not aligned to %zu bytes", fn, name,  \
-              (size_t)(align));                                                \
-  } while (0)
+#define ALIGNED(ptr, align, name)                                                                     \
+    do {                                                                                              \
+        if (ctx->ops->addressable && (ptr) && (uintptr_t)(const void *)(ptr) % (align))               \
+            INVALID(ctx, "%s: argument '%s' is not aligned to %zu bytes", fn, name, (size_t)(align)); \
+    } while (0)
 
 #define NO_OVERLAP(a, abytes, aname, b, bbytes, bname)                         \
-  do {                                                                         \
-    if (pp_core_overlap(ctx, a, abytes, b, bbytes))                            \
-      INVALID(ctx, "%s: argument '%s' overlaps '%s'", fn, aname, bname);       \
-  } while (0)
+    do {                                                                       \
+        if (pp_core_overlap(ctx, a, abytes, b, bbytes))                        \
+            INVALID(ctx, "%s: argument '%s' overlaps '%s'", fn, aname, bname); \
+    } while (0)
 
 #endif

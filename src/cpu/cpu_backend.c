@@ -1,5 +1,6 @@
 /* The cpu backend's table: contexts, memory and scratch. The primitives
- * live in cpu_reduce_scan.c, cpu_histogram.c, cpu_select.c and cpu_sort.c. */
+ * live in cpu_reduce_scan.c, cpu_histogram.c, cpu_select.c, cpu_sort.c,
+ * cpu_segmented.c and cpu_bykey.c. */
 #define _DEFAULT_SOURCE /* sysconf's _SC_PHYS_PAGES and _SC_AVPHYS_PAGES (glibc) */
 #include "cpu_internal.h"
 
@@ -36,23 +37,36 @@ static void cpu_destroy(pp_context *ctx)
     pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
     if (!st) return;
     free(st->scratch);
+    free(st->runs);
     free(st);
     ctx->impl = NULL;
 }
 
-void *pp_cpu_scratch(pp_context *ctx, size_t bytes, const char *fn)
+/* *mem, of *have bytes, grown to at least bytes (its contents dropped). */
+static void *grow(pp_context *ctx, void **mem, size_t *have, size_t bytes, const char *fn)
 {
-    pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
-    if (bytes <= st->scratch_bytes) return st->scratch;
+    if (bytes <= *have) return *mem;
     void *p = aligned_bytes(bytes);
     if (!p) {
         pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of working memory", fn, bytes);
         return NULL;
     }
-    free(st->scratch);
-    st->scratch = p;
-    st->scratch_bytes = bytes;
+    free(*mem);
+    *mem = p;
+    *have = bytes;
     return p;
+}
+
+void *pp_cpu_scratch(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
+    return grow(ctx, &st->scratch, &st->scratch_bytes, bytes, fn);
+}
+
+void *pp_cpu_runs_scratch(pp_context *ctx, size_t bytes, const char *fn)
+{
+    pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
+    return grow(ctx, &st->runs, &st->runs_bytes, bytes, fn);
 }
 
 static pp_status cpu_set_stream(pp_context *ctx, void *native)
@@ -192,6 +206,12 @@ const pp_backend_ops pp_cpu_ops = {
     .exact_sum = pp_cpu_exact_sum,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},
+    .reduce_by_key = {[PP_ALGO_AUTO] = pp_cpu_reduce_by_key, [PP_ALGO_SEQUENTIAL] = pp_cpu_reduce_by_key_sequential,
+                      [PP_ALGO_EXACT] = pp_cpu_reduce_by_key_exact},
+    .scan_by_key = {[PP_ALGO_AUTO] = pp_cpu_scan_by_key, [PP_ALGO_SEQUENTIAL] = pp_cpu_scan_by_key_sequential,
+                    [PP_ALGO_EXACT] = pp_cpu_scan_by_key_exact},
+    .run_length_encode = {[PP_ALGO_AUTO] = pp_cpu_run_length_encode,
+                          [PP_ALGO_SEQUENTIAL] = pp_cpu_run_length_encode_sequential},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_cpu_argsort},
     .segmented_sort = {[PP_ALGO_AUTO] = pp_cpu_segmented_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_segmented_sort_sequential},

@@ -12,11 +12,17 @@
 typedef struct pp_cpu_state {
     void *scratch;        /* reusable working memory, 64-byte aligned */
     size_t scratch_bytes;
+    void *runs;           /* the by-key forms' run offsets (pp_cpu_run_offsets), apart from scratch */
+    size_t runs_bytes;
 } pp_cpu_state;
 
 /* Returns scratch memory of at least bytes (kept by the context and reused
  * by later calls), or NULL with an out-of-memory message set on ctx. */
 void *pp_cpu_scratch(pp_context *ctx, size_t bytes, const char *fn);
+/* The same for a second region, which pp_cpu_scratch never moves: the run
+ * offsets of the by-key forms stay there while the segmented kernels they
+ * run use pp_cpu_scratch. */
+void *pp_cpu_runs_scratch(pp_context *ctx, size_t bytes, const char *fn);
 
 /* Reduce blocks and scan tiles (elements), shared by the plain and the
  * exact reduce and scan (cpu_reduce_scan.c, cpu_exact.c): the scan tile is
@@ -100,6 +106,34 @@ pp_status pp_cpu_segmented_sort_sequential(pp_context *ctx, const pp_segsort_arg
  * PP_ERROR_INVALID_ARGUMENT naming fn and the first bad offset. Reads
  * every offset, writes nothing (cpu_segmented.c). */
 pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *off, size_t nseg, size_t n);
+/* The segmented forms on offsets known to be valid (non-decreasing, at
+ * most n: the by-key forms' own), without pp_cpu_segmented_*'s check. */
+pp_status pp_cpu_segmented_reduce_trusted(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cpu_segmented_scan_trusted(pp_context *ctx, const pp_segmented_args *a);
+/* The by-key forms (cpu_bykey.c): PP_ALGO_AUTO's, and PP_ALGO_SEQUENTIAL's
+ * plain one-thread loops. */
+pp_status pp_cpu_reduce_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_reduce_by_key_sequential(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_scan_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_scan_by_key_sequential(pp_context *ctx, const pp_bykey_args *a);
+/* PP_ALGO_EXACT's (f32 and f64 sums): the exact segmented forms on the runs. */
+pp_status pp_cpu_reduce_by_key_exact(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_scan_by_key_exact(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_cpu_run_length_encode_sequential(pp_context *ctx, const pp_bykey_args *a);
+/* What every by-key form builds on: the runs of a->keys (a->n >= 1) as
+ * *nruns + 1 offsets at *off (run r is [off[r], off[r+1]), off[*nruns] =
+ * n), in pp_cpu_runs_scratch (valid until the next call that asks for it),
+ * found on up to nt threads. */
+pp_status pp_cpu_run_offsets(pp_context *ctx, const pp_bykey_args *a, int nt, uint64_t **off, size_t *nruns);
+/* A by-key reduce or scan (a->mode) as a segmented one: the run offsets,
+ * then seg on them (a pp_segmented_args over values, out values_out), then
+ * for the reduce keys_out and count. An exact by-key slot is this with the
+ * exact segmented slot as seg. */
+pp_status pp_cpu_bykey_segmented(pp_context *ctx, const pp_bykey_args *a, pp_segmented_fn seg);
+/* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
+ * pp_unique), in[] of type (cpu_select.c). */
+size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

@@ -121,10 +121,9 @@ pp_status pp_cpu_check_offsets(pp_context *ctx, const char *fn, const uint64_t *
     return PP_SUCCESS;
 }
 
+/* The segmented reduce or scan on valid offsets. */
 static pp_status cpu_segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
-    pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
-    if (st != PP_SUCCESS) return st;
     const size_t n = a->n, nseg = a->nseg, nchunks = (n + SEG_CHUNK - 1) / SEG_CHUNK;
     const size_t sz = pp_type_size(a->type);
     seg_job j = {pp_cpu_fold_scan_of(a->type, a->op, (scan ? n : nseg) * sz),
@@ -152,5 +151,24 @@ static pp_status cpu_segmented(pp_context *ctx, const pp_segmented_args *a, int 
     return PP_SUCCESS;
 }
 
-pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a) { return cpu_segmented(ctx, a, 0); }
-pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a) { return cpu_segmented(ctx, a, 1); }
+pp_status pp_cpu_segmented_reduce_trusted(pp_context *ctx, const pp_segmented_args *a)
+{
+    return cpu_segmented(ctx, a, 0);
+}
+
+pp_status pp_cpu_segmented_scan_trusted(pp_context *ctx, const pp_segmented_args *a)
+{
+    return cpu_segmented(ctx, a, 1);
+}
+
+pp_status pp_cpu_segmented_reduce(pp_context *ctx, const pp_segmented_args *a)
+{
+    pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
+    return st == PP_SUCCESS ? cpu_segmented(ctx, a, 0) : st;
+}
+
+pp_status pp_cpu_segmented_scan(pp_context *ctx, const pp_segmented_args *a)
+{
+    pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
+    return st == PP_SUCCESS ? cpu_segmented(ctx, a, 1) : st;
+}

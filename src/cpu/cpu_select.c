@@ -54,6 +54,13 @@ typedef struct sel_kernels {
 #define SEL_ENTRY(E, T, S, K, U, W) [E] = {count_##S, write_##S},
 static const sel_kernels sel_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SEL_ENTRY)};
 
+/* unique's count loop, for the by-key forms' run heads (cpu_bykey.c) */
+size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e)
+{
+    static const uint64_t unused = 0; /* the comparison value, which unique does not read */
+    return sel_table[type].count(in, NULL, &unused, b, e, MC_UNIQUE);
+}
+
 typedef struct select_job select_job;
 typedef size_t (*vec_kernel)(const select_job *j, size_t b, size_t e, size_t sel, size_t rej, int mode);
 struct select_job {

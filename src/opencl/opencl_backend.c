@@ -3,7 +3,7 @@
  * memory (buffers, copies, size checks, fills, the context's scratch).
  * Devices are in opencl_device.c, programs and launches in
  * opencl_program.c, errors in opencl_error.c; the primitives in
- * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c, opencl_segsort.c,
+ * opencl_reduce_scan.c, opencl_exact.c, opencl_segmented.c, opencl_segsort.c, opencl_bykey.c,
  * opencl_histogram.c, opencl_select.c and opencl_sort.c, their kernels in
  * the .cl files next to them, embedded at build time
  * (src/opencl/CMakeLists.txt). */
@@ -305,6 +305,9 @@ const pp_backend_ops pp_opencl_ops = {
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
+    .reduce_by_key = {[PP_ALGO_AUTO] = pp_ocl_reduce_by_key},
+    .scan_by_key = {[PP_ALGO_AUTO] = pp_ocl_scan_by_key},
+    .run_length_encode = {[PP_ALGO_AUTO] = pp_ocl_run_length_encode},
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_ocl_argsort},
     /* runs the sort chosen for PP_PRIM_SORT (opencl_segsort.c) */

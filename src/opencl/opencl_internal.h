@@ -145,6 +145,12 @@ pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *ac
  * in reduce_scan.cl): every algorithm but PP_ALGO_EXACT's f32/f64 sums. */
 pp_status pp_ocl_segmented_reduce(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_ocl_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
+/* pp_reduce_by_key, pp_scan_by_key, pp_run_length_encode (opencl_bykey.c,
+ * kernels bykey.cl and the segmented ones of reduce_scan.cl). */
+pp_status pp_ocl_reduce_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_ocl_scan_by_key(pp_context *ctx, const pp_bykey_args *a);
+pp_status pp_ocl_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
+
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working
@@ -177,5 +183,32 @@ typedef struct pp_ocl_tile_plan {
  * kernels) that each of them can run with; their shape in *plan. */
 pp_status pp_ocl_reduce_scan_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op,
                                      const char *const *names, int nk, cl_kernel *k, pp_ocl_tile_plan *plan);
+
+/* The segmented machinery (opencl_segmented.c) on heads marked by the
+ * caller, for the by-key forms: one byte per element (1 where a segment
+ * starts) at byte heads_at of c->work, and the levels' working memory from
+ * byte work_at of it (pp_ocl_seg_levels_bytes, a multiple of 128 bytes;
+ * work_at a multiple of 128). */
+typedef struct pp_ocl_seg {
+    pp_context *ctx;
+    const char *fn;
+    cl_kernel heads, sums, tiles, reduce_out, reduce_runs;
+    pp_ocl_tile_plan p;
+    cl_mem work;     /* heads, then each level's pair totals (values, then heads) */
+    cl_mem offsets;  /* nseg + 1 (seg_reduce_runs: n + 1) u64 at element 0 */
+    cl_ulong nseg;
+} pp_ocl_seg;
+/* The kernels for (type, op) and their shape; work, offsets unset. */
+pp_status pp_ocl_seg_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op, pp_ocl_seg *c);
+/* Working bytes of the levels for n elements (after the heads). */
+size_t pp_ocl_seg_levels_bytes(const pp_ocl_seg *c, size_t n);
+/* out = the scan of in restarting at each head (n > 0; in == out allowed). */
+pp_status pp_ocl_seg_scan(const pp_ocl_seg *c, cl_mem in, cl_mem out, size_t n, pp_scan_kind kind, size_t heads_at,
+                          size_t work_at);
+/* out[s] = the fold of segment s of in for s < min(nseg_at[0], n), read on
+ * the device; segment s is [c->offsets[s], c->offsets[s + 1]) and starts
+ * at a head (n > 0). */
+pp_status pp_ocl_seg_reduce_runs(const pp_ocl_seg *c, cl_mem in, size_t n, size_t heads_at, size_t work_at,
+                                 cl_mem nseg_at, cl_mem out);
 
 #endif

@@ -21,6 +21,10 @@
  * results but no access out of bounds, and the call succeeds. The
  * combination order depends on n, the offsets and the device's tile
  * shape alone, so float results are reproducible run to run on one device.
+ * The by-key forms (opencl_bykey.c) run the same kernels on heads they
+ * mark themselves (pp_ocl_seg_*, opencl_internal.h); their reduce has a
+ * kernel of its own (seg_reduce_runs) that reads the number of runs on
+ * the device.
  */
 #include "opencl_internal.h"
 
@@ -32,28 +36,22 @@
 /* Regions of working memory start at multiples of 128 bytes (any element's). */
 static size_t round128(size_t bytes) { return (bytes + 127) / 128 * 128; }
 
-typedef struct seg_call {
-    pp_context *ctx;
-    const char *fn;
-    cl_kernel heads, sums, tiles, reduce_out;
-    pp_ocl_tile_plan p;
-    cl_mem work;    /* heads, then each level's pair totals (values, then heads) */
-    cl_mem offsets;
-    cl_ulong nseg;
-} seg_call;
+typedef pp_ocl_seg seg_call;
 
 static size_t ntiles_of(const seg_call *c, size_t m) { return m / c->p.tile + (m % c->p.tile != 0); }
 
-/* Working bytes for n elements: their heads and every level's totals. */
-static size_t work_bytes(const seg_call *c, size_t n)
+size_t pp_ocl_seg_levels_bytes(const pp_ocl_seg *c, size_t n)
 {
-    size_t bytes = round128(n);
+    size_t bytes = 0;
     for (size_t m = n; m > c->p.tile;) {
         m = ntiles_of(c, m);
         bytes += round128(m * c->p.size) + round128(m);
     }
     return bytes;
 }
+
+/* Working bytes for n elements: their heads and every level's totals. */
+static size_t work_bytes(const seg_call *c, size_t n) { return round128(n) + pp_ocl_seg_levels_bytes(c, n); }
 
 static pp_status seg_scan_level(const seg_call *c, cl_mem in, size_t in_off, size_t heads_at, cl_mem out,
                                 size_t out_off, size_t m, cl_uint flags, size_t work_at);
@@ -92,6 +90,37 @@ static pp_status seg_scan_level(const seg_call *c, cl_mem in, size_t in_off, siz
                          PP_OCL_ARG(c->nseg), PP_OCL_ARG(flags));
 }
 
+pp_status pp_ocl_seg_kernels(pp_context *ctx, const char *fn, pp_type type, pp_op op, pp_ocl_seg *c)
+{
+    static const char *const names[] = {"seg_heads", "seg_tile_sums", "seg_scan_tiles", "seg_reduce_out",
+                                        "seg_reduce_runs"};
+    cl_kernel k[5];
+    pp_ocl_tile_plan p;
+    PP_OCL_STATUS(pp_ocl_reduce_scan_kernels(ctx, fn, type, op, names, 5, k, &p));
+    const pp_ocl_seg s = {ctx, fn, k[0], k[1], k[2], k[3], k[4], p, NULL, NULL, 0};
+    *c = s;
+    return PP_SUCCESS;
+}
+
+pp_status pp_ocl_seg_scan(const pp_ocl_seg *c, cl_mem in, cl_mem out, size_t n, pp_scan_kind kind, size_t heads_at,
+                          size_t work_at)
+{
+    const cl_uint flags = kind == PP_EXCLUSIVE ? SEG_EXCLUSIVE | SEG_RESET : 0;
+    return seg_scan_level(c, in, 0, heads_at, out, 0, n, flags, work_at);
+}
+
+pp_status pp_ocl_seg_reduce_runs(const pp_ocl_seg *c, cl_mem in, size_t n, size_t heads_at, size_t work_at,
+                                 cl_mem nseg_at, cl_mem out)
+{
+    size_t carries = 0;
+    if (n > c->p.tile) PP_OCL_STATUS(seg_carries(c, in, 0, heads_at, n, work_at, &carries));
+    cl_ulong n64 = n, c64 = carries;
+    cl_mem carries_mem = n > c->p.tile ? c->work : in; /* one tile: no carry is read */
+    return PP_OCL_LAUNCH(c->ctx, c->fn, c->reduce_runs, pp_ocl_groups_for(n, c->p.L), c->p.L, PP_OCL_ARG(in),
+                         PP_OCL_ARG(n64), PP_OCL_ARG(c->offsets), PP_OCL_ARG(nseg_at), PP_OCL_ARG(carries_mem),
+                         PP_OCL_ARG(c64), PP_OCL_ARG(out));
+}
+
 /* Checks the handles, gets the kernels and working memory, and marks the
  * heads of the n elements (n > 0) at byte 0 of it. */
 static pp_status seg_prepare(pp_context *ctx, const pp_segmented_args *a, size_t out_elems, seg_call *c)
@@ -100,18 +129,9 @@ static pp_status seg_prepare(pp_context *ctx, const pp_segmented_args *a, size_t
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {n ? a->in : NULL, n * sz, "in"},
                                      {a->out != a->in ? a->out : NULL, out_elems * sz, "out"},
                                      {a->offsets, (a->nseg + 1) * sizeof(uint64_t), "offsets"}));
-    static const char *const names[] = {"seg_heads", "seg_tile_sums", "seg_scan_tiles", "seg_reduce_out"};
-    cl_kernel k[4];
-    PP_OCL_STATUS(pp_ocl_reduce_scan_kernels(ctx, a->fn, a->type, a->op, names, 4, k, &c->p));
-    c->ctx = ctx;
-    c->fn = a->fn;
-    c->heads = k[0];
-    c->sums = k[1];
-    c->tiles = k[2];
-    c->reduce_out = k[3];
+    PP_OCL_STATUS(pp_ocl_seg_kernels(ctx, a->fn, a->type, a->op, c));
     c->offsets = pp_ocl_mem(a->offsets);
     c->nseg = a->nseg;
-    c->work = NULL;
     if (n == 0) return PP_SUCCESS;
     PP_OCL_STATUS(pp_ocl_scratch(ctx, work_bytes(c, n), a->fn, &c->work));
     static const unsigned char zero[16] = {0};

@@ -378,28 +378,45 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_scan_tiles(
     }
 }
 
-/* out[s] = the fold of segment s: the carry of the tile holding its last
- * element where the segment starts before that tile (the carry is then
- * the fold from its head to the tile), and the elements from the later of
- * its start and that tile's on, in order, by one work-item; OP_IDENTITY
- * for an empty segment. */
+/* The fold of segment s: the carry of the tile holding its last element
+ * where the segment starts before that tile (the carry is then the fold
+ * from its head to the tile), and the elements from the later of its start
+ * and that tile's on, in order, by one work-item; OP_IDENTITY for an empty
+ * segment. */
+T seg_fold_one(__global const T *in, ulong n, __global const ulong *offsets, ulong s, __global const T *carries,
+               ulong carries_off)
+{
+    const ulong a = seg_offset(offsets, s, n), b = seg_offset(offsets, s + 1, n);
+    T acc = OP_IDENTITY;
+    if (a < b) {
+        const ulong start = (b - 1) / TILE * TILE;
+        ulong i = a;
+        acc = OP_NEUTRAL;
+        if (a < start) {
+            acc = carries[carries_off + start / TILE];
+            i = start;
+        }
+        for (; i < b; i++) acc = pp_combine(acc, in[i]);
+    }
+    return acc;
+}
+
+/* out[s] = the fold of segment s, for s < nseg. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_reduce_out(
     __global const T *in, ulong n, __global const ulong *offsets, ulong nseg, __global const T *carries,
     ulong carries_off, __global T *out)
 {
-    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
-        const ulong a = seg_offset(offsets, s, n), b = seg_offset(offsets, s + 1, n);
-        T acc = OP_IDENTITY;
-        if (a < b) {
-            const ulong start = (b - 1) / TILE * TILE;
-            ulong i = a;
-            acc = OP_NEUTRAL;
-            if (a < start) {
-                acc = carries[carries_off + start / TILE];
-                i = start;
-            }
-            for (; i < b; i++) acc = pp_combine(acc, in[i]);
-        }
-        out[s] = acc;
-    }
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0))
+        out[s] = seg_fold_one(in, n, offsets, s, carries, carries_off);
+}
+
+/* The same for the by-key reduce, whose number of segments (runs) the host
+ * does not know: nseg = min(nseg_at[0], n), read here. */
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void seg_reduce_runs(
+    __global const T *in, ulong n, __global const ulong *offsets, __global const ulong *nseg_at,
+    __global const T *carries, ulong carries_off, __global T *out)
+{
+    const ulong nseg = min(nseg_at[0], n);
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0))
+        out[s] = seg_fold_one(in, n, offsets, s, carries, carries_off);
 }

@@ -8,6 +8,8 @@
  *              TILE = L * ITEMS elements
  *   PP_SEL     the predicate: 0 flags[i] != 0; 1 pp_compare(in[i], value)
  *              (with PP_CMP); 2 unique: i == 0 || in[i] != in[i - 1]
+ * The build embeds it after group_scan.cl (group_scan, which bykey.cl
+ * shares).
  *
  * Three passes, none waiting for another work-group:
  *   sel_count    tile t's selected count into cnt[t] (and cnt[ntiles] = 0)
@@ -30,24 +32,6 @@
 #else
 #define SEL_FLAGS_PARAM
 #endif
-
-/* Sum of c over the group in *tot (local), and the exclusive prefix of
- * this work-item. sc: L uints of local memory. Ends with a barrier. */
-uint group_scan(uint c, __local uint *sc, __local uint *tot, uint lid)
-{
-    sc[lid] = c;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < L; off <<= 1) {
-        const uint left = lid >= off ? sc[lid - off] : 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        sc[lid] += left;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const uint incl = sc[lid];
-    if (lid == L - 1) *tot = incl;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return incl - c;
-}
 
 /* cnt[cnt_off + t] = selected elements of tile t; cnt[cnt_off + ntiles] = 0. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void sel_count(__global const T *in SEL_FLAGS_PARAM,

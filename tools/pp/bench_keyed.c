@@ -109,18 +109,25 @@ pp_status keyed_call(pp_context *ctx, bench_case *c)
     const uint64_t *off = (const uint64_t *)c->d_offsets;
     uint64_t *count = (uint64_t *)c->d_count;
     switch (c->v) {
-    case V_SEG_REDUCE: return pp_segmented_reduce(ctx, t, c->op, c->d_in, n, off, c->nseg, c->d_out);
-    case V_SEG_SCAN: return pp_segmented_scan(ctx, t, c->op, PP_INCLUSIVE, c->d_in, c->d_out, n, off, c->nseg);
-    case V_SEG_SORT: return pp_segmented_sort(ctx, t, c->d_out, n, off, c->nseg, PP_ASCENDING);
+    case V_SEG_REDUCE:
+        return pp_segmented_reduce(ctx, t, c->op, c->d_in, n, off, c->nseg, c->d_out);
+    case V_SEG_SCAN:
+        return pp_segmented_scan(ctx, t, c->op, PP_INCLUSIVE, c->d_in, c->d_out, n, off, c->nseg);
+    case V_SEG_SORT:
+        return pp_segmented_sort(ctx, t, c->d_out, n, off, c->nseg, PP_ASCENDING);
     case V_SEG_SORT_PAIRS:
         return pp_segmented_sort_pairs(ctx, t, c->d_out, c->d_vals_work, SORT_VALUE_SIZE, n, off, c->nseg,
                                        PP_ASCENDING);
     case V_REDUCE_BY_KEY:
         return pp_reduce_by_key(ctx, t, t, c->op, c->d_in, c->d_values, n, c->d_out, c->d_out2, count);
-    case V_SCAN_BY_KEY: return pp_scan_by_key(ctx, t, t, c->op, PP_INCLUSIVE, c->d_in, c->d_values, c->d_out, n);
-    case V_RLE: return pp_run_length_encode(ctx, t, c->d_in, n, c->d_out, (uint64_t *)c->d_out2, count);
-    case V_ARGSORT: return pp_argsort(ctx, t, c->d_in, n, PP_ASCENDING, ARGSORT_INDEX, c->d_out);
-    default: return PP_ERROR_INTERNAL;
+    case V_SCAN_BY_KEY:
+        return pp_scan_by_key(ctx, t, t, c->op, PP_INCLUSIVE, c->d_in, c->d_values, c->d_out, n);
+    case V_RLE:
+        return pp_run_length_encode(ctx, t, c->d_in, n, c->d_out, (uint64_t *)c->d_out2, count);
+    case V_ARGSORT:
+        return pp_argsort(ctx, t, c->d_in, n, PP_ASCENDING, ARGSORT_INDEX, c->d_out);
+    default:
+        return PP_ERROR_INTERNAL;
     }
 }
 
@@ -128,15 +135,23 @@ double keyed_bytes(const bench_case *c)
 {
     double n = (double)c->n, s = (double)c->esz, nseg = (double)c->nseg, off = (nseg + 1) * 8;
     switch (c->v) {
-    case V_SEG_REDUCE: return n * s + off + nseg * s;
+    case V_SEG_REDUCE:
+        return n * s + off + nseg * s;
     case V_SEG_SCAN:
-    case V_SEG_SORT: return 2 * n * s + off;
-    case V_SEG_SORT_PAIRS: return 2 * n * s + 2 * n * SORT_VALUE_SIZE + off;
-    case V_REDUCE_BY_KEY: return 2 * n * s + nseg * 2 * s + 8;
-    case V_SCAN_BY_KEY: return 3 * n * s;
-    case V_RLE: return n * s + nseg * (s + 8) + 8;
-    case V_ARGSORT: return n * s + n * (double)pp_type_size(ARGSORT_INDEX);
-    default: return 0;
+    case V_SEG_SORT:
+        return 2 * n * s + off;
+    case V_SEG_SORT_PAIRS:
+        return 2 * n * s + 2 * n * SORT_VALUE_SIZE + off;
+    case V_REDUCE_BY_KEY:
+        return 2 * n * s + nseg * 2 * s + 8;
+    case V_SCAN_BY_KEY:
+        return 3 * n * s;
+    case V_RLE:
+        return n * s + nseg * (s + 8) + 8;
+    case V_ARGSORT:
+        return n * s + n * (double)pp_type_size(ARGSORT_INDEX);
+    default:
+        return 0;
     }
 }
 
@@ -201,8 +216,12 @@ static const char *keyed_reference(bench_case *c)
     if (!c->r_out || (out2 && !(c->r_out2 = xmalloc(out2)))) return "out of host memory";
     pp_type t = c->type;
     switch (c->v) {
-    case V_SEG_REDUCE: ref_segmented_reduce(t, c->op, c->h_in, c->h_offsets, c->nseg, c->r_out); break;
-    case V_SEG_SCAN: ref_segmented_scan(t, c->op, PP_INCLUSIVE, c->h_in, c->r_out, c->h_offsets, c->nseg); break;
+    case V_SEG_REDUCE:
+        ref_segmented_reduce(t, c->op, c->h_in, c->h_offsets, c->nseg, c->r_out);
+        break;
+    case V_SEG_SCAN:
+        ref_segmented_scan(t, c->op, PP_INCLUSIVE, c->h_in, c->r_out, c->h_offsets, c->nseg);
+        break;
     case V_REDUCE_BY_KEY:
         err = ref_runs(c, c->r_out);
         ref_segmented_reduce(t, c->op, c->h_values, c->h_offsets, c->nseg, c->r_out2);
@@ -215,8 +234,12 @@ static const char *keyed_reference(bench_case *c)
         err = ref_runs(c, c->r_out);
         for (size_t s = 0; s < c->nseg; s++) ((uint64_t *)c->r_out2)[s] = c->h_offsets[s + 1] - c->h_offsets[s];
         break;
-    case V_ARGSORT: err = ref_argsort(c); break;
-    default: err = ref_seg_sort(c); break;
+    case V_ARGSORT:
+        err = ref_argsort(c);
+        break;
+    default:
+        err = ref_seg_sort(c);
+        break;
     }
     c->ref_ready = !err;
     return err;
@@ -233,7 +256,8 @@ int keyed_check(pp_context *ctx, bench_case *c, char *msg, size_t cap, pp_status
     pp_type t = c->type;
     size_t n = c->n, nseg = c->nseg;
     switch (c->v) {
-    case V_SEG_REDUCE: return check_array(ctx, t, c->h_out, c->d_out, c->r_out, nseg, "out", msg, cap, st);
+    case V_SEG_REDUCE:
+        return check_array(ctx, t, c->h_out, c->d_out, c->r_out, nseg, "out", msg, cap, st);
     case V_REDUCE_BY_KEY:
     case V_RLE: {
         int rle = c->v == V_RLE;
@@ -242,10 +266,12 @@ int keyed_check(pp_context *ctx, bench_case *c, char *msg, size_t cap, pp_status
                check_array(ctx, rle ? PP_U64 : t, c->h_out2, c->d_out2, c->r_out2, nseg,
                            rle ? "counts_out" : "values_out", msg, cap, st);
     }
-    case V_ARGSORT: return check_array(ctx, ARGSORT_INDEX, c->h_out, c->d_out, c->r_out, n, "indices", msg, cap, st);
+    case V_ARGSORT:
+        return check_array(ctx, ARGSORT_INDEX, c->h_out, c->d_out, c->r_out, n, "indices", msg, cap, st);
     case V_SEG_SORT_PAIRS:
         return check_array(ctx, t, c->h_out, c->d_out, c->r_out, n, "keys", msg, cap, st) &&
                check_array(ctx, PP_U32, c->h_out_vals, c->d_vals_work, c->r_vals, n, "values", msg, cap, st);
-    default: return check_array(ctx, t, c->h_out, c->d_out, c->r_out, n, "out", msg, cap, st);
+    default:
+        return check_array(ctx, t, c->h_out, c->d_out, c->r_out, n, "out", msg, cap, st);
     }
 }

@@ -12,18 +12,26 @@
 #include <string.h>
 
 const variant_info VARIANTS[V_COUNT] = {
-    {"reduce", PP_PRIM_REDUCE, 1},
-    {"scan_inclusive", PP_PRIM_SCAN, 1},
-    {"scan_exclusive", PP_PRIM_SCAN, 1},
-    {"histogram_even", PP_PRIM_HISTOGRAM, 0},
-    {"histogram_range", PP_PRIM_HISTOGRAM, 0},
-    {"select_if", PP_PRIM_SELECT, 0},
-    {"select_flagged", PP_PRIM_SELECT, 0},
-    {"unique", PP_PRIM_SELECT, 0},
-    {"partition_if", PP_PRIM_SELECT, 0},
-    {"sort_keys", PP_PRIM_SORT, 0},
-    {"sort_pairs", PP_PRIM_SORT, 0},
-    {"sort_keys_copy", PP_PRIM_SORT, 0},
+    {"reduce", PP_PRIM_REDUCE, 1, 0},
+    {"scan_inclusive", PP_PRIM_SCAN, 1, 0},
+    {"scan_exclusive", PP_PRIM_SCAN, 1, 0},
+    {"histogram_even", PP_PRIM_HISTOGRAM, 0, 0},
+    {"histogram_range", PP_PRIM_HISTOGRAM, 0, 0},
+    {"select_if", PP_PRIM_SELECT, 0, 0},
+    {"select_flagged", PP_PRIM_SELECT, 0, 0},
+    {"unique", PP_PRIM_SELECT, 0, 0},
+    {"partition_if", PP_PRIM_SELECT, 0, 0},
+    {"sort_keys", PP_PRIM_SORT, 0, 0},
+    {"sort_pairs", PP_PRIM_SORT, 0, 0},
+    {"sort_keys_copy", PP_PRIM_SORT, 0, 0},
+    {"segmented_reduce", PP_PRIM_REDUCE, 1, 1},
+    {"segmented_scan", PP_PRIM_SCAN, 1, 1},
+    {"segmented_sort", PP_PRIM_SORT, 0, 1},
+    {"segmented_sort_pairs", PP_PRIM_SORT, 0, 1},
+    {"reduce_by_key", PP_PRIM_REDUCE, 1, 1},
+    {"scan_by_key", PP_PRIM_SCAN, 1, 1},
+    {"run_length_encode", PP_PRIM_SELECT, 0, 1},
+    {"argsort", PP_PRIM_SORT, 0, 0},
 };
 
 const char *const DATASET_NAMES[D_COUNT] = {"rand", "inc", "const"};
@@ -60,6 +68,12 @@ static row *case_row(bench_run *run, const bench_case *c)
     r->n = c->n;
     r->data = c->data;
     r->nbins = c->nbins;
+    if (c->v == V_HIST_EVEN || c->v == V_HIST_RANGE)
+        snprintf(r->data_name, sizeof r->data_name, "%s", DATASET_NAMES[c->data]);
+    if (VARIANTS[c->v].uses_layout) {
+        snprintf(r->data_name, sizeof r->data_name, "%s", c->layout.name);
+        r->nseg = c->nseg;
+    }
     return r;
 }
 
@@ -199,12 +213,11 @@ static void bench_case_all_algos(bench_run *run, bench_case *c)
 }
 
 /* Sets up one case, benchmarks it with every chosen algorithm, frees it. */
-static void bench_one(bench_run *run, variant v, pp_type t, pp_op op, size_t n, dataset data)
+static void bench_one(bench_run *run, const case_spec *spec)
 {
-    case_spec spec = {v, t, op, n, data};
     bench_case c;
     pp_status st;
-    const char *err = case_setup(run->ctx, &c, &spec, run->cfg, &st);
+    const char *err = case_setup(run->ctx, &c, spec, run->cfg, &st);
     if (!err) {
         bench_case_all_algos(run, &c);
     } else {
@@ -221,37 +234,50 @@ static void bench_one(bench_run *run, variant v, pp_type t, pp_op op, size_t n, 
     case_free(run->ctx, &c);
 }
 
+/* The cases of variant v at size n: type by type, operator by operator
+ * (where it takes one), then data set (histograms) or layout (segmented
+ * and by-key variants). */
+static void bench_variant(bench_run *run, variant v, size_t n)
+{
+    const config *cfg = run->cfg;
+    int hist = v == V_HIST_EVEN || v == V_HIST_RANGE;
+    int nalt = hist ? cfg->ndatas : VARIANTS[v].uses_layout ? cfg->nlayouts : 1;
+    for (int t = 0; t < PP_TYPE_COUNT; t++) {
+        if (!cfg->types[t]) continue;
+        for (int op = 0; op < PP_OP_COUNT; op++) {
+            if (VARIANTS[v].uses_op) {
+                if (!cfg->ops[op]) continue;
+                if (type_is_float((pp_type)t) && op >= PP_AND) continue;
+            } else if (op != 0) {
+                break;
+            }
+            for (int i = 0; i < nalt; i++) {
+                case_spec spec = {v, (pp_type)t, (pp_op)op, n, hist ? (dataset)cfg->datas[i] : D_RAND, NULL};
+                if (VARIANTS[v].uses_layout) spec.layout = &cfg->layouts[i];
+                bench_one(run, &spec);
+            }
+        }
+    }
+}
+
 /* The cases of one size: primitive by primitive, type by type; but the two
  * sorts of one type run next to each other, so that they can share the
  * reference. */
 static void bench_size(bench_run *run, size_t n)
 {
     const config *cfg = run->cfg;
-    for (int v = 0; v < V_SORT_KEYS; v++) {
-        if (!cfg->variants[v]) continue;
-        for (int t = 0; t < PP_TYPE_COUNT; t++) {
-            if (!cfg->types[t]) continue;
-            for (int op = 0; op < PP_OP_COUNT; op++) {
-                if (VARIANTS[v].uses_op) {
-                    if (!cfg->ops[op]) continue;
-                    if (type_is_float((pp_type)t) && op >= PP_AND) continue;
-                } else if (op != 0) {
-                    break;
-                }
-                if (v == V_HIST_EVEN || v == V_HIST_RANGE)
-                    for (int d = 0; d < cfg->ndatas; d++)
-                        bench_one(run, (variant)v, (pp_type)t, (pp_op)op, n, (dataset)cfg->datas[d]);
-                else
-                    bench_one(run, (variant)v, (pp_type)t, (pp_op)op, n, D_RAND);
-            }
-        }
-    }
+    for (int v = 0; v < V_SORT_KEYS; v++)
+        if (cfg->variants[v]) bench_variant(run, (variant)v, n);
     for (int t = 0; t < PP_TYPE_COUNT; t++) {
         if (!cfg->types[t]) continue;
-        for (int v = V_SORT_KEYS; v < V_COUNT; v++)
-            if (cfg->variants[v]) bench_one(run, (variant)v, (pp_type)t, PP_SUM, n, D_RAND);
+        for (int v = V_SORT_KEYS; v <= V_SORT_KEYS_COPY; v++) {
+            case_spec spec = {(variant)v, (pp_type)t, PP_SUM, n, D_RAND, NULL};
+            if (cfg->variants[v]) bench_one(run, &spec);
+        }
     }
     sort_ref_clear(&run->sort_ref);
+    for (int v = V_KEYED_FIRST; v < V_COUNT; v++)
+        if (cfg->variants[v]) bench_variant(run, (variant)v, n);
 }
 
 /* The context of the run; prints why not and returns 0 if it cannot be had. */

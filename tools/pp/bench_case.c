@@ -14,6 +14,13 @@ void case_free(pp_context *ctx, bench_case *c)
     pp_free(ctx, c->d_vals);
     pp_free(ctx, c->d_vals_work);
     pp_free(ctx, c->d_count);
+    pp_free(ctx, c->d_offsets);
+    pp_free(ctx, c->d_values);
+    pp_free(ctx, c->d_out2);
+    free(c->h_offsets);
+    free(c->h_values);
+    free(c->h_out2);
+    free(c->r_out2);
     free(c->h_in);
     free(c->h_flags);
     free(c->h_vals);
@@ -29,6 +36,8 @@ size_t case_out_bytes(const bench_case *c)
 {
     switch (c->v) {
     case V_REDUCE: return c->esz;
+    case V_SEG_REDUCE: return c->nseg * c->esz;
+    case V_ARGSORT: return c->n * sizeof(uint64_t);
     case V_HIST_EVEN:
     case V_HIST_RANGE: return c->nbins * sizeof(uint64_t);
     default: return c->n * c->esz;
@@ -41,12 +50,7 @@ static void fill_input(data_rng *r, bench_case *c)
     switch (c->v) {
     case V_REDUCE:
     case V_SCAN_INCL:
-    case V_SCAN_EXCL:
-        if (type_is_float(c->type) && (c->op == PP_SUM || c->op == PP_PROD))
-            data_exact(r, c->type, c->op, c->h_in, c->n);
-        else
-            data_uniform(r, c->type, c->h_in, c->n);
-        break;
+    case V_SCAN_EXCL: data_for_op(r, c->type, c->op, c->h_in, c->n); break;
     case V_UNIQUE: data_runs(r, c->type, c->h_in, c->n); break;
     case V_HIST_EVEN:
     case V_HIST_RANGE: /* inc: sample i = i mod B over [0, B), bin i mod B; const: the rand range's midpoint */
@@ -125,8 +129,7 @@ static const char *case_make_input(bench_case *c, size_t bins)
     return fill_arguments(&r, c);
 }
 
-/* *p = a context buffer of b bytes, with the host data h if h is not NULL. */
-static const char *context_buffer(pp_context *ctx, void **p, const void *h, size_t b, pp_status *st)
+const char *context_buffer(pp_context *ctx, void **p, const void *h, size_t b, pp_status *st)
 {
     *st = pp_malloc(ctx, p, b);
     if (*st == PP_SUCCESS && h) *st = pp_upload(ctx, *p, h, b);
@@ -158,10 +161,15 @@ const char *case_setup(pp_context *ctx, bench_case *c, const case_spec *spec, co
     int hist = c->v == V_HIST_EVEN || c->v == V_HIST_RANGE;
     c->data = hist ? spec->data : D_RAND;
     const char *name = VARIANTS[c->v].name;
-    if (VARIANTS[c->v].uses_op) snprintf(c->label, sizeof c->label, "%s/%s", name, pp_op_name(c->op));
+    if (VARIANTS[c->v].uses_layout) c->layout = *spec->layout;
+    if (VARIANTS[c->v].uses_layout && VARIANTS[c->v].uses_op)
+        snprintf(c->label, sizeof c->label, "%s/%s[%s]", name, pp_op_name(c->op), c->layout.name);
+    else if (VARIANTS[c->v].uses_layout) snprintf(c->label, sizeof c->label, "%s[%s]", name, c->layout.name);
+    else if (VARIANTS[c->v].uses_op) snprintf(c->label, sizeof c->label, "%s/%s", name, pp_op_name(c->op));
     else if (hist && cfg->show_data) snprintf(c->label, sizeof c->label, "%s[%s]", name, DATASET_NAMES[c->data]);
     else snprintf(c->label, sizeof c->label, "%s", name);
     *st = PP_SUCCESS;
+    if (variant_is_keyed(c->v)) return keyed_setup(ctx, c, st);
     const char *err = case_make_input(c, cfg->bins);
     return err ? err : case_context_buffers(ctx, c, st);
 }
@@ -171,6 +179,7 @@ const char *case_setup(pp_context *ctx, bench_case *c, const case_spec *spec, co
 static pp_status case_prepare(pp_context *ctx, bench_case *c)
 {
     pp_status st = PP_SUCCESS;
+    if (variant_is_keyed(c->v)) return keyed_prepare(ctx, c);
     if (c->v == V_SORT_KEYS || c->v == V_SORT_PAIRS) {
         st = pp_copy(ctx, c->d_out, c->d_in, c->n * c->esz);
         if (st == PP_SUCCESS && c->v == V_SORT_PAIRS)
@@ -203,7 +212,7 @@ static pp_status case_call(pp_context *ctx, bench_case *c)
     case V_SORT_PAIRS:
         return pp_sort_pairs(ctx, c->type, c->d_out, c->d_vals_work, SORT_VALUE_SIZE, c->n, PP_ASCENDING);
     case V_SORT_KEYS_COPY: return pp_sort_copy(ctx, c->type, c->d_in, c->d_out, c->n, PP_ASCENDING);
-    default: return PP_ERROR_INTERNAL;
+    default: return variant_is_keyed(c->v) ? keyed_call(ctx, c) : PP_ERROR_INTERNAL;
     }
 }
 
@@ -239,7 +248,7 @@ double case_bytes(const bench_case *c)
     case V_SORT_KEYS:
     case V_SORT_KEYS_COPY: return 2 * n * s;
     case V_SORT_PAIRS: return 2 * n * s + 2 * n * SORT_VALUE_SIZE;
-    default: return 0;
+    default: return keyed_bytes(c);
     }
 }
 

@@ -15,6 +15,7 @@ typedef struct case_spec {
     pp_op op;
     size_t n;
     dataset data;         /* histograms: the --data set */
+    const seg_layout *layout; /* segmented and by-key variants: the --segments layout */
 } case_spec;
 
 typedef struct bench_case {
@@ -26,6 +27,8 @@ typedef struct bench_case {
     char label[48];
     dataset data;         /* histograms: the --data set */
     int skipped;          /* setup refused the case (not a failure): the message says why */
+    seg_layout layout;    /* segmented and by-key variants: segments, or runs of keys */
+    size_t nseg;          /* their number */
 
     /* host */
     void *h_in;
@@ -44,8 +47,15 @@ typedef struct bench_case {
     uint32_t *r_vals;
     uint64_t r_count;
 
+    /* segmented and by-key variants (bench_keyed.c); segmented_sort_pairs
+     * has its values in h_vals, d_vals and d_vals_work as sort_pairs */
+    uint64_t *h_offsets;   /* nseg + 1 bounds of the segments (by-key: of the runs) */
+    void *h_values;        /* by-key values (of the case's type) */
+    void *h_out2, *r_out2; /* the second output: values_out (reduce_by_key), counts (run_length_encode) */
+
     /* context memory */
     void *d_in, *d_out, *d_flags, *d_vals, *d_vals_work, *d_count;
+    void *d_offsets, *d_values, *d_out2;
 } bench_case;
 
 /* The reference sort is by far the slowest reference. sort_keys and
@@ -88,6 +98,28 @@ int case_check(pp_context *ctx, bench_case *c, sort_ref_cache *cache, char *msg,
 
 /* Bytes the primitive must move (the byte model of bench.h). */
 double case_bytes(const bench_case *c);
+
+/* *p = a context buffer of b bytes, with the host data h if h is not NULL.
+ * Returns NULL, or the library's message (its status in *st). */
+const char *context_buffer(pp_context *ctx, void **p, const void *h, size_t b, pp_status *st);
+
+/* The segmented, by-key and argsort variants (variant_is_keyed), in
+ * bench_keyed.c; bench_case.c and bench_check.c hand these cases over. */
+/* Input and context buffers (c->v, type, op, n, esz, seed, layout set);
+ * as case_setup. */
+const char *keyed_setup(pp_context *ctx, bench_case *c, pp_status *st);
+/* Untimed preparation (the segmented sorts' fresh input); the timed call. */
+pp_status keyed_prepare(pp_context *ctx, bench_case *c);
+pp_status keyed_call(pp_context *ctx, bench_case *c);
+/* As case_check. */
+int keyed_check(pp_context *ctx, bench_case *c, char *msg, size_t cap, pp_status *st);
+/* The byte model of bench.h. */
+double keyed_bytes(const bench_case *c);
+/* Downloads into h and compares count elements of type with want (the
+ * reference); returns 1 if equal, else 0 with a message: "name[i] is X,
+ * expected Y", or the failed download's (its status in *st). */
+int check_array(pp_context *ctx, pp_type type, void *h, const void *d, const void *want, size_t count,
+                const char *name, char *msg, size_t cap, pp_status *st);
 
 /* Operator applications of the textbook algorithm a on one array of n, as
  * the course notes count them. Returns 0 where the notes count nothing for

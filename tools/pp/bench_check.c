@@ -133,9 +133,18 @@ static int check_count(pp_context *ctx, bench_case *c, uint64_t *count, char *ms
     return 1;
 }
 
+int check_array(pp_context *ctx, pp_type type, void *h, const void *d, const void *want, size_t count,
+                const char *name, char *msg, size_t cap, pp_status *st)
+{
+    *st = PP_SUCCESS;
+    return download(ctx, h, d, count * pp_type_size(type), msg, cap, st) &&
+           compare(type, h, want, count, name, msg, cap);
+}
+
 int case_check(pp_context *ctx, bench_case *c, sort_ref_cache *cache, char *msg, size_t cap, pp_status *st)
 {
     *st = PP_SUCCESS;
+    if (variant_is_keyed(c->v)) return keyed_check(ctx, c, msg, cap, st);
     const char *err = case_reference(c, cache);
     if (err) {
         snprintf(msg, cap, "reference: %s", err);

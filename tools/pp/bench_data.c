@@ -127,6 +127,12 @@ void data_exact(data_rng *r, pp_type t, pp_op op, void *buf, size_t n)
     for (size_t i = 0; i < n; i++) put_float(t, p + i * esz, (double)(int64_t)(data_next(r) % (2 * k + 1)) - (double)k);
 }
 
+void data_for_op(data_rng *r, pp_type t, pp_op op, void *buf, size_t n)
+{
+    if (type_is_float(t) && (op == PP_SUM || op == PP_PROD)) data_exact(r, t, op, buf, n);
+    else data_uniform(r, t, buf, n);
+}
+
 void data_runs(data_rng *r, pp_type t, void *buf, size_t n)
 {
     size_t esz = pp_type_size(t);
@@ -159,5 +165,41 @@ void data_flags(data_rng *r, uint8_t *flags, size_t n)
     for (size_t i = 0; i < n; i += 64) {
         uint64_t x = data_next(r);
         for (size_t j = i; j < n && j < i + 64; j++, x >>= 1) flags[j] = (uint8_t)(x & 1);
+    }
+}
+
+/* One segment length of the layout. */
+static uint64_t segment_length(data_rng *r, data_layout kind, size_t len)
+{
+    if (kind == LAYOUT_FIXED) return len;
+    if (kind == LAYOUT_AVG) return 1 + data_next(r) % (2 * (uint64_t)len - 1);
+    unsigned e = (unsigned)(data_next(r) % LAYOUT_POWERLAW_OCTAVES);
+    return ((uint64_t)1 << e) + (data_next(r) & (((uint64_t)1 << e) - 1));
+}
+
+size_t data_segments(data_rng *r, data_layout kind, size_t len, size_t n, uint64_t *offsets)
+{
+    size_t nseg = 0;
+    uint64_t at = 0;
+    if (offsets) offsets[0] = 0;
+    while (at < n) {
+        uint64_t l = segment_length(r, kind, len);
+        at = l < n - at ? at + l : n;
+        nseg++;
+        if (offsets) offsets[nseg] = at;
+    }
+    return nseg;
+}
+
+void data_run_keys(data_rng *r, pp_type t, void *keys, const uint64_t *offsets, size_t nseg)
+{
+    size_t esz = pp_type_size(t);
+    char *p = (char *)keys;
+    unsigned char key[8], prev[8];
+    for (size_t s = 0; s < nseg; s++) {
+        do data_uniform(r, t, key, 1);
+        while (s > 0 && !memcmp(key, prev, esz));
+        for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++) memcpy(p + i * esz, key, esz);
+        memcpy(prev, key, esz);
     }
 }

@@ -3,6 +3,7 @@
 #include "bench_data.h"
 #include "cli.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +25,15 @@ static int one_primitive(void *settings, const char *s)
 {
     config *c = (config *)settings;
     struct { const char *g; variant b, e; } groups[] = {
-        {"all", V_REDUCE, V_SORT_PAIRS},      {"reduce", V_REDUCE, V_REDUCE},
-        {"scan", V_SCAN_INCL, V_SCAN_EXCL},   {"histogram", V_HIST_EVEN, V_HIST_RANGE},
-        {"select", V_SELECT_IF, V_PARTITION_IF}, {"sort", V_SORT_KEYS, V_SORT_PAIRS},
-        {"partition", V_PARTITION_IF, V_PARTITION_IF},
+        {"reduce", V_REDUCE, V_REDUCE},        {"scan", V_SCAN_INCL, V_SCAN_EXCL},
+        {"histogram", V_HIST_EVEN, V_HIST_RANGE}, {"select", V_SELECT_IF, V_PARTITION_IF},
+        {"sort", V_SORT_KEYS, V_SORT_PAIRS},   {"partition", V_PARTITION_IF, V_PARTITION_IF},
+        {"segmented", V_SEG_REDUCE, V_SEG_SORT_PAIRS}, {"bykey", V_REDUCE_BY_KEY, V_RLE},
     };
+    if (!strcmp(s, "all")) { /* every variant but sort_keys_copy */
+        for (int v = 0; v < V_COUNT; v++) c->variants[v] |= v != V_SORT_KEYS_COPY;
+        return 1;
+    }
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
         if (!strcmp(s, groups[i].g)) {
             for (int v = groups[i].b; v <= (int)groups[i].e; v++) c->variants[v] = 1;
@@ -97,6 +102,26 @@ static int one_data(void *settings, const char *s)
     return 0;
 }
 
+/* avg<N>, fixed<N> (N a size >= 1) or powerlaw. */
+static int one_layout(void *settings, const char *s)
+{
+    config *c = (config *)settings;
+    seg_layout l = {LAYOUT_POWERLAW, 0, ""};
+    if (strlen(s) >= sizeof l.name) return 0;
+    if (!strncmp(s, "avg", 3) || !strncmp(s, "fixed", 5)) {
+        l.kind = s[0] == 'a' ? LAYOUT_AVG : LAYOUT_FIXED;
+        if (!cli_parse_size(s + (s[0] == 'a' ? 3 : 5), &l.len) || l.len == 0 || l.len > SIZE_MAX / 4) return 0;
+    } else if (strcmp(s, "powerlaw")) {
+        return 0;
+    }
+    snprintf(l.name, sizeof l.name, "%s", s);
+    for (int i = 0; i < c->nlayouts; i++)
+        if (c->layouts[i].kind == l.kind && c->layouts[i].len == l.len) return 1; /* listed twice */
+    if (c->nlayouts >= MAX_LAYOUTS) return 0;
+    c->layouts[c->nlayouts++] = l;
+    return 1;
+}
+
 /* ---- help ----------------------------------------------------------------- */
 
 /* The names of the algorithms but auto, wrapped at 79 columns after the
@@ -132,16 +157,21 @@ static const cli_option BENCH_OPTIONS[] = {
     {.name = "--primitive", .alias = "--primitives", .metavar = "P", .kind = CLI_LIST, .item = one_primitive,
      .what = "primitive",
      .help = "all (default), or groups reduce, scan, histogram, select, sort,\n"
-             "or variants scan_inclusive, scan_exclusive, histogram_even,\n"
-             "histogram_range, select_if, select_flagged, unique,\n"
-             "partition_if, sort_keys, sort_pairs; sort_keys_copy (pp_sort_copy\n"
-             "from the input into another array; in no group)"},
+             "segmented, bykey, or variants scan_inclusive, scan_exclusive,\n"
+             "histogram_even, histogram_range, select_if, select_flagged,\n"
+             "unique, partition_if, sort_keys, sort_pairs, segmented_reduce,\n"
+             "segmented_scan (inclusive), segmented_sort, segmented_sort_pairs\n"
+             "(group segmented), reduce_by_key, scan_by_key (inclusive),\n"
+             "run_length_encode (group bykey), argsort (u64 indices);\n"
+             "sort_keys_copy (pp_sort_copy from the input into another array;\n"
+             "in no group but the default)"},
     {.name = "--type", .alias = "--types", .metavar = "T", .kind = CLI_LIST, .item = one_type, .what = "type",
      .help = "u32,f32 (default), any of i8 u8 i16 u16 i32 u32 i64 u64 f32 f64,\n"
              "or all, ints, floats"},
     {.name = "--op", .alias = "--ops", .metavar = "O", .kind = CLI_LIST, .item = one_op, .what = "operator",
-     .help = "operators of reduce and scan: sum (default), prod, min, max,\n"
-             "and, or, xor, or all (bitwise ones are skipped on floats)"},
+     .help = "operators of reduce and scan (and of their segmented and by-key\n"
+             "forms): sum (default), prod, min, max, and, or, xor, or all\n"
+             "(bitwise ones are skipped on floats)"},
     {.name = "--n", .metavar = "N", .kind = CLI_LIST, .item = one_size,
      .what = "size (sizes are >= 1, like 1000, 64K, 16M, 2^24; 16 at most)",
      .help = "sizes: 1000, 64K, 16M, 2^24 (default 2^24)"},
@@ -170,6 +200,15 @@ static const cli_option BENCH_OPTIONS[] = {
              "distinct edges do not fit the type: 8-bit types B <= 255)\n"
              "const: every sample the midpoint of the rand range (0.0 for\n"
              "floats), bounds as rand, so all samples fall in one bin"},
+    {.name = "--segments", .metavar = "L", .kind = CLI_LIST, .item = one_layout,
+     .what = "layout (avg<N>, fixed<N>, powerlaw; 8 at most)",
+     .help = "segment layouts of the segmented variants, and the runs of equal\n"
+             "keys of the by-key ones (a row each, labelled [L]): avg64,powerlaw\n"
+             "(default); avgN: lengths uniform in [1, 2N-1]; fixedN: all N\n"
+             "(N a size: 64, 4K, 2^12); powerlaw: lengths 1 to 2^24 - 1 with\n"
+             "density about 1/length (an octave uniformly, then uniform in it);\n"
+             "segments follow one another over [0, n), the last cut at n; the\n"
+             "same seed, layout and n give the same segments"},
     {.name = "--repeat", .metavar = "R", .kind = CLI_INT, .offset = FIELD(plan.repeat), .lo = 1, .hi = 256,
      .help = "exactly R timed runs (default: adaptive, within the budget S:\n"
              "stop at " STR(ADAPTIVE_RUNS) " runs that took S/10, or " STR(MIN_REPEAT_ADAPTIVE) " that took S, or any\n"
@@ -220,11 +259,21 @@ static void bench_help(void)
           "select_if and partition_if: x < midpoint (about half selected); select_flagged:\n"
           "random 0/1 flags; unique: each element repeats its predecessor with\n"
           "probability 1/2; sort_pairs: u32 values.\n"
+          "Segmented variants: input as reduce and scan (sorts: as sort) over the\n"
+          "--segments layout; by-key variants: keys of the row's type, one random value\n"
+          "per run, different from the previous run's, values of the same type as\n"
+          "reduce's input; segmented_sort_pairs: u32 values. Expected results: the\n"
+          "reference per segment or run (ref_segmented_reduce, ref_segmented_scan,\n"
+          "ref_sort_pairs; runs as ref_unique finds them).\n"
           "\n"
           "GB/s counts the bytes the primitive must move (s = element size, k = selected):\n"
           "  reduce n*s; scan 2*n*s; histogram n*s + nbins*8; select_if and unique\n"
           "  n*s + k*s; select_flagged n*s + n + k*s; partition_if 2*n*s;\n"
-          "  sort 2*n*s (pairs: + 2*n*value_size): one read and one write.\n"
+          "  sort 2*n*s (pairs: + 2*n*value_size): one read and one write;\n"
+          "  with nseg segments or runs (offsets: (nseg+1)*8): segmented_reduce\n"
+          "  n*s + offsets + nseg*s; segmented_scan and segmented_sort 2*n*s + offsets\n"
+          "  (pairs: + 2*n*value_size); reduce_by_key 2*n*s + runs*2*s + 8; scan_by_key\n"
+          "  3*n*s; run_length_encode n*s + runs*(s+8) + 8; argsort n*s + n*8.\n"
           "copy fraction = t_copy / t_primitive, t_copy being the time of pp_copy of\n"
           "bytes/2 (which moves the same bytes), timed the same way in the same run;\n"
           "1.0 = as fast as a copy.\n"
@@ -281,6 +330,10 @@ static int finish(config *cfg)
     if (!nalgos) cfg->algos[PP_ALGO_AUTO] = nalgos = 1;
     cfg->show_data = cfg->ndatas > 0;
     if (!cfg->ndatas) cfg->datas[cfg->ndatas++] = D_RAND;
+    if (!cfg->nlayouts) {
+        one_layout(cfg, "avg64");
+        one_layout(cfg, "powerlaw");
+    }
     cfg->show_vs_auto = nalgos > 1 && cfg->algos[PP_ALGO_AUTO];
     cfg->show_load = cfg->load > 0;
     return CLI_PROCEED;

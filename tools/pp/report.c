@@ -30,10 +30,19 @@ void row_table_free(row_table *t)
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* The width of the primitive column: the labels of segmented and by-key
+ * rows carry their layout. */
+static int label_width(const config *cfg)
+{
+    for (int v = 0; v < V_COUNT; v++)
+        if (cfg->variants[v] && VARIANTS[v].uses_layout) return 32;
+    return 22;
+}
+
 void print_header(const config *cfg)
 {
-    printf("%-22s %-4s %10s %-7s %-21s %10s %10s %8s %6s", "primitive", "type", "n", "backend", "algorithm",
-           "median ms", "min ms", "GB/s", "copy");
+    printf("%-*s %-4s %10s %-7s %-21s %10s %10s %8s %6s", label_width(cfg), "primitive", "type", "n", "backend",
+           "algorithm", "median ms", "min ms", "GB/s", "copy");
     if (cfg->show_vs_auto) printf(" %8s", "t/t_auto");
     if (cfg->show_load) printf(" %10s %7s", "loaded ms", "x idle");
     printf(" %16s", "ops");
@@ -54,7 +63,8 @@ static void print_ms(double x, int width)
 
 void print_row(const row *r, const char *backend, const config *cfg)
 {
-    printf("%-22s %-4s %10zu %-7s %-21s", r->label, pp_type_name(r->type), r->n, backend, pp_algorithm_name(r->algo));
+    printf("%-*s %-4s %10zu %-7s %-21s", label_width(cfg), r->label, pp_type_name(r->type), r->n, backend,
+           pp_algorithm_name(r->algo));
     print_ms(r->median_ms, 10);
     print_ms(r->min_ms, 10);
     print_num(r->gbps, 8, 2);
@@ -139,6 +149,9 @@ static void write_json_header(FILE *f, pp_context *ctx, const config *cfg)
     fprintf(f, ", \"budget_s\": %g,\n    \"byte_model\": ", cfg->plan.budget);
     json_string(f, "reduce n*s; scan 2*n*s; histogram n*s+nbins*8; select_if,unique n*s+k*s; "
                    "select_flagged n*s+n+k*s; partition_if 2*n*s; sort 2*n*s (+2*n*value_size); "
+                   "segmented_reduce n*s+(nseg+1)*8+nseg*s; segmented_scan, segmented_sort 2*n*s+(nseg+1)*8 "
+                   "(segmented_sort_pairs +2*n*value_size); reduce_by_key 2*n*s+runs*2*s+8; scan_by_key 3*n*s; "
+                   "run_length_encode n*s+runs*(s+8)+8; argsort n*s+n*8 (u64 indices); "
                    "copy_fraction = t(pp_copy of bytes/2) / t(primitive)");
     fprintf(f, ",\n    \"ops_model\": ");
     json_string(f, "operator applications of the textbook algorithm on one array of n, as the course notes "
@@ -151,6 +164,7 @@ static void write_json_header(FILE *f, pp_context *ctx, const config *cfg)
 static void write_json_row(FILE *f, const row *r, const char *backend)
 {
     int hist = r->v == V_HIST_EVEN || r->v == V_HIST_RANGE;
+    int seg = VARIANTS[r->v].uses_layout;
     fprintf(f, "\n    {\"primitive\": ");
     json_string(f, VARIANTS[r->v].name);
     json_key_string(f, "op", r->has_op ? pp_op_name(r->op) : NULL);
@@ -158,9 +172,12 @@ static void write_json_row(FILE *f, const row *r, const char *backend)
     fprintf(f, ", \"n\": %zu", r->n);
     json_key_string(f, "backend", backend);
     json_key_string(f, "algorithm", pp_algorithm_name(r->algo));
-    json_key_string(f, "data", hist ? DATASET_NAMES[r->data] : NULL);
+    json_key_string(f, "data", r->data_name[0] ? r->data_name : NULL);
     fprintf(f, ", \"bins\": ");
     if (hist) fprintf(f, "%zu", r->nbins);
+    else fputs("null", f);
+    fprintf(f, ", \"segments\": ");
+    if (seg) fprintf(f, "%zu", r->nseg);
     else fputs("null", f);
     fprintf(f, ", \"ops\": ");
     if (r->has_ops) fprintf(f, "%" PRIu64, r->ops);

@@ -16,6 +16,8 @@ typedef struct row {
     pp_algorithm algo;
     dataset data;       /* histograms only */
     size_t nbins;       /* histograms only */
+    char data_name[24]; /* the data set (histograms) or layout (segmented, by-key); "" for none */
+    size_t nseg;        /* segmented, by-key: segments or runs */
     int has_ops;
     uint64_t ops;       /* operator applications (algo_ops), where has_ops */
     const char *status; /* ok, FAILED, unsupported, skipped, error */
@@ -36,7 +38,7 @@ row *row_new(row_table *t);
 void row_table_free(row_table *t);
 
 /* The table's header line, and one row (flushed), with the columns that
- * cfg asks for. */
+ * cfg asks for (the first one wider where rows name a layout). */
 void print_header(const config *cfg);
 void print_row(const row *r, const char *backend, const config *cfg);
 

@@ -156,7 +156,9 @@ static const cli_option BENCH_OPTIONS[] = {
      .help = "cpu worker threads (default 0: all cores)"},
     {.name = "--primitive", .alias = "--primitives", .metavar = "P", .kind = CLI_LIST, .item = one_primitive,
      .what = "primitive",
-     .help = "all (default), or groups reduce, scan, histogram, select, sort,\n"
+     .help = "the five primitives (default: every variant from reduce to\n"
+             "sort_keys_copy), all (those and the ones below), or groups\n"
+             "reduce, scan, histogram, select, sort,\n"
              "segmented, bykey, or variants scan_inclusive, scan_exclusive,\n"
              "histogram_even, histogram_range, select_if, select_flagged,\n"
              "unique, partition_if, sort_keys, sort_pairs, segmented_reduce,\n"
@@ -164,7 +166,7 @@ static const cli_option BENCH_OPTIONS[] = {
              "(group segmented), reduce_by_key, scan_by_key (inclusive),\n"
              "run_length_encode (group bykey), argsort (u64 indices);\n"
              "sort_keys_copy (pp_sort_copy from the input into another array;\n"
-             "in no group but the default)"},
+             "in no group but the default's)"},
     {.name = "--type", .alias = "--types", .metavar = "T", .kind = CLI_LIST, .item = one_type, .what = "type",
      .help = "u32,f32 (default), any of i8 u8 i16 u16 i32 u32 i64 u64 f32 f64,\n"
              "or all, ints, floats"},
@@ -323,8 +325,8 @@ static int finish(config *cfg)
     for (int t = 0; t < PP_TYPE_COUNT; t++) any_type |= cfg->types[t];
     for (int o = 0; o < PP_OP_COUNT; o++) any_op |= cfg->ops[o];
     for (int a = 0; a < PP_ALGO_COUNT; a++) nalgos += cfg->algos[a];
-    if (!any_var)
-        for (int v = 0; v < V_COUNT; v++) cfg->variants[v] = 1;
+    if (!any_var) /* the five primitives: the segmented, by-key and argsort ones by name, group or all */
+        for (int v = 0; v < V_KEYED_FIRST; v++) cfg->variants[v] = 1;
     if (!any_type) cfg->types[PP_U32] = cfg->types[PP_F32] = 1;
     if (!any_op) cfg->ops[PP_SUM] = 1;
     if (!nalgos) cfg->algos[PP_ALGO_AUTO] = nalgos = 1;

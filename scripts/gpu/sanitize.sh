@@ -22,12 +22,14 @@ for tool in memcheck racecheck synccheck; do
     # reference: every algorithm of reduce, scan and sort on 300001
     # elements (many tiles), and the float sort's NaN-free pass kernels
     # (from 2^26 keys)
-    for t in test_histogram test_select test_errors; do PARPRIM_TEST_BACKENDS=cuda PARPRIM_TEST_QUICK=1 san "$t" "$build/tests/$t"; done
+    for t in test_histogram test_select test_errors test_bykey test_argsort; do PARPRIM_TEST_BACKENDS=cuda PARPRIM_TEST_QUICK=1 san "$t" "$build/tests/$t"; done
+    san pp-bench-keyed "$build/tools/pp/pp" bench --backend cuda --primitive segmented,bykey --type u8,i32,f32,f64 \
+      --n 300001 --segments avg4,avg4096,powerlaw --repeat 1
     san pp-bench "$build/tools/pp/pp" bench --backend cuda --primitive reduce,scan,sort --type u8,i32,f32,u64,f64 \
       --n 300001 --algorithm all --repeat 1
     san pp-sort-2e26 "$build/tools/pp/pp" bench --backend cuda --primitive sort_keys --type f32 --n 2^26 --repeat 1
   else
-    for t in ${SAN_TESTS:-test_reduce_scan test_histogram test_select test_sort test_errors}; do
+    for t in ${SAN_TESTS:-test_reduce_scan test_histogram test_select test_sort test_errors test_segmented test_bykey test_segsort test_argsort}; do
       PARPRIM_TEST_BACKENDS=cuda PARPRIM_TEST_QUICK=1 san "$t" "$build/tests/$t"
     done
   fi

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(SEG_BLOCK) seg_tiles(const SegParams<T> p)
             if (fl[j0 + k]) {
                 mine.v = x;
                 mine.f = 1;
-                heads++;
+                heads += (uint64_t)(j0 + k) < valid; // not the end-of-input mark at fl[valid]
             } else {
                 mine.v = Op::apply(mine.v, x);
             }

@@ -90,7 +90,7 @@ class KeyedMethods:
         """
         need_perm = bool(return_index or return_inverse)
         if not (need_perm or return_counts):
-            return self._unique_values(a)
+            return self._unique_values(a, equal_nan)
         with self._run(a) as r:
             x = r.input(a)
             n = x.n
@@ -139,16 +139,17 @@ class KeyedMethods:
             out.append(counts)
         return tuple(out)
 
-    def _unique_values(self, a):
-        """np.unique(a)'s values alone: the sorted copy, its non-NaN part
-        (pp_select_if) and pp_unique of that, with one NaN kept."""
+    def _unique_values(self, a, equal_nan):
+        """np.unique(a)'s values alone: the sorted copy, then pp_unique of it
+        (C's ==: each NaN kept), or where equal_nan, of its non-NaN part
+        (pp_select_if) with one NaN kept."""
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n)
             s = r.private(x)
             self._c.sort_copy(x.h, s.h, _c.ASCENDING, x.code, x.n)
             m = x.n
-            if x.dtype.kind == "f" and m:
+            if equal_nan and x.dtype.kind == "f" and m:
                 # NaNs sort last: keep the unique non-NaN values and the first NaN
                 m = self._c.select_if(s.h, y.h, "<=", _INF, x.code, x.n)
                 if m < x.n:

@@ -60,7 +60,12 @@ static pp_status segsort_kv(pp_context *ctx, const pp_segsort_args *in, const Ke
     // The classes this device runs in shared memory (as pp_sort's short paths).
     const size_t optin = s->smem_optin;
     const unsigned long long block_max = SC::SMEM <= optin ? (unsigned long long)SC::CAP : (unsigned long long)kTiny;
-    const unsigned long long cluster_max = SC::SMEM_CLUSTER <= optin ? (unsigned long long)SC::CLUSTER_CAP : block_max;
+    // The cluster class is left empty: segments longer than a block holds
+    // go to the batched Onesweep, which sorted 16K-key segments six times
+    // faster than a cluster per segment (bench/studies/cuda-segmented.md,
+    // "2026-11-28: the cluster class"). Its kernel stays, launched over an
+    // empty list, until the class is removed or earns its place back.
+    const unsigned long long cluster_max = block_max;
     // Room in each list: as many segments longer than the class below as
     // n keys hold (disjoint segments never need more).
     unsigned long long cap[kSegClasses];

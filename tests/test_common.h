@@ -190,6 +190,10 @@ void tc_not_all_zero(pp_type t, void *buf, size_t n);
  * exact, products of +-1 and a few powers of 2, MIN/MAX of anything);
  * nans: a few NaNs among floats. Never all zero. */
 void tc_gen_op_data(tc_rng *r, pp_type t, pp_op op, size_t n, int nans, void *buf);
+/* n random bytes from start alone (blocks of 1 MiB, each its own
+ * generator, filled in parallel), so that they can be made again: the
+ * large tests' data. */
+void tc_fill_bytes(uint64_t start, unsigned char *p, size_t n);
 
 /* Element counts that straddle the cpu backend's blocks and tiles (8192
  * elements for reduce and scan, and multiples of it) and likely GPU tile

@@ -44,19 +44,6 @@ static size_t layout(size_t n, uint64_t *off, int with_empty)
     return k - 1;
 }
 
-/* Bytes from a splitmix64 stream, in parallel blocks of 1 MiB. */
-static void fill(uint64_t start, unsigned char *p, size_t n)
-{
-    const size_t block = (size_t)1 << 20;
-    const long nblocks = (long)((n + block - 1) / block);
-#pragma omp parallel for schedule(static)
-    for (long b = 0; b < nblocks; b++) {
-        tc_rng r = {start ^ ((uint64_t)b * 0xd1342543de82ef95ull)};
-        const size_t lo = (size_t)b * block, hi = lo + block < n ? lo + block : n;
-        for (size_t i = lo; i < hi; i++) p[i] = (unsigned char)tc_next(&r);
-    }
-}
-
 /* The data of the first two groups, made once for every backend: the
  * input bytes, the layout (with an empty segment, and as runs), the keys of
  * the runs, the reference's inclusive i8 scan (the exclusive one is checked
@@ -286,7 +273,7 @@ static void group_many(pp_context *ctx, uint64_t seed)
         tc_skip(NULL, "%s 2^31 + 3 segments: host malloc failed after asking", bname);
         return;
     }
-    fill(seed, in, n);
+    tc_fill_bytes(seed, in, n);
 #pragma omp parallel for schedule(static)
     for (long long s = 0; s <= (long long)nseg; s++) hoff[s] = (uint64_t)s * n / nseg; /* below 2^52: no overflow */
     void *off = NULL, *dev = NULL, *out = NULL;
@@ -327,7 +314,7 @@ static int make_data(kl_data *D, uint64_t seed)
     D->keys = (unsigned char *)malloc(n);
     D->incl = (unsigned char *)malloc(n);
     if (!D->in || !D->keys || !D->incl) return 0;
-    fill(seed, D->in, n);
+    tc_fill_bytes(seed, D->in, n);
     D->nseg = layout(n, D->seg, 1);
     D->nruns = layout(n, D->run, 0);
     for (size_t r = 0; r < D->nruns; r++)

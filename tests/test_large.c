@@ -63,25 +63,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A fast generator: one splitmix64 step per 8 bytes, in blocks of 1 MiB
- * with a generator each (seeded from start and the block's index), filled
- * in parallel; the bytes depend only on start, so they can be made again. */
-static void fill(uint64_t start, unsigned char *p, size_t n)
-{
-    const size_t block = (size_t)1 << 20;
-    const long nblocks = (long)((n + block - 1) / block);
-#pragma omp parallel for schedule(static)
-    for (long b = 0; b < nblocks; b++) {
-        tc_rng r = {start ^ ((uint64_t)b * 0xd1342543de82ef95ull)};
-        size_t lo = (size_t)b * block, hi = lo + block < n ? lo + block : n, i = lo;
-        for (; i + 8 <= hi; i += 8) {
-            uint64_t v = tc_next(&r);
-            memcpy(p + i, &v, 8);
-        }
-        for (; i < hi; i++) p[i] = (unsigned char)tc_next(&r);
-    }
-}
-
 static void count_bytes(const unsigned char *p, size_t n, uint64_t counts[256])
 {
     uint64_t c[4][256];
@@ -385,7 +366,7 @@ static void run_backend(pp_context *ctx, uint64_t start)
     }
 
     if (do_a) {
-        fill(start, input, n);
+        tc_fill_bytes(start, input, n);
         double tf = now();
         uint64_t counts[256];
         count_bytes(input, n, counts);
@@ -432,7 +413,7 @@ static void run_backend(pp_context *ctx, uint64_t start)
         /* the bytes of another generator as u16 keys */
         uint64_t *counts16 = (uint64_t *)calloc(65536, sizeof(uint64_t));
         TC_REQUIRE(counts16 != NULL, "cannot allocate the u16 counts");
-        fill(start ^ 0x5a5a5a5a5a5a5a5aull, input, n);
+        tc_fill_bytes(start ^ 0x5a5a5a5a5a5a5a5aull, input, n);
         for (size_t i = 0; i < m; i++) {
             uint16_t v;
             memcpy(&v, input + 2 * i, 2);

@@ -177,12 +177,24 @@ pp_status pp_cpu_run_length_encode(pp_context *ctx, const pp_bykey_args *a)
 
 pp_status pp_cpu_run_length_encode_sequential(pp_context *ctx, const pp_bykey_args *a) { return rle(ctx, a, 1); }
 
+/* The exact segmented forms on the runs' offsets, which need no check (the
+ * core hands the exact slots f32 and f64 sums alone). */
+static pp_status exact_reduce_runs(pp_context *ctx, const pp_segmented_args *a)
+{
+    return pp_cpu_segmented_exact_run(ctx, a, 0);
+}
+
+static pp_status exact_scan_runs(pp_context *ctx, const pp_segmented_args *a)
+{
+    return pp_cpu_segmented_exact_run(ctx, a, 1);
+}
+
 pp_status pp_cpu_reduce_by_key_exact(pp_context *ctx, const pp_bykey_args *a)
 {
-    return pp_cpu_bykey_segmented(ctx, a, pp_cpu_segmented_reduce_exact);
+    return pp_cpu_bykey_segmented(ctx, a, exact_reduce_runs);
 }
 
 pp_status pp_cpu_scan_by_key_exact(pp_context *ctx, const pp_bykey_args *a)
 {
-    return pp_cpu_bykey_segmented(ctx, a, pp_cpu_segmented_scan_exact);
+    return pp_cpu_bykey_segmented(ctx, a, exact_scan_runs);
 }

@@ -102,7 +102,9 @@ void layout_rows(size_t n, double copy, size_t avg, const char *lname, const uin
     CK(cudaMalloc(&off, h.size() * sizeof(uint64_t)));
     CK(cudaMalloc(&cnt, 8));
     CK(cudaMalloc(&ccnt, 8));
-    CK(cudaMemcpy(off, h.data(), h.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    // On g_stream: a plain cudaMemcpy from pageable memory may return before
+    // its data lands, and g_stream (non-blocking) would not wait for it.
+    CK(cudaMemcpyAsync(off, h.data(), h.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, g_stream));
     segment_ids<<<GRID, 256, 0, g_stream>>>(keys, off, nseg);
     CK(cudaStreamSynchronize(g_stream));
     size_t t = 0;

@@ -78,7 +78,7 @@ template <typename T> static void segsort_type(size_t n, int lg, double copy, pp
         const size_t nseg = off.size() - 1;
         uint64_t *doff;
         CK(cudaMalloc(&doff, off.size() * sizeof(uint64_t)));
-        CK(cudaMemcpy(doff, off.data(), off.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        CK(cudaMemcpyAsync(doff, off.data(), off.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, g_stream));
         size_t t = 0;
         cub::DeviceSegmentedSort::StableSortKeys(nullptr, t, pk, kc, (int64_t)n, (int64_t)nseg, doff, doff + 1);
         void *temp = cub_temp(t);
@@ -117,7 +117,7 @@ static void segsort_pairs(size_t n, int lg, double copy)
     const size_t nseg = off.size() - 1;
     uint64_t *doff;
     CK(cudaMalloc(&doff, off.size() * sizeof(uint64_t)));
-    CK(cudaMemcpy(doff, off.data(), off.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CK(cudaMemcpyAsync(doff, off.data(), off.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, g_stream));
     size_t t = 0;
     cub::DeviceSegmentedSort::StableSortPairs(nullptr, t, pk, kc, pv, vc, (int64_t)n, (int64_t)nseg, doff, doff + 1);
     void *temp = cub_temp(t);

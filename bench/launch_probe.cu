@@ -104,7 +104,8 @@ int main()
         CK(cudaMalloc(&out, n * 4));
         std::vector<unsigned> h(n);
         for (size_t i = 0; i < n; i++) h[i] = (unsigned)(i * 2654435761u >> 7);
-        CK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemcpyAsync(in, h.data(), n * 4, cudaMemcpyHostToDevice, g_st));
+        CK(cudaStreamSynchronize(g_st));
         size_t tb = 0, tb2 = 0;
         CK(cub::DeviceReduce::Sum(NULL, tb, in, out, (int)n, g_st));
         CK(cub::DeviceScan::ExclusiveSum(NULL, tb2, in, out, (int)n, g_st));

@@ -405,8 +405,8 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * and with bad offsets the results are unspecified, but the reduce writes
  * only out[0 .. nseg) and the scan only out[min(offsets[0], n) ..
  * min(offsets[nseg], n)). cuda does the same: nothing is checked on the
- * host, the kernels clamp. Working memory on cuda: a carry per tile of
- * a few thousand elements (the context's scratch).
+ * host, the kernels clamp. Working memory on cuda: 128 bytes per tile
+ * of a few thousand elements (the context's look-back arena).
  * Algorithms: the segmented reduce follows the choice made for
  * PP_PRIM_REDUCE, the segmented scan that for PP_PRIM_SCAN; a backend runs
  * its own form of the chosen algorithm where it has one, else its default.
@@ -471,7 +471,8 @@ PP_API pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_s
  * of run heads and the segmented scan's levels in the context's scratch.
  * On cuda and opencl the count is written by the device and nothing is
  * read back (no host synchronization), as for pp_unique; cuda's working
- * memory is a (flag, value) pair and a count per tile of its scratch.
+ * memory is 128 bytes per tile of a few thousand elements (the
+ * context's look-back arena).
  * Backends: cpu, cuda and opencl.
  */
 /**

@@ -1,10 +1,9 @@
 // The cuda backend's segmented and by-key calls: pp_segmented_reduce,
 // pp_segmented_scan, pp_reduce_by_key, pp_scan_by_key and
-// pp_run_length_encode, all one kernel family over tiles whose heads come
-// from offsets or from neighbouring keys (segmented/tile.cuh: three
-// launches, or one for a single tile). This file is the host side: the
-// parameters of each call, the scratch for the per-tile carries, the
-// launches.
+// pp_run_length_encode, all one kernel over tiles whose heads come from
+// offsets or from neighbouring keys (segmented/tile.cuh: one pass, with a
+// look-back between tiles). This file is the host side: the parameters of
+// each call, the look-back state, the launch.
 //
 // Offsets are never read back to the host (no synchronization): the
 // kernels clamp each one to n, so that any offsets (decreasing, past n)
@@ -19,28 +18,22 @@
 
 namespace {
 
-// Runs the three passes (one for a single tile) on p (ntiles, carries and
-// runs filled in here).
+// Runs the kernel on p (ntiles and the look-back state filled in here):
+// one block per tile, each taking one ticket.
 template <typename T, typename Op> pp_status seg_run(pp_context *ctx, SegParams<T> p, const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
-    const bool runs = p.mode == KEY_REDUCE || p.mode == KEY_RLE;
     p.ntiles = p.n == 0 ? 1 : ceil_div(p.n, seg_tile<T>());
-    p.carries = NULL;
-    p.runs = NULL;
-    const unsigned grid = grid_for(p.ntiles, pp_cuda_resident(s, 16));
-    if (p.ntiles > 1) {
-        const size_t cbytes = align_up(p.ntiles * sizeof(SegPair<T>), 16);
-        char *scratch = (char *)pp_cuda_scratch(ctx, cbytes + (runs ? p.ntiles * sizeof(uint64_t) : 0), fn);
-        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
-        p.carries = (SegPair<T> *)scratch;
-        if (runs) p.runs = (uint64_t *)(scratch + cbytes);
-        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, seg_tiles<T, Op, false>, grid, SEG_BLOCK, 0, p));
-        PP_CUDA_CHECK_LAUNCH(ctx, fn,
-                             pp_cuda_launch(ctx, seg_carries<T, Op>, 1, CARRY_BLOCK, 0, p.carries, p.runs, p.ntiles));
-    }
-    PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, seg_tiles<T, Op, true>, grid, SEG_BLOCK, 0, p));
-    return PP_SUCCESS;
+    if (p.ntiles > 0x7fffffffu)
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %llu is too large for one launch", fn,
+                       (unsigned long long)p.n);
+    const pp_status st = pp_lookback_setup(ctx, (size_t)p.ntiles, false, &p.lb, &p.tbase, fn);
+    if (st != PP_SUCCESS) return st;
+    p.ticket = s->ticket;
+    auto *const kernel = seg_tiles<T, Op>;
+    const size_t smem = seg_dynamic_smem<T>(p.mode);
+    PP_CUDA_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), fn);
+    return pp_cuda_launched_tickets(ctx, fn, pp_cuda_launch(ctx, kernel, (unsigned)p.ntiles, SEG_BLOCK, smem, p));
 }
 
 template <typename T> SegParams<T> seg_params(int mode, const void *in, void *out, size_t n)

@@ -387,6 +387,27 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
 
+/**
+ * pp_scan starting from a given value: inclusive out[i] = init op in[0] op
+ * ... op in[i]; exclusive out[0] = init, out[i] = init op in[0] op ... op
+ * in[i-1]. init: one element of context memory, read, never written; it
+ * must not overlap out (PP_ERROR_INVALID_ARGUMENT). in, out: n elements of
+ * context memory; in == out is allowed, any other overlap is
+ * PP_ERROR_INVALID_ARGUMENT, as for pp_scan. n == 0 succeeds and writes nothing (in, out and init
+ * may then be NULL). Determinism: as pp_scan's for the algorithm chosen
+ * for PP_PRIM_SCAN (on cpu float results depend only on the input and
+ * init). PP_ALGO_EXACT (pp_set_algorithm(ctx, PP_PRIM_SCAN, ...)) on f32
+ * or f64 PP_SUM: out[i] is the exact sum of init and in[0..i] (exclusive:
+ * of init and in[0..i-1]) rounded once, with the special values and signs
+ * of zero of pp_scan's exact results (init takes part in the exact sum as
+ * one more element before in[0]); exclusive out[0] is init itself. Cost:
+ * that of pp_scan (init is the carry of the scan's first tile).
+ * Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available on the
+ * ... backend yet").
+ */
+PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                              size_t n, const void *init);
+
 /*
  * Segmented forms. Segments are given by offsets: nseg + 1 uint64_t in
  * context memory; segment s is in[offsets[s] .. offsets[s+1]). Offsets

@@ -18,6 +18,10 @@ extern "C" {
 void ref_reduce(pp_type type, pp_op op, const void *in, size_t n, void *out);
 /* Sequential inclusive or exclusive scan; in == out allowed. */
 void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n);
+/* ref_scan starting from init (one element): inclusive out[i] = init op
+ * in[0] op ... op in[i], exclusive out[0] = init; in == out allowed
+ * (reference_topk.c). */
+void ref_scan_init(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n, const void *init);
 /* Per segment s < nseg, [offsets[s], offsets[s+1]) (valid offsets): out[s]
  * = ref_reduce of the segment; and ref_scan of each segment into out (in
  * == out allowed), out outside every segment untouched. */

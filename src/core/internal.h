@@ -40,6 +40,11 @@ typedef struct pp_scan_args {
     const void *in;
     void *out; /* may be in */
     size_t n;  /* > 0 */
+    /* pp_scan_init: one element of context memory, not overlapping out,
+     * that the scan starts from (inclusive out[i] = init op in[0] op ...
+     * op in[i], exclusive out[0] = init); NULL for pp_scan. Only the
+     * scan_init slots are given a non-NULL init. */
+    const void *init;
 } pp_scan_args;
 
 typedef struct pp_histogram_args {
@@ -201,6 +206,12 @@ typedef struct pp_backend_ops {
     pp_status (*memory_info)(pp_context *ctx, pp_memory_info *info);
     pp_reduce_fn reduce[PP_ALGO_COUNT];
     pp_scan_fn scan[PP_ALGO_COUNT];
+    /* pp_scan_init (a->init set) follows the algorithm chosen for
+     * PP_PRIM_SCAN, picked as the segmented forms are (below): the chosen
+     * algorithm's slot if not NULL, else [PP_ALGO_AUTO]; PP_ALGO_EXACT on a
+     * f32 or f64 PP_SUM only from its own slot. All NULL:
+     * PP_ERROR_UNSUPPORTED. */
+    pp_scan_fn scan_init[PP_ALGO_COUNT];
     pp_histogram_fn histogram[PP_ALGO_COUNT];
     pp_select_fn select[PP_ALGO_COUNT];
     pp_sort_fn sort[PP_ALGO_COUNT];

@@ -711,6 +711,32 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
                                     size_t value_size, size_t n, pp_order order);
 
 /**
+ * The k first keys of the stable sort of in (pp_sort's order for order:
+ * floats -0.0 before +0.0 ascending, every NaN after +inf ascending, first
+ * in PP_DESCENDING, last in PP_DESCENDING_NAN_LAST; equal keys by index
+ * ascending in every order): keys_out[j] = the j-th key of that sort (its
+ * bits unchanged), indices_out[j] = its position in in. So the k smallest
+ * (PP_ASCENDING) or largest (PP_DESCENDING) keys, sorted, ties by index.
+ * in: n elements of context memory, not written; keys_out: k elements and
+ * indices_out: k uint64_t of context memory, or NULL where the indices
+ * are not wanted. k > n is clamped to n; k == 0 or n == 0 succeeds and
+ * writes nothing (the arrays may then be NULL). Neither output may
+ * overlap in or the other (PP_ERROR_INVALID_ARGUMENT). Deterministic (the
+ * result is a function of in, k and order alone). Algorithms: it follows
+ * the choice made for PP_PRIM_SORT (pp_set_algorithm): the backend's
+ * top-k for that sort where it has one, else its default top-k. On cpu
+ * (PP_ALGO_AUTO) each thread keeps the best candidates of its part of in
+ * behind a threshold on the keys' ordered bits, and the best k of them
+ * are sorted with the cpu sort: in is read once; working memory, allocated
+ * for the call, is 32 * k bytes per thread (at most 16 * n bytes in all),
+ * plus the sort's scratch for the k; PP_ALGO_SEQUENTIAL: the same on one
+ * thread. Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available
+ * on the ... backend yet").
+ */
+PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size_t k, pp_order order,
+                          void *keys_out, uint64_t *indices_out);
+
+/**
  * The stable sort's permutation: indices[i] = the input position of the
  * i-th key of keys sorted as pp_sort sorts them in order (stable; floats:
  * -0.0 before +0.0, NaNs where pp_sort puts them, in input order among

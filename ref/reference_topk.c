@@ -1,4 +1,4 @@
-/* The sequential reference of pp_scan_init (reference.h),
+/* The sequential references of pp_top_k and pp_scan_init (reference.h),
  * built from the plain ones of reference.c, written from the semantics of
  * include/parprim.h. */
 #include "reference.h"
@@ -14,6 +14,25 @@ static size_t type_bytes(pp_type type)
            : type == PP_I16 || type == PP_U16                   ? 2
            : type == PP_I64 || type == PP_U64 || type == PP_F64 ? 8
                                                                 : 4;
+}
+
+/* The stable sort of (key, index) pairs by key, then its first k. */
+size_t ref_top_k(pp_type type, const void *in, size_t n, size_t k, pp_order order, void *keys_out,
+                 uint64_t *indices_out)
+{
+    const size_t sz = type_bytes(type);
+    if (k > n) k = n;
+    if (k == 0) return 0;
+    unsigned char *keys = (unsigned char *)ref_xmalloc(n * sz);
+    uint64_t *idx = (uint64_t *)ref_xmalloc(n * sizeof *idx);
+    memcpy(keys, in, n * sz);
+    for (size_t i = 0; i < n; i++) idx[i] = i;
+    ref_sort_pairs(type, keys, idx, sizeof *idx, n, order);
+    memcpy(keys_out, keys, k * sz);
+    if (indices_out) memcpy(indices_out, idx, k * sizeof *idx);
+    free(keys);
+    free(idx);
+    return k;
 }
 
 /* The scan of init followed by in (n + 1 elements): inclusive, its last n

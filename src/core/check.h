@@ -1,5 +1,5 @@
 /* The argument checks that the core's entry points share (api.c,
- * api_keyed.c): each check once, named by the call in its message. */
+ * api_keyed.c, api_topk.c): each check once, named by the call in its message. */
 #ifndef PP_CORE_CHECK_H
 #define PP_CORE_CHECK_H
 

@@ -165,6 +165,22 @@ typedef struct pp_bykey_args {
     uint64_t *count;      /* reduce, RLE: the number of runs, one uint64_t (scan: NULL) */
 } pp_bykey_args;
 
+/* pp_top_k: the first k of the stable sort of in[0 .. n) in order
+ * (pp_sort's order: ties by index ascending), sorted, into keys_out (k
+ * elements) and indices_out (k uint64_t, or NULL: not wanted). 1 <= k <= n
+ * (the core clamps k and returns before the backend for k == 0 or n == 0);
+ * no output overlaps in or the other output. */
+typedef struct pp_top_k_args {
+    const char *fn;
+    pp_type type;
+    const void *in;
+    size_t n; /* >= 1 */
+    size_t k; /* 1 .. n */
+    pp_order order;
+    void *keys_out;
+    uint64_t *indices_out; /* may be NULL */
+} pp_top_k_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
@@ -174,6 +190,7 @@ typedef pp_status (*pp_segmented_fn)(pp_context *ctx, const pp_segmented_args *a
 typedef pp_status (*pp_argsort_fn)(pp_context *ctx, const pp_argsort_args *a);
 typedef pp_status (*pp_segsort_fn)(pp_context *ctx, const pp_segsort_args *a);
 typedef pp_status (*pp_bykey_fn)(pp_context *ctx, const pp_bykey_args *a);
+typedef pp_status (*pp_top_k_fn)(pp_context *ctx, const pp_top_k_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -221,6 +238,9 @@ typedef struct pp_backend_ops {
      * pp_sort_pairs_copy the core first copies the inputs into the
      * outputs with the copy slot. */
     unsigned char sort_reads_inputs[PP_ALGO_COUNT];
+    /* pp_top_k follows the algorithm chosen for PP_PRIM_SORT: its slot if
+     * not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED. */
+    pp_top_k_fn top_k[PP_ALGO_COUNT];
     /* The segmented forms follow the algorithm chosen for PP_PRIM_REDUCE
      * (segmented_reduce) and PP_PRIM_SCAN (segmented_scan), which
      * pp_set_algorithm checked against reduce and scan, not these slots.

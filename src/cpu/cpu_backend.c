@@ -208,6 +208,7 @@ const pp_backend_ops pp_cpu_ops = {
     .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
     /* out of place in their passes (cpu_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_SEQUENTIAL] = 1},
+    .top_k = {[PP_ALGO_AUTO] = pp_cpu_top_k, [PP_ALGO_SEQUENTIAL] = pp_cpu_top_k_sequential},
     .exact_sum = pp_cpu_exact_sum,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},

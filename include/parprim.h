@@ -726,12 +726,17 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  * the choice made for PP_PRIM_SORT (pp_set_algorithm): the backend's
  * top-k for that sort where it has one, else its default top-k. On cpu
  * (PP_ALGO_AUTO) each thread keeps the best candidates of its part of in
- * behind a threshold on the keys' ordered bits, and the best k of them
- * are sorted with the cpu sort: in is read once; working memory, allocated
- * for the call, is 32 * k bytes per thread (at most 16 * n bytes in all),
- * plus the sort's scratch for the k; PP_ALGO_SEQUENTIAL: the same on one
- * thread. Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available
- * on the ... backend yet").
+ * behind a threshold on the keys' ordered bits (in read once; working
+ * memory 32 * k bytes per thread, at most 16 * n bytes in all); from k =
+ * n / 256 on (n >= 65536), counts of the ordered bits' leading 16 find the
+ * k-th key's neighbourhood and a second read of in takes the keys up to
+ * it (working memory 16 bytes per key taken, at least k of them, and up
+ * to 512 KiB of counters per thread). The best k are then sorted with the
+ * cpu sort (its scratch for k 8-byte keys, or for k pairs of them). The
+ * buffers are allocated for the call. PP_ALGO_SEQUENTIAL: the same on one
+ * thread.
+ * Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available on the
+ * ... backend yet").
  */
 PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size_t k, pp_order order,
                           void *keys_out, uint64_t *indices_out);

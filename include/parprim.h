@@ -400,10 +400,11 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * or f64 PP_SUM: out[i] is the exact sum of init and in[0..i] (exclusive:
  * of init and in[0..i-1]) rounded once, with the special values and signs
  * of zero of pp_scan's exact results (init takes part in the exact sum as
- * one more element before in[0]); exclusive out[0] is init itself. Cost:
- * that of pp_scan (init is the carry of the scan's first tile).
- * Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available on the
- * ... backend yet").
+ * one more element before in[0]); exclusive out[0] is init itself (cpu;
+ * opencl has no exact pp_scan_init yet: PP_ERROR_UNSUPPORTED). Cost: that
+ * of pp_scan (init is the carry of the scan's first tile). Backends: cpu
+ * and opencl; elsewhere PP_ERROR_UNSUPPORTED ("not available on the ...
+ * backend yet").
  */
 PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                               size_t n, const void *init);
@@ -734,9 +735,11 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  * to 512 KiB of counters per thread). The best k are then sorted with the
  * cpu sort (its scratch for k 8-byte keys, or for k pairs of them). The
  * buffers are allocated for the call. PP_ALGO_SEQUENTIAL: the same on one
- * thread.
- * Backends: cpu; elsewhere PP_ERROR_UNSUPPORTED ("not available on the
- * ... backend yet").
+ * thread. On opencl: pp_argsort's steps on all n keys with 8-byte indices
+ * (its working memory, plus n * 8 bytes for the permutation), then the
+ * first k keys and indices copied out. Backends: cpu and opencl;
+ * elsewhere PP_ERROR_UNSUPPORTED ("not available on the ... backend
+ * yet").
  */
 PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size_t k, pp_order order,
                           void *keys_out, uint64_t *indices_out);

@@ -322,6 +322,10 @@ pp_status pp_alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t byte
 /* Its body on buffers the backend provides (a->n >= 2): sorted, room for
  * n keys, and seq, for n indices (cuda: a buffer kept by the context). */
 pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota, void *sorted, void *seq);
+/* pp_top_k on the same steps (core/argsort.c): the argsort of all n keys
+ * into buffers of its own (n keys, 2n uint64_t indices), then the first k
+ * keys and indices copied into the outputs. */
+pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn iota);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

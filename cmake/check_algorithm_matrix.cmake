@@ -8,8 +8,8 @@
 # this build contains: in each backend's pp_backend_ops initializer, the
 # slots [PP_ALGO_X] = fn of .reduce, .scan, .histogram, .select, .sort,
 # .sort_reads_inputs, .segmented_reduce, .segmented_scan, .argsort,
-# .segmented_sort, .reduce_by_key, .scan_by_key and .run_length_encode (all
-# but the first five may be empty), and whether .exact_sum is set. Algorithm names come
+# .segmented_sort, .reduce_by_key, .scan_by_key, .run_length_encode,
+# .scan_init and .top_k (all but the first five may be empty), and whether .exact_sum is set. Algorithm names come
 # from pp_algorithm_name (src/core/names.c). A matrix row is found by what
 # its first cell names in backquotes (PP_PRIM_REDUCE, ..., sort_reads_inputs,
 # segmented_reduce, segmented_scan, argsort, segmented_sort, reduce_by_key, scan_by_key,
@@ -51,6 +51,7 @@ set(failures "")
 set(slot_names reduce scan histogram select sort sort_reads_inputs segmented_reduce segmented_scan argsort
   segmented_sort)
 list(APPEND slot_names reduce_by_key scan_by_key run_length_encode)
+list(APPEND slot_names scan_init top_k)
 foreach(b IN LISTS backends)
   file(READ ${table_${b}} src)
   string(REGEX MATCH "pp_backend_ops ${ops_${b}} = {.*\n};" body "${src}")
@@ -72,7 +73,7 @@ foreach(b IN LISTS backends)
       endif()
       list(APPEND found ${name_${e}})
     endforeach()
-    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort|segmented_sort|reduce_by_key|scan_by_key|run_length_encode)$")
+    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort|segmented_sort|reduce_by_key|scan_by_key|run_length_encode|scan_init|top_k)$")
       message(FATAL_ERROR "check_algorithm_matrix: ${table_${b}}: no slots read for .${slot}")
     endif()
     list(SORT found)
@@ -97,12 +98,13 @@ set(key_segmented_scan segmented_scan)
 set(key_argsort argsort)
 set(key_segmented_sort segmented_sort)
 set(key_exact_sum exact_sum)
-foreach(k reduce_by_key scan_by_key run_length_encode)
+foreach(k reduce_by_key scan_by_key run_length_encode scan_init top_k)
   set(key_${k} ${k})
 endforeach()
 set(keys PP_PRIM_REDUCE PP_PRIM_SCAN PP_PRIM_HISTOGRAM PP_PRIM_SELECT PP_PRIM_SORT sort_reads_inputs segmented_reduce
   segmented_scan argsort segmented_sort exact_sum)
 list(APPEND keys reduce_by_key scan_by_key run_length_encode)
+list(APPEND keys scan_init top_k)
 # Semicolons would split CMake lists: they become commas before the split.
 file(READ ${doc} text)
 string(REPLACE ";" "," text "${text}")

@@ -387,6 +387,28 @@ typedef enum pp_scan_kind { PP_INCLUSIVE = 0, PP_EXCLUSIVE = 1 } pp_scan_kind;
 PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind,
                   const void *in, void *out, size_t n);
 
+/**
+ * pp_scan starting from a given value: inclusive out[i] = init op in[0] op
+ * ... op in[i]; exclusive out[0] = init, out[i] = init op in[0] op ... op
+ * in[i-1]. init: one element of context memory, read, never written; it
+ * must not overlap out (PP_ERROR_INVALID_ARGUMENT). in, out: n elements of
+ * context memory; in == out is allowed, any other overlap is
+ * PP_ERROR_INVALID_ARGUMENT, as for pp_scan. n == 0 succeeds and writes nothing (in, out and init
+ * may then be NULL). Determinism: as pp_scan's for the algorithm chosen
+ * for PP_PRIM_SCAN (on cpu float results depend only on the input and
+ * init). PP_ALGO_EXACT (pp_set_algorithm(ctx, PP_PRIM_SCAN, ...)) on f32
+ * or f64 PP_SUM: out[i] is the exact sum of init and in[0..i] (exclusive:
+ * of init and in[0..i-1]) rounded once, with the special values and signs
+ * of zero of pp_scan's exact results (init takes part in the exact sum as
+ * one more element before in[0]); exclusive out[0] is init itself (cpu;
+ * opencl has no exact pp_scan_init yet: PP_ERROR_UNSUPPORTED). Cost: that
+ * of pp_scan (init is the carry of the scan's first tile). Backends: cpu
+ * and opencl; elsewhere PP_ERROR_UNSUPPORTED ("not available on the ...
+ * backend yet").
+ */
+PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
+                              size_t n, const void *init);
+
 /*
  * Segmented forms. Segments are given by offsets: nseg + 1 uint64_t in
  * context memory; segment s is in[offsets[s] .. offsets[s+1]). Offsets
@@ -689,6 +711,39 @@ PP_API pp_status pp_sort_copy(pp_context *ctx, pp_type type, const void *keys_in
 PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *keys_in,
                                     const void *values_in, void *keys_out, void *values_out,
                                     size_t value_size, size_t n, pp_order order);
+
+/**
+ * The k first keys of the stable sort of in (pp_sort's order for order:
+ * floats -0.0 before +0.0 ascending, every NaN after +inf ascending, first
+ * in PP_DESCENDING, last in PP_DESCENDING_NAN_LAST; equal keys by index
+ * ascending in every order): keys_out[j] = the j-th key of that sort (its
+ * bits unchanged), indices_out[j] = its position in in. So the k smallest
+ * (PP_ASCENDING) or largest (PP_DESCENDING) keys, sorted, ties by index.
+ * in: n elements of context memory, not written; keys_out: k elements and
+ * indices_out: k uint64_t of context memory, or NULL where the indices
+ * are not wanted. k > n is clamped to n; k == 0 or n == 0 succeeds and
+ * writes nothing (the arrays may then be NULL). Neither output may
+ * overlap in or the other (PP_ERROR_INVALID_ARGUMENT). Deterministic (the
+ * result is a function of in, k and order alone). Algorithms: it follows
+ * the choice made for PP_PRIM_SORT (pp_set_algorithm): the backend's
+ * top-k for that sort where it has one, else its default top-k. On cpu
+ * (PP_ALGO_AUTO) each thread keeps the best candidates of its part of in
+ * behind a threshold on the keys' ordered bits (in read once; working
+ * memory 32 * k bytes per thread, at most 16 * n bytes in all); from k =
+ * n / 256 on (n >= 65536), counts of the ordered bits' leading 16 find the
+ * k-th key's neighbourhood and a second read of in takes the keys up to
+ * it (working memory 16 bytes per key taken, at least k of them, and up
+ * to 512 KiB of counters per thread). The best k are then sorted with the
+ * cpu sort (its scratch for k 8-byte keys, or for k pairs of them). The
+ * buffers are allocated for the call. PP_ALGO_SEQUENTIAL: the same on one
+ * thread. On opencl: pp_argsort's steps on all n keys with 8-byte indices
+ * (its working memory, plus n * 8 bytes for the permutation), then the
+ * first k keys and indices copied out. Backends: cpu and opencl;
+ * elsewhere PP_ERROR_UNSUPPORTED ("not available on the ... backend
+ * yet").
+ */
+PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size_t k, pp_order order,
+                          void *keys_out, uint64_t *indices_out);
 
 /**
  * The stable sort's permutation: indices[i] = the input position of the

@@ -48,6 +48,8 @@ static void *xmalloc(size_t bytes)
     return p;
 }
 
+void *ref_xmalloc(size_t bytes) { return xmalloc(bytes); }
+
 /* ---- scalar operators ------------------------------------------------------------------
  * Integers: SUM and PROD are computed in uint64_t (at least as wide as
  * unsigned int, so there is no promotion to a signed type) and reduced

@@ -18,6 +18,10 @@ extern "C" {
 void ref_reduce(pp_type type, pp_op op, const void *in, size_t n, void *out);
 /* Sequential inclusive or exclusive scan; in == out allowed. */
 void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n);
+/* ref_scan starting from init (one element): inclusive out[i] = init op
+ * in[0] op ... op in[i], exclusive out[0] = init; in == out allowed
+ * (reference_topk.c). */
+void ref_scan_init(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n, const void *init);
 /* Per segment s < nseg, [offsets[s], offsets[s+1]) (valid offsets): out[s]
  * = ref_reduce of the segment; and ref_scan of each segment into out (in
  * == out allowed), out outside every segment untouched. */
@@ -49,6 +53,11 @@ uint64_t ref_partition_if(pp_type type, const void *in, size_t n, pp_cmp cmp, co
 /* Stable sort in the documented order (floats: -0.0 < +0.0, every NaN
  * greater than +inf); values (value_size bytes each) may be NULL. */
 void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order);
+/* The first min(k, n) keys of ref_sort_pairs of in (not written) and
+ * their input positions (indices_out may be NULL); returns min(k, n)
+ * (reference_topk.c). */
+size_t ref_top_k(pp_type type, const void *in, size_t n, size_t k, pp_order order, void *keys_out,
+                 uint64_t *indices_out);
 /* ref_sort_pairs of each segment s < nseg, [offsets[s], offsets[s+1])
  * (valid offsets); keys and values outside every segment untouched. */
 void ref_segmented_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, const uint64_t *offsets,

@@ -226,3 +226,16 @@ int tc_status_ok(const tc_config *c, pp_status st, const char *fn)
     TC_FAIL("%s returned %s: \"%s\"", fn, pp_status_string(st), pp_last_error(c->ctx));
     return 0;
 }
+
+int tc_status_or_absent(const tc_config *c, pp_status st, const char *fn, int required)
+{
+    char absent[160];
+    snprintf(absent, sizeof absent, "%s: not available on the %s backend yet", fn, pp_backend_name(c->backend));
+    if (!required && st == PP_ERROR_UNSUPPORTED && strcmp(pp_last_error(c->ctx), absent) == 0) {
+        char key[160];
+        snprintf(key, sizeof key, "%s %s absent", pp_backend_name(c->backend), fn);
+        tc_skip(key, "%s not available on %s yet", fn, pp_backend_name(c->backend));
+        return 0;
+    }
+    return tc_status_ok(c, st, fn);
+}

@@ -71,6 +71,11 @@ const char *tc_config_name(const tc_config *c); /* static buffer */
  * skip it (PP_ERROR_UNSUPPORTED from an algorithm other than AUTO, which
  * the header allows); fails the test on anything else. */
 int tc_status_ok(const tc_config *c, pp_status st, const char *fn);
+/* tc_status_ok for a call that a backend may not have yet: where required
+ * is 0 and the call returned PP_ERROR_UNSUPPORTED with the message "fn:
+ * not available on the <backend> backend yet", a skip ("fn not available
+ * on <backend> yet") and 0; else tc_status_ok. */
+int tc_status_or_absent(const tc_config *c, pp_status st, const char *fn, int required);
 /* Every skip so far (tc_skip, tc_need, tc_need_f64, tc_status_ok). */
 extern unsigned long long tc_skipped;
 

@@ -59,24 +59,46 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
     DISPATCH(reduce, PP_PRIM_REDUCE, &a);
 }
 
+/* pp_scan and pp_scan_init (with_init: a->init is the initial value, one
+ * element not overlapping out): the checks, then the slot (pp_scan_init's
+ * picked among the scan_init slots, which a backend may lack). */
+static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
+{
+    const char *fn = a->fn;
+    const size_t sz = pp_type_size(a->type);
+    TRY(pp_check_type_n(ctx, fn, a->type, a->n));
+    TRY(pp_check_op(ctx, fn, a->type, a->op));
+    TRY(pp_check_kind(ctx, fn, a->kind));
+    if (a->n == 0) return PP_SUCCESS;
+    NEED(a->in, "in");
+    NEED(a->out, "out");
+    if (with_init) NEED(a->init, "init");
+    ALIGNED(a->in, sz, "in");
+    ALIGNED(a->out, sz, "out");
+    ALIGNED(a->init, sz, "init");
+    const size_t bytes = a->n * sz;
+    if (a->in != a->out) NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in (only in == out is allowed)");
+    if (!with_init) DISPATCH(scan, PP_PRIM_SCAN, a);
+    NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
+    RUN_PICKED(ctx->ops->scan_init, PP_PRIM_SCAN, a->type, a->op, 1, a);
+}
+
 pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                   size_t n)
 {
     static const char fn[] = "pp_scan";
     PP_BEGIN(ctx, fn);
-    TRY(pp_check_type_n(ctx, fn, type, n));
-    TRY(pp_check_op(ctx, fn, type, op));
-    TRY(pp_check_kind(ctx, fn, kind));
-    if (n == 0) return PP_SUCCESS;
-    NEED(in, "in");
-    NEED(out, "out");
-    ALIGNED(in, pp_type_size(type), "in");
-    ALIGNED(out, pp_type_size(type), "out");
-    size_t bytes = n * pp_type_size(type);
-    if (in != out)
-        NO_OVERLAP(out, bytes, "out", in, bytes, "in (only in == out is allowed)");
-    const pp_scan_args a = {fn, type, op, kind, in, out, n};
-    DISPATCH(scan, PP_PRIM_SCAN, &a);
+    const pp_scan_args a = {fn, type, op, kind, in, out, n, NULL};
+    return scan_common(ctx, &a, 0);
+}
+
+pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n,
+                       const void *init)
+{
+    static const char fn[] = "pp_scan_init";
+    PP_BEGIN(ctx, fn);
+    const pp_scan_args a = {fn, type, op, kind, in, out, n, init};
+    return scan_common(ctx, &a, 1);
 }
 
 /* sum += the exact sum of in[0..n): the backend's exact_sum slot into a

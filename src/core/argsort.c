@@ -41,3 +41,30 @@ pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_
     if (sorted) (void)ctx->ops->mem_free(ctx, sorted);
     return st;
 }
+
+/* pp_top_k from the backend's argsort machinery: the stable sort of the
+ * keys with the index sequence (pp_argsort_sort_into into fresh buffers of
+ * n keys and twice n indices), then the first k keys and indices copied
+ * into the outputs (the copy slot). 1 <= k <= n. */
+pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn iota)
+{
+    const size_t n = a->n, k = a->k, ks = pp_type_size(a->type), is = sizeof(uint64_t);
+    if (n == 1) {
+        pp_status st = ctx->ops->copy(ctx, a->keys_out, a->in, ks);
+        if (st == PP_SUCCESS && a->indices_out) st = iota(ctx, a->fn, PP_U64, a->indices_out, 1);
+        return st;
+    }
+    void *sorted = NULL, *seq = NULL, *perm = NULL;
+    pp_status st = pp_alloc_buffer(ctx, a->fn, &sorted, n * ks, "sorted keys' buffer");
+    if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, a->fn, &seq, n * is, "index sequence's buffer");
+    if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, a->fn, &perm, n * is, "permutation's buffer");
+    const pp_argsort_args s = {a->fn, a->type, a->in, n, a->order, PP_U64, perm};
+    if (st == PP_SUCCESS) st = pp_argsort_sort_into(ctx, &s, iota, sorted, seq);
+    if (st == PP_SUCCESS) st = ctx->ops->copy(ctx, a->keys_out, sorted, k * ks);
+    if (st == PP_SUCCESS && a->indices_out) st = ctx->ops->copy(ctx, a->indices_out, perm, k * is);
+    /* freeing never fails on a buffer just allocated; queued work keeps it alive (opencl) */
+    void *const bufs[3] = {perm, seq, sorted};
+    for (int i = 0; i < 3; i++)
+        if (bufs[i]) (void)ctx->ops->mem_free(ctx, bufs[i]);
+    return st;
+}

@@ -40,6 +40,11 @@ typedef struct pp_scan_args {
     const void *in;
     void *out; /* may be in */
     size_t n;  /* > 0 */
+    /* pp_scan_init: one element of context memory, not overlapping out,
+     * that the scan starts from (inclusive out[i] = init op in[0] op ...
+     * op in[i], exclusive out[0] = init); NULL for pp_scan. Only the
+     * scan_init slots are given a non-NULL init. */
+    const void *init;
 } pp_scan_args;
 
 typedef struct pp_histogram_args {
@@ -160,6 +165,22 @@ typedef struct pp_bykey_args {
     uint64_t *count;      /* reduce, RLE: the number of runs, one uint64_t (scan: NULL) */
 } pp_bykey_args;
 
+/* pp_top_k: the first k of the stable sort of in[0 .. n) in order
+ * (pp_sort's order: ties by index ascending), sorted, into keys_out (k
+ * elements) and indices_out (k uint64_t, or NULL: not wanted). 1 <= k <= n
+ * (the core clamps k and returns before the backend for k == 0 or n == 0);
+ * no output overlaps in or the other output. */
+typedef struct pp_top_k_args {
+    const char *fn;
+    pp_type type;
+    const void *in;
+    size_t n; /* >= 1 */
+    size_t k; /* 1 .. n */
+    pp_order order;
+    void *keys_out;
+    uint64_t *indices_out; /* may be NULL */
+} pp_top_k_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
@@ -169,6 +190,7 @@ typedef pp_status (*pp_segmented_fn)(pp_context *ctx, const pp_segmented_args *a
 typedef pp_status (*pp_argsort_fn)(pp_context *ctx, const pp_argsort_args *a);
 typedef pp_status (*pp_segsort_fn)(pp_context *ctx, const pp_segsort_args *a);
 typedef pp_status (*pp_bykey_fn)(pp_context *ctx, const pp_bykey_args *a);
+typedef pp_status (*pp_top_k_fn)(pp_context *ctx, const pp_top_k_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -201,6 +223,12 @@ typedef struct pp_backend_ops {
     pp_status (*memory_info)(pp_context *ctx, pp_memory_info *info);
     pp_reduce_fn reduce[PP_ALGO_COUNT];
     pp_scan_fn scan[PP_ALGO_COUNT];
+    /* pp_scan_init (a->init set) follows the algorithm chosen for
+     * PP_PRIM_SCAN, picked as the segmented forms are (below): the chosen
+     * algorithm's slot if not NULL, else [PP_ALGO_AUTO]; PP_ALGO_EXACT on a
+     * f32 or f64 PP_SUM only from its own slot. All NULL:
+     * PP_ERROR_UNSUPPORTED. */
+    pp_scan_fn scan_init[PP_ALGO_COUNT];
     pp_histogram_fn histogram[PP_ALGO_COUNT];
     pp_select_fn select[PP_ALGO_COUNT];
     pp_sort_fn sort[PP_ALGO_COUNT];
@@ -210,6 +238,9 @@ typedef struct pp_backend_ops {
      * pp_sort_pairs_copy the core first copies the inputs into the
      * outputs with the copy slot. */
     unsigned char sort_reads_inputs[PP_ALGO_COUNT];
+    /* pp_top_k follows the algorithm chosen for PP_PRIM_SORT: its slot if
+     * not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED. */
+    pp_top_k_fn top_k[PP_ALGO_COUNT];
     /* The segmented forms follow the algorithm chosen for PP_PRIM_REDUCE
      * (segmented_reduce) and PP_PRIM_SCAN (segmented_scan), which
      * pp_set_algorithm checked against reduce and scan, not these slots.
@@ -291,6 +322,10 @@ pp_status pp_alloc_buffer(pp_context *ctx, const char *fn, void **p, size_t byte
 /* Its body on buffers the backend provides (a->n >= 2): sorted, room for
  * n keys, and seq, for n indices (cuda: a buffer kept by the context). */
 pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota, void *sorted, void *seq);
+/* pp_top_k on the same steps (core/argsort.c): the argsort of all n keys
+ * into buffers of its own (n keys, 2n uint64_t indices), then the first k
+ * keys and indices copied into the outputs. */
+pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn iota);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

@@ -198,11 +198,17 @@ const pp_backend_ops pp_cpu_ops = {
              [PP_ALGO_SEQUENTIAL] = pp_cpu_scan_sequential,
              [PP_ALGO_REDUCE_THEN_SCAN] = pp_cpu_scan_reduce_then_scan,
              [PP_ALGO_EXACT] = pp_cpu_scan_exact},
+    /* the scans themselves: they start from a->init where it is set */
+    .scan_init = {[PP_ALGO_AUTO] = pp_cpu_scan,
+                  [PP_ALGO_SEQUENTIAL] = pp_cpu_scan_sequential,
+                  [PP_ALGO_REDUCE_THEN_SCAN] = pp_cpu_scan_reduce_then_scan,
+                  [PP_ALGO_EXACT] = pp_cpu_scan_exact},
     .histogram = {[PP_ALGO_AUTO] = pp_cpu_histogram, [PP_ALGO_SEQUENTIAL] = pp_cpu_histogram_sequential},
     .select = {[PP_ALGO_AUTO] = pp_cpu_select, [PP_ALGO_SEQUENTIAL] = pp_cpu_select_sequential},
     .sort = {[PP_ALGO_AUTO] = pp_cpu_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_sort_sequential},
     /* out of place in their passes (cpu_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_SEQUENTIAL] = 1},
+    .top_k = {[PP_ALGO_AUTO] = pp_cpu_top_k, [PP_ALGO_SEQUENTIAL] = pp_cpu_top_k_sequential},
     .exact_sum = pp_cpu_exact_sum,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},

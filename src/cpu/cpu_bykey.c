@@ -143,7 +143,7 @@ static pp_status bykey_sequential(pp_context *ctx, const pp_bykey_args *a)
             const pp_reduce_args ra = {a->fn, a->value_type, a->op, in + b * vs, len, out + r * vs};
             st = pp_cpu_reduce_sequential(ctx, &ra);
         } else {
-            const pp_scan_args sa = {a->fn, a->value_type, a->op, a->kind, in + b * vs, out + b * vs, len};
+            const pp_scan_args sa = {a->fn, a->value_type, a->op, a->kind, in + b * vs, out + b * vs, len, NULL};
             st = pp_cpu_scan_sequential(ctx, &sa);
         }
     }

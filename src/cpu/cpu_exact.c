@@ -141,9 +141,18 @@ pp_status pp_cpu_scan_exact(pp_context *ctx, const pp_scan_args *a)
     char *scratch = (char *)pp_cpu_scratch(ctx, chain + copies, a->fn);
     if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
     xscan_job j = {f, (const char *)a->in, (char *)a->out, n, a->kind == PP_EXCLUSIVE, inplace ? scratch + chain : NULL};
-    uint64_t id[PP_XACC_F64_WORDS] = {0};
-    pp_cpu_chain_spec spec = {ntiles, f->words, id, xscan_value, xscan_combine, xscan_body, &j, NULL};
+    /* the chain starts from the exact sum of nothing, or of pp_scan_init's
+     * initial value (then the bits of an exclusive out[0]) */
+    int64_t id[PP_XACC_F64_WORDS] = {0};
+    if (a->init) {
+        f->fold(id, a->init, 1);
+        pp_xacc_normalize(id, (int)f->words - 2);
+    }
+    pp_cpu_chain_spec spec = {ntiles, f->words, (const uint64_t *)id, xscan_value, xscan_combine, xscan_body, &j, NULL};
     pp_cpu_chain(&spec, nt, scratch, NULL);
-    if (j.exclusive) memset(a->out, 0, f->size); /* +0.0 */
+    if (j.exclusive) { /* +0.0, or the initial value */
+        if (a->init) memcpy(a->out, a->init, f->size);
+        else memset(a->out, 0, f->size);
+    }
     return PP_SUCCESS;
 }

@@ -100,6 +100,10 @@ pp_status pp_cpu_segmented_exact_run(pp_context *ctx, const pp_segmented_args *a
 /* The first s < nseg with off[s] >= x, else nseg (cpu_segmented.c). */
 size_t pp_cpu_first_offset_at(const uint64_t *off, size_t nseg, uint64_t x);
 pp_status pp_cpu_argsort(pp_context *ctx, const pp_argsort_args *a); /* every sort algorithm (cpu_sort.c) */
+/* pp_top_k (cpu_topk.c): PP_ALGO_AUTO's, on up to every thread, and
+ * PP_ALGO_SEQUENTIAL's on one. */
+pp_status pp_cpu_top_k(pp_context *ctx, const pp_top_k_args *a);
+pp_status pp_cpu_top_k_sequential(pp_context *ctx, const pp_top_k_args *a);
 pp_status pp_cpu_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
 pp_status pp_cpu_segmented_sort_sequential(pp_context *ctx, const pp_segsort_args *a);
 /* PP_SUCCESS if off[0 .. nseg] is non-decreasing and at most n; else

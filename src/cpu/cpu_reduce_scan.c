@@ -46,7 +46,7 @@ typedef struct rs_kernels {
     uint64_t (*fold)(const void *x, size_t n);             /* n >= 1 */
     void (*scan)(const void *x, void *y, size_t n, uint64_t carry, int exclusive);
     void (*reduce_seq)(const void *x, size_t n, void *out);
-    void (*scan_seq)(const void *x, void *y, size_t n, int exclusive);
+    void (*scan_seq)(const void *x, void *y, size_t n, uint64_t carry, int exclusive);
     void (*public_identity)(void *out);                    /* what n == 0 writes, and exclusive out[0] */
 } rs_kernels;
 
@@ -337,6 +337,17 @@ static void scan_tile_body(const void *job, size_t t, const uint64_t *prefix, co
     j->scan(j->in + off, j->out + off, pp_cpu_tile_len(j->n, PP_ST, t), *prefix, j->exclusive);
 }
 
+/* The scan's carry into its first element: the operator's identity, or
+ * pp_scan_init's initial value (whose bits an exclusive scan's out[0]
+ * then holds). */
+static uint64_t scan_start(const rs_kernels *k, const pp_scan_args *a)
+{
+    uint64_t c = 0;
+    if (!a->init) return k->identity();
+    memcpy(&c, a->init, k->size);
+    return c;
+}
+
 static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential)
 {
     const rs_kernels *k = kernels(a->type, a->op);
@@ -344,20 +355,20 @@ static pp_status cpu_scan(pp_context *ctx, const pp_scan_args *a, int sequential
     const void *in = a->in;
     void *out = a->out;
     const size_t n = a->n;
+    const uint64_t start = scan_start(k, a);
     if (sequential) {
-        k->scan_seq(in, out, n, excl);
+        k->scan_seq(in, out, n, start, excl);
     } else if (n <= PP_ST) {
-        scan_kernel_of(a->type, a->op, n)(in, out, n, k->identity(), excl);
+        scan_kernel_of(a->type, a->op, n)(in, out, n, start, excl);
     } else {
         const size_t ntiles = (n + PP_ST - 1) / PP_ST;
         void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
         if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
         scan_chain_job j = {k, scan_kernel_of(a->type, a->op, n), fold_kernel_of(a->type, a->op), (const char *)in, (char *)out, n, excl};
-        const uint64_t id = k->identity();
-        pp_cpu_chain_spec spec = {ntiles, 1, &id, scan_tile_value, scan_combine, scan_tile_body, &j, NULL};
+        pp_cpu_chain_spec spec = {ntiles, 1, &start, scan_tile_value, scan_combine, scan_tile_body, &j, NULL};
         pp_cpu_chain(&spec, pp_cpu_threads_for(ctx, n, 2 * PP_ST), scratch, NULL);
     }
-    if (excl) k->public_identity(out);
+    if (excl && !a->init) k->public_identity(out);
     return PP_SUCCESS;
 }
 
@@ -393,13 +404,13 @@ pp_status pp_cpu_scan_reduce_then_scan(pp_context *ctx, const pp_scan_args *a)
     rts_job j = {{k, scan_kernel_of(a->type, a->op, n), fold_kernel_of(a->type, a->op), (const char *)a->in, (char *)a->out, n, excl}, prefix};
     const int nt = pp_cpu_threads_for(ctx, n, 2 * PP_ST);
     pp_cpu_for_tiles(nt, ntiles, rts_fold, &j);
-    uint64_t acc = k->identity();
+    uint64_t acc = scan_start(k, a);
     for (size_t t = 0; t < ntiles; t++) {
         const uint64_t v = prefix[t];
         prefix[t] = acc;
         acc = k->combine(acc, v);
     }
     pp_cpu_for_tiles(nt, ntiles, rts_scan, &j);
-    if (excl) k->public_identity(a->out);
+    if (excl && !a->init) k->public_identity(a->out);
     return PP_SUCCESS;
 }

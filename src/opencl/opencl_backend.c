@@ -293,6 +293,10 @@ const pp_backend_ops pp_opencl_ops = {
              [PP_ALGO_REDUCE_THEN_SCAN] = pp_ocl_scan,
              [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded,
              [PP_ALGO_EXACT] = pp_ocl_scan_exact},
+    /* the scans themselves, from a->init where it is set (opencl_reduce_scan.c) */
+    .scan_init = {[PP_ALGO_AUTO] = pp_ocl_scan,
+                  [PP_ALGO_REDUCE_THEN_SCAN] = pp_ocl_scan,
+                  [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded},
     .histogram = {[PP_ALGO_AUTO] = pp_ocl_histogram,
                   [PP_ALGO_PRIVATE_ATOMIC] = pp_ocl_histogram,
                   [PP_ALGO_GLOBAL_ATOMIC] = pp_ocl_histogram_global_atomic,
@@ -304,6 +308,8 @@ const pp_backend_ops pp_opencl_ops = {
     /* every sort reads the inputs in its first pass and leaves the result in
      * the outputs (opencl_sort.c) */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1, [PP_ALGO_COUNT_SCAN_SCATTER] = 1},
+    /* the argsort's steps on the sort chosen for PP_PRIM_SORT (core/argsort.c) */
+    .top_k = {[PP_ALGO_AUTO] = pp_ocl_top_k},
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_ocl_segmented_reduce, [PP_ALGO_EXACT] = pp_ocl_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_ocl_segmented_scan},
     .reduce_by_key = {[PP_ALGO_AUTO] = pp_ocl_reduce_by_key},

@@ -129,6 +129,7 @@ pp_status pp_ocl_sort(pp_context *ctx, const pp_sort_args *a);                  
 pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a);         /* NVIDIA GPUs only */
 pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a);               /* every sort algorithm; iota: argsort.cl */
+pp_status pp_ocl_top_k(pp_context *ctx, const pp_top_k_args *a); /* the argsort's steps, the first k copied */
 /* The index sequence 0 .. n-1 of index_type (PP_U32, PP_U64) into out
  * (argsort.cl), for core/argsort.c's pp_argsort_by_sort. */
 pp_status pp_ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);

@@ -15,7 +15,9 @@
  * for another, which OpenCL could not promise to terminate. The tile scan
  * is PP_ALGO_REDUCE_THEN_SCAN's (the default: per-work-item serial scans
  * and a Kogge-Stone scan of their totals) or PP_ALGO_BLELLOCH_PADDED's (up-sweep
- * and down-sweep over the whole tile in padded local memory).
+ * and down-sweep over the whole tile in padded local memory). pp_scan_init
+ * (the same slots, a->init set) starts the chain of carries from init: the
+ * one tile's carry, or that of the scan of the totals, recursively.
  *
  * Floats: sums start from -0.0, the exact neutral element (so -0.0 inputs
  * sum as in sequence); what is written as "the identity" (n == 0, an
@@ -187,23 +189,30 @@ static size_t work_elems(size_t n, size_t tile)
 }
 
 /* Scans n elements of in (element offset in_off) into out (out_off) with
- * flags; the levels below use work from element work_off on. */
+ * flags, from the carry init[0] where init is not NULL (pp_scan_init: it
+ * becomes the one tile's carry, or the carry of the scan of the tiles'
+ * totals, so every tile's carry starts from it); the levels below use work
+ * from element work_off on. */
 static pp_status scan_level(const scan_call *c, cl_mem in, size_t in_off, cl_mem out, size_t out_off, size_t n,
-                            cl_uint flags, size_t work_off)
+                            cl_uint flags, size_t work_off, cl_mem init)
 {
     const size_t ntiles = tiles_of(n, c->p.tile);
     cl_ulong in64 = in_off, out64 = out_off, n64 = n, nt64 = ntiles, zero = 0;
     const size_t groups = ntiles < PP_OCL_MAX_GROUPS ? ntiles : PP_OCL_MAX_GROUPS;
-    if (ntiles == 1) /* one tile: no carries */
+    if (ntiles == 1) { /* one tile: no carries, or init's */
+        const cl_mem carries = init ? init : in;
+        const cl_uint f1 = init ? flags | SCAN_CARRIES : flags;
         return PP_OCL_LAUNCH(c->ctx, c->fn, c->tiles, 1, c->p.L, PP_OCL_ARG(in), PP_OCL_ARG(in64),
-                             PP_OCL_ARG(out), PP_OCL_ARG(out64), PP_OCL_ARG(n64), PP_OCL_ARG(in), PP_OCL_ARG(zero),
-                             PP_OCL_ARG(nt64), PP_OCL_ARG(flags));
+                             PP_OCL_ARG(out), PP_OCL_ARG(out64), PP_OCL_ARG(n64), PP_OCL_ARG(carries),
+                             PP_OCL_ARG(zero), PP_OCL_ARG(nt64), PP_OCL_ARG(f1));
+    }
     cl_mem w = c->work;
     cl_ulong sums64 = work_off;
     PP_OCL_STATUS(PP_OCL_LAUNCH(c->ctx, c->fn, c->sums, groups, c->p.L, PP_OCL_ARG(in), PP_OCL_ARG(in64),
                                 PP_OCL_ARG(n64), PP_OCL_ARG(w), PP_OCL_ARG(sums64), PP_OCL_ARG(nt64)));
     /* the totals become their exclusive prefixes, in place */
-    PP_OCL_STATUS(scan_level(c, w, work_off, w, work_off, ntiles, SCAN_EXCLUSIVE, work_off + level_slots(ntiles)));
+    PP_OCL_STATUS(
+        scan_level(c, w, work_off, w, work_off, ntiles, SCAN_EXCLUSIVE, work_off + level_slots(ntiles), init));
     cl_uint f = flags | SCAN_CARRIES;
     return PP_OCL_LAUNCH(c->ctx, c->fn, c->tiles, groups, c->p.L, PP_OCL_ARG(in), PP_OCL_ARG(in64), PP_OCL_ARG(out),
                          PP_OCL_ARG(out64), PP_OCL_ARG(n64), PP_OCL_ARG(w), PP_OCL_ARG(sums64), PP_OCL_ARG(nt64),
@@ -240,7 +249,7 @@ pp_status pp_ocl_scan_into(pp_context *ctx, const char *fn, pp_type type, pp_op 
     PP_OCL_STATUS(scan_prepare(ctx, fn, type, op, 0, &c));
     c.work = work;
     cl_uint flags = kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | SCAN_PUBLIC_FIRST : 0;
-    return scan_level(&c, in, in_off, out, out_off, n, flags, work_off);
+    return scan_level(&c, in, in_off, out, out_off, n, flags, work_off, NULL);
 }
 
 static pp_status ocl_scan(pp_context *ctx, const pp_scan_args *a, int blelloch)
@@ -251,13 +260,17 @@ static pp_status ocl_scan(pp_context *ctx, const pp_scan_args *a, int blelloch)
     void *out = a->out;
     const size_t n = a->n;
     const size_t sz = pp_type_size(type);
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * sz, "in"}, {out != in ? out : NULL, n * sz, "out"}));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * sz, "in"}, {out != in ? out : NULL, n * sz, "out"},
+                                     {a->init, sz, "init"}));
     scan_call c;
     PP_OCL_STATUS(scan_prepare(ctx, fn, type, a->op, blelloch, &c));
     size_t slots = work_elems(n, c.p.tile);
     if (slots) PP_OCL_STATUS(pp_ocl_scratch(ctx, slots * sz, fn, &c.work));
-    cl_uint flags = a->kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | SCAN_PUBLIC_FIRST : 0;
-    return scan_level(&c, pp_ocl_mem(in), 0, pp_ocl_mem(out), 0, n, flags, 0);
+    /* pp_scan_init: an exclusive out[0] is init op the neutral element,
+     * init itself, not the API's identity */
+    cl_uint flags = a->kind == PP_EXCLUSIVE ? SCAN_EXCLUSIVE | (a->init ? 0 : SCAN_PUBLIC_FIRST) : 0;
+    return scan_level(&c, pp_ocl_mem(in), 0, pp_ocl_mem(out), 0, n, flags, 0,
+                      a->init ? pp_ocl_mem(a->init) : NULL);
 }
 
 pp_status pp_ocl_scan(pp_context *ctx, const pp_scan_args *a) { return ocl_scan(ctx, a, 0); }

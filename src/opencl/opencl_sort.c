@@ -481,3 +481,11 @@ pp_status pp_ocl_argsort(pp_context *ctx, const pp_argsort_args *a)
                                      {a->indices, a->n * pp_type_size(a->index_type), "indices"}));
     return pp_argsort_by_sort(ctx, a, pp_ocl_iota);
 }
+
+pp_status pp_ocl_top_k(pp_context *ctx, const pp_top_k_args *a)
+{
+    const size_t ks = pp_type_size(a->type);
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->in, a->n * ks, "in"}, {a->keys_out, a->k * ks, "keys_out"},
+                                     {a->indices_out, a->k * sizeof(uint64_t), "indices_out"}));
+    return pp_top_k_by_sort(ctx, a, pp_ocl_iota);
+}

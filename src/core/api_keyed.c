@@ -4,47 +4,6 @@
  * (internal.h, pp_backend_ops). */
 #include "check.h"
 
-/* The index of the slot to run among slots[] (present[a]: slot a is not
- * NULL) for a call that follows the algorithm chosen for prim: the chosen
- * one's, else the default's; where sums is 1, PP_ALGO_EXACT on a f32 or
- * f64 PP_SUM is served by its own slot alone (never an inexact sum for an
- * exact one), and its slot serves nothing else (other types and operators
- * run the default, as pp_reduce's). -1 with the message set where there
- * is none. */
-static int pick_slot(pp_context *ctx, const char *fn, const int *present, pp_primitive prim, pp_type type, pp_op op,
-                     int sums)
-{
-    const pp_algorithm algo = ctx->algo[prim];
-    const int exact_sum = op == PP_SUM && pp_exact_chunks(type) > 0;
-    if (present[algo] && !(sums && algo == PP_ALGO_EXACT && !exact_sum)) return (int)algo;
-    if (sums && algo == PP_ALGO_EXACT && exact_sum) {
-        pp_fail(ctx, PP_ERROR_UNSUPPORTED,
-                "%s: PP_ALGO_EXACT (%s sums) is not available for this call on the "
-                "%s backend",
-                fn, pp_type_name(type), pp_backend_name(ctx->ops->id));
-        return -1;
-    }
-    if (present[PP_ALGO_AUTO]) return PP_ALGO_AUTO;
-    pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
-    return -1;
-}
-
-/* present[a] = (slots[a] != NULL) for every algorithm a. */
-#define PRESENT(present, slots) \
-    int present[PP_ALGO_COUNT]; \
-    for (int a_ = 0; a_ < PP_ALGO_COUNT; a_++) present[a_] = (slots)[a_] != NULL
-
-/* Runs slots[pick_slot(...)] on args: enter hook, slot, end. */
-#define RUN_PICKED(slots, prim, type, op, sums, args)                      \
-    do {                                                                   \
-        PRESENT(present_, slots);                                          \
-        const int i_ = pick_slot(ctx, fn, present_, prim, type, op, sums); \
-        if (i_ < 0) return PP_ERROR_UNSUPPORTED;                           \
-        pp_status st_ = pp_enter(ctx, fn);                                 \
-        if (st_ == PP_SUCCESS) st_ = (slots)[i_](ctx, args);               \
-        return pp_end(ctx, fn, st_);                                       \
-    } while (0)
-
 /* The offsets array of nseg + 1 entries (nseg >= 1): present and aligned. */
 static pp_status check_offsets_arg(pp_context *ctx, const char *fn, const uint64_t *offsets)
 {

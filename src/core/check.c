@@ -43,3 +43,20 @@ pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order)
 }
 
 pp_status pp_enter(pp_context *ctx, const char *fn) { return ctx->ops->enter ? ctx->ops->enter(ctx, fn) : PP_SUCCESS; }
+
+int pp_pick_slot(pp_context *ctx, const char *fn, const int *present, pp_primitive prim, pp_type type, pp_op op,
+                 int sums)
+{
+    const pp_algorithm algo = ctx->algo[prim];
+    const int exact_sum = op == PP_SUM && pp_exact_chunks(type) > 0;
+    if (present[algo] && !(sums && algo == PP_ALGO_EXACT && !exact_sum)) return (int)algo;
+    if (sums && algo == PP_ALGO_EXACT && exact_sum) {
+        pp_fail(ctx, PP_ERROR_UNSUPPORTED,
+                "%s: PP_ALGO_EXACT (%s sums) is not available for this call on the %s backend", fn, pp_type_name(type),
+                pp_backend_name(ctx->ops->id));
+        return -1;
+    }
+    if (present[PP_ALGO_AUTO]) return PP_ALGO_AUTO;
+    pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: not available on the %s backend yet", fn, pp_backend_name(ctx->ops->id));
+    return -1;
+}

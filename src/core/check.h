@@ -18,6 +18,15 @@ pp_status pp_check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind);
 pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order);
 /* The backend's enter hook (NULL: nothing to do). */
 pp_status pp_enter(pp_context *ctx, const char *fn);
+/* The index of the slot to run among slots[] (present[a]: slot a is not
+ * NULL) for a call that follows the algorithm chosen for prim: the chosen
+ * one's, else the default's; where sums is 1, PP_ALGO_EXACT on a f32 or
+ * f64 PP_SUM is served by its own slot alone (never an inexact sum for an
+ * exact one), and its slot serves nothing else (other types and operators
+ * run the default, as pp_reduce's). -1 with the message set where there
+ * is none ("fn: not available on the X backend yet" where no slot is). */
+int pp_pick_slot(pp_context *ctx, const char *fn, const int *present, pp_primitive prim, pp_type type, pp_op op,
+                 int sums);
 
 #define TRY(x)                             \
     do {                                   \
@@ -46,6 +55,22 @@ pp_status pp_enter(pp_context *ctx, const char *fn);
     do {                                                                                              \
         if (ctx->ops->addressable && (ptr) && (uintptr_t)(const void *)(ptr) % (align))               \
             INVALID(ctx, "%s: argument '%s' is not aligned to %zu bytes", fn, name, (size_t)(align)); \
+    } while (0)
+
+/* present[a] = (slots[a] != NULL) for every algorithm a. */
+#define PRESENT(present, slots) \
+    int present[PP_ALGO_COUNT]; \
+    for (int a_ = 0; a_ < PP_ALGO_COUNT; a_++) present[a_] = (slots)[a_] != NULL
+
+/* Runs slots[pp_pick_slot(...)] on args: enter hook, slot, end. */
+#define RUN_PICKED(slots, prim, type, op, sums, args)                         \
+    do {                                                                      \
+        PRESENT(present_, slots);                                             \
+        const int i_ = pp_pick_slot(ctx, fn, present_, prim, type, op, sums); \
+        if (i_ < 0) return PP_ERROR_UNSUPPORTED;                              \
+        pp_status st_ = pp_enter(ctx, fn);                                    \
+        if (st_ == PP_SUCCESS) st_ = (slots)[i_](ctx, args);                  \
+        return pp_end(ctx, fn, st_);                                          \
     } while (0)
 
 #define NO_OVERLAP(a, abytes, aname, b, bbytes, bname)                         \

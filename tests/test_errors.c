@@ -291,6 +291,7 @@ GROUP_TEST(segmented)
 GROUP_TEST(argsort)
 GROUP_TEST(segsort)
 GROUP_TEST(bykey)
+GROUP_TEST(search)
 GROUP_TEST(misc)
 GROUP_TEST(memory)
 GROUP_TEST(last_error)
@@ -492,6 +493,7 @@ int main(void)
         cmocka_unit_test(test_exact),
         cmocka_unit_test(test_segmented), cmocka_unit_test(test_argsort), cmocka_unit_test(test_segsort),
         cmocka_unit_test(test_bykey),
+        cmocka_unit_test(test_search),
     };
     int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);
     tc_finish();

@@ -8,6 +8,7 @@
  *                          exact sums (pp_exact_*)
  *   test_errors_segsort.c  those of the segmented sort
  *   test_errors_keyed.c    those of the by-key forms
+ *   test_errors_search.c   those of search and merge
  *   test_errors.c          memory, algorithms, pp_last_error, pp_create,
  *                          names; main
  */
@@ -71,5 +72,6 @@ void errors_segmented(fixture *f);
 void errors_argsort(fixture *f);
 void errors_segsort(fixture *f); /* test_errors_segsort.c */
 void errors_bykey(fixture *f);  /* test_errors_keyed.c */
+void errors_search(fixture *f); /* test_errors_search.c */
 
 #endif

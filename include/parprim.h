@@ -746,8 +746,10 @@ PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, siz
  * algorithm and thread count. Algorithms: these calls follow the choice
  * made for PP_PRIM_SORT (pp_set_algorithm): that algorithm's form of the
  * call where the backend has one, else its default. Working memory: none
- * on cpu. Backends: cpu; cuda and opencl return PP_ERROR_UNSUPPORTED ("not
- * available on the cuda backend yet") for now (docs/backends.md).
+ * (cpu, opencl). Backends: cpu and opencl; cuda returns
+ * PP_ERROR_UNSUPPORTED ("not available on the cuda backend yet") for now
+ * (docs/backends.md). opencl: f64 keys do not need cl_khr_fp64 (keys are
+ * compared as bits mapped to the sort's order).
  */
 /** out[j] = the first i in [0, n] with !(sorted[i] before queries[j]):
  *  the number of keys before queries[j]. sorted: n keys, queries: m keys

@@ -3,13 +3,14 @@
  *   search: the queries cut into one contiguous part per thread, each query
  *     a binary search without data-dependent branches over the sorted keys'
  *     order keys (the sort's radix keys, cpu_rkey.inc, XOR the order's
- *     mask), so sorted and random queries cost the same per query.
+ *     mask), SEARCH_LANES queries stepping down together so that their
+ *     misses overlap.
  *   merge: the merge path. The na + nb outputs are cut into one equal part
  *     per thread; each thread finds where its part starts and ends in a and
  *     b by a binary search along the diagonal of the part's first (last)
- *     output, then merges its part with the two-finger loop (a's key first
- *     among equals, so the merge is stable and its result independent of
- *     the thread count).
+ *     output, then merges its part with the two-finger loop run from both
+ *     ends at once (a's key first among equals, so the merge is stable and
+ *     its result independent of the thread count).
  * PP_ALGO_SEQUENTIAL: the same kernels on one thread. No working memory.
  */
 #include "cpu_sort.h"
@@ -19,6 +20,8 @@
 /* Queries per thread at least, and merge outputs per thread at least. */
 #define SEARCH_GRAIN ((size_t)1 << 12)
 #define MERGE_GRAIN ((size_t)1 << 15)
+/* Queries that step down the sorted keys together (cpu_search.inc). */
+#define SEARCH_LANES 16
 
 #define PP_CPU_TEMPLATE "cpu_search.inc"
 #include "cpu_each_type.inc"

@@ -767,6 +767,69 @@ PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t 
 PP_API pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, pp_order order,
                             pp_type index_type, void *indices);
 
+/* ------------------------------------------------------------------------ */
+/* Search and merge                                                         */
+/* ------------------------------------------------------------------------ */
+/*
+ * "Before" is pp_sort's order for the pp_order given: ascending, -0.0
+ * before +0.0 and every NaN after +inf (NaNs equal to one another, whatever
+ * their sign and payload); PP_DESCENDING its exact reverse (NaNs first,
+ * +0.0 before -0.0); PP_DESCENDING_NAN_LAST PP_DESCENDING with the NaNs
+ * after every other key. Two keys neither of which is before the other
+ * are equal (so -0.0 and +0.0 are not; any two NaNs are). On data without
+ * -0.0, pp_lower_bound on the output of an ascending pp_sort is NumPy's
+ * np.searchsorted(side='left') on np.sort's output, pp_upper_bound its
+ * side='right'.
+ * Sorted inputs. The arrays named sorted, a and b must be sorted in order
+ * (as pp_sort leaves them). That is a precondition, not checked (on GPUs
+ * checking would need a host synchronization): on unsorted inputs the
+ * results are unspecified, but the call succeeds, reads only its inputs,
+ * writes only its outputs, and every access stays in bounds (a search
+ * writes m values in [0, n]).
+ * Arrays are context memory; keys aligned to their size, out to 8 bytes,
+ * values to value_size. The outputs may not overlap any input nor each
+ * other (PP_ERROR_INVALID_ARGUMENT; on opencl, where overlap is handle
+ * equality: no output may be the buffer of an input or of the other
+ * output); the inputs may overlap one another (they are only read).
+ * Empty inputs succeed: m == 0 (search) or na + nb == 0 (merge) reads and
+ * writes nothing, and the arrays may then be NULL; so may sorted where
+ * n == 0 (every out[j] is then 0) and a side of a merge that has 0 keys.
+ * Checked before anything is read: the type, the order, NULLs, sizes
+ * (64-bit: n, m, na, nb above 2^31 are fine; na + nb, or a byte count,
+ * overflowing size_t is PP_ERROR_INVALID_ARGUMENT), value_size,
+ * alignment and overlap. Deterministic: the results are functions of the
+ * inputs alone (a stable merge is unique), the same on every backend,
+ * algorithm and thread count. Algorithms: these calls follow the choice
+ * made for PP_PRIM_SORT (pp_set_algorithm): that algorithm's form of the
+ * call where the backend has one, else its default. Working memory: none
+ * (cpu, opencl). Backends: cpu and opencl; cuda returns
+ * PP_ERROR_UNSUPPORTED ("not available on the cuda backend yet") for now
+ * (docs/backends.md). opencl: f64 keys do not need cl_khr_fp64 (keys are
+ * compared as bits mapped to the sort's order).
+ */
+/** out[j] = the first i in [0, n] with !(sorted[i] before queries[j]):
+ *  the number of keys before queries[j]. sorted: n keys, queries: m keys
+ *  of type (in any order), out: m uint64_t. */
+PP_API pp_status pp_lower_bound(pp_context *ctx, pp_type type, const void *sorted, size_t n, pp_order order,
+                                const void *queries, size_t m, uint64_t *out);
+/** out[j] = the first i in [0, n] with queries[j] before sorted[i]: the
+ *  number of keys before queries[j] or equal to it. Arrays as
+ *  pp_lower_bound's. */
+PP_API pp_status pp_upper_bound(pp_context *ctx, pp_type type, const void *sorted, size_t n, pp_order order,
+                                const void *queries, size_t m, uint64_t *out);
+/** out (na + nb keys) = the stable merge of a (na keys) and b (nb keys):
+ *  a's and b's keys in order, each in its own input order, and of two
+ *  equal keys, a's first. The key bits are moved unchanged (NaN payloads,
+ *  the sign of zeros). */
+PP_API pp_status pp_merge(pp_context *ctx, pp_type type, const void *a, size_t na, const void *b, size_t nb,
+                          void *out, pp_order order);
+/** pp_merge of a_keys and b_keys into keys_out, each key's value (value_size
+ *  bytes: 1, 2, 4 or 8, else PP_ERROR_INVALID_ARGUMENT) moving with it from
+ *  a_values or b_values (na and nb values) into values_out (na + nb). */
+PP_API pp_status pp_merge_pairs(pp_context *ctx, pp_type type, const void *a_keys, const void *a_values, size_t na,
+                                const void *b_keys, const void *b_values, size_t nb, size_t value_size,
+                                void *keys_out, void *values_out, pp_order order);
+
 /**
  * Sorts each segment of keys in place, as pp_sort sorts (stable; floats:
  * -0.0 before +0.0, NaNs where order puts them): keys[offsets[s] ..

@@ -27,7 +27,7 @@
     X(PP_F32, float, f32, uint32_t)   \
     X(PP_F64, double, f64, uint64_t)
 
-static size_t elem_size(pp_type type)
+size_t ref_type_size(pp_type type)
 {
     switch (type) {
     case PP_I8: case PP_U8: return 1;
@@ -285,7 +285,7 @@ void ref_histogram_range(pp_type type, const void *samples, size_t n, const void
                          uint64_t *counts)
 {
     for (size_t b = 0; b < nbins; b++) counts[b] = 0;
-    size_t sz = elem_size(type);
+    size_t sz = ref_type_size(type);
     if (!sz || nbins == 0) return;
     /* edges is a host pointer that need not be aligned for T. */
     void *e = xmalloc((nbins + 1) * sz);
@@ -461,6 +461,13 @@ static uint64_t rank_of(pp_type type, const unsigned char *p)
     return 0;
 }
 
+uint64_t ref_order_rank(pp_type type, const void *key, pp_order order)
+{
+    const uint64_t r = rank_of(type, (const unsigned char *)key);
+    const int nan = (type == PP_F32 || type == PP_F64) && r == UINT64_MAX; /* only a NaN's rank */
+    return order == PP_ASCENDING || (nan && order == PP_DESCENDING_NAN_LAST) ? r : ~r;
+}
+
 static void insertion_sort(ref_item *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -509,14 +516,12 @@ static void stable_sort_items(ref_item *a, size_t n)
 
 void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order)
 {
-    size_t ks = elem_size(type);
+    size_t ks = ref_type_size(type);
     if (n < 2 || !ks) return;
     unsigned char *k = (unsigned char *)keys;
     ref_item *items = (ref_item *)xmalloc(n * sizeof *items);
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = rank_of(type, k + i * ks);
-        const int nan = (type == PP_F32 || type == PP_F64) && r == UINT64_MAX; /* only a NaN's rank */
-        items[i].rank = order == PP_ASCENDING || (nan && order == PP_DESCENDING_NAN_LAST) ? r : ~r;
+        items[i].rank = ref_order_rank(type, k + i * ks, order);
         items[i].index = i;
     }
     stable_sort_items(items, n);
@@ -539,7 +544,7 @@ void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, s
 /* ---- comparison and formatting ----------------------------------------------------------- */
 int ref_equal(pp_type type, const void *a, const void *b, size_t n, size_t *where)
 {
-    size_t sz = elem_size(type);
+    size_t sz = ref_type_size(type);
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
     if (!sz) return 1;
     /* Fast path: identical bytes. */
@@ -566,7 +571,7 @@ int ref_equal(pp_type type, const void *a, const void *b, size_t n, size_t *wher
 
 const char *ref_format(pp_type type, const void *array, size_t i, char *buf, size_t cap)
 {
-    size_t sz = elem_size(type);
+    size_t sz = ref_type_size(type);
     const unsigned char *p = (const unsigned char *)array + i * sz;
     if (!buf || cap == 0) return "";
     switch (type) {
@@ -661,7 +666,7 @@ static size_t run_end(pp_type type, const void *keys, size_t b, size_t n)
 uint64_t ref_reduce_by_key(pp_type key_type, pp_type value_type, pp_op op, const void *keys, const void *values,
                            size_t n, void *keys_out, void *values_out)
 {
-    const size_t ks = elem_size(key_type), vs = elem_size(value_type);
+    const size_t ks = ref_type_size(key_type), vs = ref_type_size(value_type);
     uint64_t r = 0;
     for (size_t b = 0, e; b < n; b = e, r++) {
         e = run_end(key_type, keys, b, n);
@@ -674,7 +679,7 @@ uint64_t ref_reduce_by_key(pp_type key_type, pp_type value_type, pp_op op, const
 void ref_scan_by_key(pp_type key_type, pp_type value_type, pp_op op, pp_scan_kind kind, const void *keys,
                      const void *values, void *out, size_t n)
 {
-    const size_t vs = elem_size(value_type);
+    const size_t vs = ref_type_size(value_type);
     for (size_t b = 0, e; b < n; b = e) {
         e = run_end(key_type, keys, b, n);
         ref_scan(value_type, op, kind, (const char *)values + b * vs, (char *)out + b * vs, e - b);
@@ -683,7 +688,7 @@ void ref_scan_by_key(pp_type key_type, pp_type value_type, pp_op op, pp_scan_kin
 
 uint64_t ref_run_length_encode(pp_type type, const void *in, size_t n, void *values_out, uint64_t *counts_out)
 {
-    const size_t sz = elem_size(type);
+    const size_t sz = ref_type_size(type);
     uint64_t r = 0;
     for (size_t b = 0, e; b < n; b = e, r++) {
         e = run_end(type, in, b, n);

@@ -50,6 +50,13 @@ uint64_t ref_select_flagged(pp_type type, const void *in, const uint8_t *flags, 
 uint64_t ref_select_if(pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value, void *out);
 uint64_t ref_unique(pp_type type, const void *in, size_t n, void *out);
 uint64_t ref_partition_if(pp_type type, const void *in, size_t n, pp_cmp cmp, const void *value, void *out);
+/* The size of an element of type in bytes (0 outside pp_type). */
+size_t ref_type_size(pp_type type);
+/* The place of key (one element of type) in pp_sort's order: key x is
+ * before key y exactly when ref_order_rank(x) < ref_order_rank(y) (every
+ * NaN one rank: after +inf ascending, first descending, last in
+ * PP_DESCENDING_NAN_LAST). */
+uint64_t ref_order_rank(pp_type type, const void *key, pp_order order);
 /* Stable sort in the documented order (floats: -0.0 < +0.0, every NaN
  * greater than +inf); values (value_size bytes each) may be NULL. */
 void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order);
@@ -62,6 +69,21 @@ size_t ref_top_k(pp_type type, const void *in, size_t n, size_t k, pp_order orde
  * (valid offsets); keys and values outside every segment untouched. */
 void ref_segmented_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, const uint64_t *offsets,
                               size_t nseg, pp_order order);
+
+/* Search and merge (reference_search.c), "before" by ref_order_rank:
+ * out[j] = the first i in [0, n] with !(sorted[i] before queries[j])
+ * (lower) or with queries[j] before sorted[i] (upper), by a plain binary
+ * search over sorted (sorted in order); and the textbook two-finger merge of
+ * sorted a and b (a's key first among equals) into keys_out, the values
+ * (value_size bytes each; NULL and 0 for keys alone) moving with them. */
+void ref_lower_bound(pp_type type, const void *sorted, size_t n, pp_order order, const void *queries, size_t m,
+                     uint64_t *out);
+void ref_upper_bound(pp_type type, const void *sorted, size_t n, pp_order order, const void *queries, size_t m,
+                     uint64_t *out);
+void ref_merge_pairs(pp_type type, const void *a_keys, const void *a_values, size_t na, const void *b_keys,
+                     const void *b_values, size_t nb, size_t value_size, void *keys_out, void *values_out,
+                     pp_order order);
+void ref_merge(pp_type type, const void *a, size_t na, const void *b, size_t nb, void *out, pp_order order);
 
 /* Element-wise equality of two arrays of type: bitwise, except that any two
  * NaNs are equal. Returns 1 if equal; else 0 and the first index that

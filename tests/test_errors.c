@@ -292,6 +292,7 @@ GROUP_TEST(argsort)
 GROUP_TEST(segsort)
 GROUP_TEST(bykey)
 GROUP_TEST(topk)
+GROUP_TEST(search)
 GROUP_TEST(misc)
 GROUP_TEST(memory)
 GROUP_TEST(last_error)
@@ -494,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_segmented), cmocka_unit_test(test_argsort), cmocka_unit_test(test_segsort),
         cmocka_unit_test(test_bykey),
         cmocka_unit_test(test_topk),
+        cmocka_unit_test(test_search),
     };
     int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);
     tc_finish();

@@ -181,6 +181,42 @@ typedef struct pp_top_k_args {
     uint64_t *indices_out; /* may be NULL */
 } pp_top_k_args;
 
+/* pp_lower_bound and pp_upper_bound: for each of the m queries, out[j] =
+ * the first i in [0, n] with !(sorted[i] before queries[j]) (lower) or
+ * with queries[j] before sorted[i] (upper), "before" pp_sort's order for
+ * order. m == 0 never reaches the backend; n may be 0 (sorted then may be
+ * NULL, every out[j] = 0). out overlaps neither input. The backend must
+ * stay in bounds whatever sorted holds (unsorted: any out[j] in [0, n]). */
+typedef struct pp_search_args {
+    const char *fn;
+    pp_type type;
+    const void *sorted;
+    size_t n;
+    pp_order order;
+    const void *queries;
+    size_t m;  /* >= 1 */
+    int upper; /* 0: lower bound, 1: upper bound */
+    uint64_t *out;
+} pp_search_args;
+
+/* pp_merge and pp_merge_pairs: the stable merge of a (na keys) and b (nb
+ * keys), each sorted in order, into keys_out (na + nb keys; an a key
+ * before an equal b key), the values moving with their keys. na + nb ==
+ * 0 never reaches the backend; a side of 0 keys may be NULL. The outputs
+ * overlap no input nor each other. The backend must stay in bounds
+ * whatever a and b hold (unsorted: some arrangement of outputs). */
+typedef struct pp_merge_args {
+    const char *fn;
+    pp_type type;
+    const void *a_keys, *a_values; /* a_values NULL: keys only */
+    size_t na;
+    const void *b_keys, *b_values;
+    size_t nb;
+    size_t value_size; /* 1, 2, 4 or 8 with values, else 0 */
+    void *keys_out, *values_out;
+    pp_order order;
+} pp_merge_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
@@ -191,6 +227,8 @@ typedef pp_status (*pp_argsort_fn)(pp_context *ctx, const pp_argsort_args *a);
 typedef pp_status (*pp_segsort_fn)(pp_context *ctx, const pp_segsort_args *a);
 typedef pp_status (*pp_bykey_fn)(pp_context *ctx, const pp_bykey_args *a);
 typedef pp_status (*pp_top_k_fn)(pp_context *ctx, const pp_top_k_args *a);
+typedef pp_status (*pp_search_fn)(pp_context *ctx, const pp_search_args *a);
+typedef pp_status (*pp_merge_fn)(pp_context *ctx, const pp_merge_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -271,6 +309,12 @@ typedef struct pp_backend_ops {
      * PP_XACC_F64_WORDS or PP_XACC_F32_WORDS words, overwritten; the core
      * adds it to the caller's sum. NULL: the backend has no exact sums. */
     pp_status (*exact_sum)(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+    /* pp_lower_bound and pp_upper_bound (search), pp_merge and
+     * pp_merge_pairs (merge) follow PP_PRIM_SORT: the chosen algorithm's
+     * slot if not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED
+     * ("not available on the opencl backend yet"). */
+    pp_search_fn search[PP_ALGO_COUNT];
+    pp_merge_fn merge[PP_ALGO_COUNT];
 } pp_backend_ops;
 
 struct pp_context {

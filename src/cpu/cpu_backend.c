@@ -1,6 +1,6 @@
 /* The cpu backend's table: contexts, memory and scratch. The primitives
  * live in cpu_reduce_scan.c, cpu_histogram.c, cpu_select.c, cpu_sort.c,
- * cpu_segmented.c and cpu_bykey.c. */
+ * cpu_segmented.c, cpu_bykey.c and cpu_search.c. */
 #define _DEFAULT_SOURCE /* sysconf's _SC_PHYS_PAGES and _SC_AVPHYS_PAGES (glibc) */
 #include "cpu_internal.h"
 
@@ -221,4 +221,6 @@ const pp_backend_ops pp_cpu_ops = {
     /* runs the sort chosen for PP_PRIM_SORT (core/argsort.c) */
     .argsort = {[PP_ALGO_AUTO] = pp_cpu_argsort},
     .segmented_sort = {[PP_ALGO_AUTO] = pp_cpu_segmented_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_segmented_sort_sequential},
+    .search = {[PP_ALGO_AUTO] = pp_cpu_search, [PP_ALGO_SEQUENTIAL] = pp_cpu_search_sequential},
+    .merge = {[PP_ALGO_AUTO] = pp_cpu_merge, [PP_ALGO_SEQUENTIAL] = pp_cpu_merge_sequential},
 };

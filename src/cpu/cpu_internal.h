@@ -135,6 +135,12 @@ pp_status pp_cpu_run_offsets(pp_context *ctx, const pp_bykey_args *a, int nt, ui
  * for the reduce keys_out and count. An exact by-key slot is this with the
  * exact segmented slot as seg. */
 pp_status pp_cpu_bykey_segmented(pp_context *ctx, const pp_bykey_args *a, pp_segmented_fn seg);
+/* Search and merge (cpu_search.c): PP_ALGO_AUTO's, and PP_ALGO_SEQUENTIAL's
+ * (the same kernels on one thread). */
+pp_status pp_cpu_search(pp_context *ctx, const pp_search_args *a);
+pp_status pp_cpu_search_sequential(pp_context *ctx, const pp_search_args *a);
+pp_status pp_cpu_merge(pp_context *ctx, const pp_merge_args *a);
+pp_status pp_cpu_merge_sequential(pp_context *ctx, const pp_merge_args *a);
 /* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
  * pp_unique), in[] of type (cpu_select.c). */
 size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);

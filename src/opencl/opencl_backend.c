@@ -319,5 +319,7 @@ const pp_backend_ops pp_opencl_ops = {
     .argsort = {[PP_ALGO_AUTO] = pp_ocl_argsort},
     /* runs the sort chosen for PP_PRIM_SORT (opencl_segsort.c) */
     .segmented_sort = {[PP_ALGO_AUTO] = pp_ocl_segmented_sort},
+    .search = {[PP_ALGO_AUTO] = pp_ocl_search},
+    .merge = {[PP_ALGO_AUTO] = pp_ocl_merge},
     .exact_sum = pp_ocl_exact_sum,
 };

@@ -133,6 +133,16 @@ pp_status pp_ocl_top_k(pp_context *ctx, const pp_top_k_args *a); /* the argsort'
 /* The index sequence 0 .. n-1 of index_type (PP_U32, PP_U64) into out
  * (argsort.cl), for core/argsort.c's pp_argsort_by_sort. */
 pp_status pp_ocl_iota(pp_context *ctx, const char *fn, pp_type index_type, void *out, size_t n);
+/* The sort's key map (opencl_sort.c, sort_keys.cl's radix_key): its XOR
+ * for keys of type (ks bytes) in order (signed: the sign bit; descending:
+ * every bit flipped too), and whether programs need PP_NAN_LAST (float
+ * keys in PP_DESCENDING_NAN_LAST). */
+cl_ulong pp_ocl_sort_xmask(pp_type type, size_t ks, pp_order order);
+int pp_ocl_sort_nan_last(pp_type type, pp_order order);
+/* pp_lower_bound, pp_upper_bound, pp_merge, pp_merge_pairs
+ * (opencl_search.c, kernels search.cl). */
+pp_status pp_ocl_search(pp_context *ctx, const pp_search_args *a);
+pp_status pp_ocl_merge(pp_context *ctx, const pp_merge_args *a);
 /* pp_segmented_sort(_pairs) (opencl_segsort.c, kernels segsort.cl): the
  * sort chosen for PP_PRIM_SORT, on (segment, key) through an argsort. */
 pp_status pp_ocl_segmented_sort(pp_context *ctx, const pp_segsort_args *a);

@@ -211,7 +211,7 @@ static pp_status sort_buffers(pp_context *ctx, const pp_sort_args *a, size_t ks,
 
 /* The key map's XOR (signed: the sign bit; both descending orders: every
  * bit flipped too). */
-static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
+cl_ulong pp_ocl_sort_xmask(pp_type type, size_t ks, pp_order order)
 {
     cl_ulong xmask = 0;
     if (pp_type_kind(type) == PP_KIND_SINT) xmask = (cl_ulong)1 << (8 * ks - 1);
@@ -221,7 +221,7 @@ static cl_ulong sort_xmask(pp_type type, size_t ks, pp_order order)
 
 /* Whether the programs need PP_NAN_LAST: float keys in
  * PP_DESCENDING_NAN_LAST (for integers that order is PP_DESCENDING). */
-static int sort_nan_last(pp_type type, pp_order order)
+int pp_ocl_sort_nan_last(pp_type type, pp_order order)
 {
     return order == PP_DESCENDING_NAN_LAST && pp_type_kind(type) == PP_KIND_FLOAT;
 }
@@ -242,11 +242,11 @@ pp_status pp_ocl_sort_count_scan_scatter(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(sort_buffers(ctx, a, p.ks, p.vs, &km, &vm, &kin, &vin, &oop32));
     p.bytes = p.ks == 1 && !values;
     p.off64 = !p.bytes && (uint64_t)n > UINT32_MAX;
-    p.nan_last = sort_nan_last(type, order);
+    p.nan_last = pp_ocl_sort_nan_last(type, order);
     PP_OCL_STATUS(get_kernels(ctx, fn, &p));
 
     const cl_uint is_float = pp_type_kind(type) == PP_KIND_FLOAT;
-    const cl_ulong xmask = sort_xmask(type, p.ks, order);
+    const cl_ulong xmask = pp_ocl_sort_xmask(type, p.ks, order);
     if (p.bytes) return sort_bytes(ctx, fn, &p, kin, km, n, xmask);
 
     const pp_type off_type = p.off64 ? PP_U64 : PP_U32;
@@ -399,7 +399,7 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     pp_ocl_def(&d, "L=%zu", L);
     pp_ocl_def(&d, "DIG_STAGED=%d", dig_staged);
     pp_ocl_def(&d, "NV_PTX=1");
-    if (sort_nan_last(a->type, a->order)) pp_ocl_def(&d, "NAN_LAST=1");
+    if (pp_ocl_sort_nan_last(a->type, a->order)) pp_ocl_def(&d, "NAN_LAST=1");
     pp_ocl_option(&d, "-cl-nv-maxrregcount=%d", OS_MAXRREG);
     cl_kernel k[OS_KERNELS];
     for (int i = 0; i < OS_KERNELS; i++) {
@@ -420,7 +420,7 @@ pp_status pp_ocl_sort_onesweep(pp_context *ctx, const pp_sort_args *a)
     PP_OCL_STATUS(pp_ocl_fill(ctx, fn, s, &zero, 8, o_carry, ks * portions * SORT_RADIX * 8));
 
     const cl_uint is_float = pp_type_kind(a->type) == PP_KIND_FLOAT;
-    const cl_ulong xmask = sort_xmask(a->type, ks, a->order), n64 = n, ctrl_off = o_ctrl / 4, hist_off = o_hist / 8,
+    const cl_ulong xmask = pp_ocl_sort_xmask(a->type, ks, a->order), n64 = n, ctrl_off = o_ctrl / 4, hist_off = o_hist / 8,
                    pbase_off = o_pbase / 8, status_off = o_status / 4, rows64 = rows, alt_off = o_alt / ks,
                    valt_off = vs ? o_valt / vs : 0;
     /* os_count: about four groups per multiprocessor, none counting 2^31 keys */

@@ -400,11 +400,11 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * or f64 PP_SUM: out[i] is the exact sum of init and in[0..i] (exclusive:
  * of init and in[0..i-1]) rounded once, with the special values and signs
  * of zero of pp_scan's exact results (init takes part in the exact sum as
- * one more element before in[0]); exclusive out[0] is init itself (cpu;
- * opencl has no exact pp_scan_init yet: PP_ERROR_UNSUPPORTED). Cost: that
- * of pp_scan (init is the carry of the scan's first tile). Backends: cpu
- * and opencl; elsewhere PP_ERROR_UNSUPPORTED ("not available on the ...
- * backend yet").
+ * one more element before in[0]); exclusive out[0] is init itself (cpu
+ * and cuda; opencl has no exact pp_scan_init yet: PP_ERROR_UNSUPPORTED).
+ * Cost: that of pp_scan (init is the carry of the scan's first tile, read
+ * on the device; on cuda the study algorithms run the default scan).
+ * Backends: cpu, cuda and opencl.
  */
 PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                               size_t n, const void *init);

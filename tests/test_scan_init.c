@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* The backends that must have pp_scan_init (the others may not yet). */
-static int required(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int required(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL || b == PP_BACKEND_CUDA; }
 
 static int op_valid(pp_type t, pp_op op) { return !tc_is_float(t) || op <= PP_MAX; }
 

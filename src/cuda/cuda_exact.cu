@@ -29,7 +29,10 @@
 // whole warp folds the tile's elements before it into an exact
 // accumulator, adds R, rounds, and restarts that lane's fast sum from the
 // exact value. NaN and infinities: the outputs from the flags alone (an
-// OR scan beside the sums).
+// OR scan beside the sums). pp_scan_init: init is one more element before
+// in[0], as on cpu: (1) gives it a slot of its own before the tiles' (slot
+// 0, the accumulator of that one element), so (2)'s prefixes, and every
+// tile's R, include it; an exclusive out[0] is init's bits.
 //
 // Files: device/exact.cuh (the accumulator on the device, warp batches,
 // per-lane expansions), device/exact_fold.cuh (a warp's loads and folds of
@@ -149,9 +152,12 @@ constexpr int XW_ITEMS = 8;
 
 __host__ __device__ constexpr int xs_pad(int p) { return p + (p >> 5); } // staged tile index
 
-// (1) vals[c * tiles + tile] = word c of tile's exact accumulator.
+// (1) vals[c * slots + slot] = word c of the exact accumulator of slot's
+// elements: with init, slot 0 is init alone and slot t + 1 tile t; else
+// slot t is tile t.
 template <typename T>
-__global__ void __launch_bounds__(XS_BLOCK) xtile_kernel(const T *in, size_t n, int vec, int64_t *vals, size_t tiles)
+__global__ void __launch_bounds__(XS_BLOCK)
+    xtile_kernel(const T *in, size_t n, int vec, const T *init, int64_t *vals, size_t slots)
 {
     typedef pp_xfmt<T> F;
     static_assert(XS_TILE % F::BATCH == 0, "tile of whole batches");
@@ -163,33 +169,42 @@ __global__ void __launch_bounds__(XS_BLOCK) xtile_kernel(const T *in, size_t n, 
     for (int c = lane; c < F::WORDS; c += 32) w[c] = 0;
     __syncwarp();
     unsigned fl = 0;
-    const size_t tile = blockIdx.x, base = tile * XS_TILE, len = n - base < (size_t)XS_TILE ? n - base : XS_TILE;
-    // batches of this tile, relative to its start (base is a multiple of 16 bytes past in)
-    if (warp < NB) pp_xwarp_fold<T>(in + base, len, warp, XR_WARPS, vec != 0, w, fl);
+    const size_t slot = blockIdx.x;
+    if (init && slot == 0) { // init's slot: one element, element loads
+        if (warp == 0) pp_xwarp_fold<T>(init, 1, 0, 1, false, w, fl);
+    } else {
+        const size_t tile = init ? slot - 1 : slot, base = tile * XS_TILE;
+        const size_t len = n - base < (size_t)XS_TILE ? n - base : XS_TILE;
+        // batches of this tile, relative to its start (base is a multiple of 16 bytes past in)
+        if (warp < NB) pp_xwarp_fold<T>(in + base, len, warp, XR_WARPS, vec != 0, w, fl);
+    }
     fl = pp_warp_reduce<unsigned, Op_or>(fl);
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
-    pp_xblock_write<T, XR_WARPS>(acc, sflags, vals + tile, tiles);
+    pp_xblock_write<T, XR_WARPS>(acc, sflags, vals + slot, slots);
 }
 
-// (2) Block c: vals[c * tiles ..] becomes the exclusive prefix over tiles
+// (2) Block c: vals[c * slots ..] becomes the exclusive prefix over slots
 // (chunks: sums; the flags word: OR; the count word stays 0).
-__global__ void __launch_bounds__(XW_BLOCK) xwords_kernel(int64_t *vals, size_t tiles, int chunks)
+__global__ void __launch_bounds__(XW_BLOCK) xwords_kernel(int64_t *vals, size_t slots, int chunks)
 {
     __shared__ int64_t smem[XW_BLOCK / 32];
-    int64_t *v = vals + (size_t)blockIdx.x * tiles;
-    if ((int)blockIdx.x == chunks) pp_block_exclusive_inplace<int64_t, Op_or, XW_BLOCK, XW_ITEMS>(v, tiles, smem);
-    else pp_block_exclusive_inplace<int64_t, Op_sum, XW_BLOCK, XW_ITEMS>(v, tiles, smem);
+    int64_t *v = vals + (size_t)blockIdx.x * slots;
+    if ((int)blockIdx.x == chunks)
+        pp_block_exclusive_inplace<int64_t, Op_or, XW_BLOCK, XW_ITEMS>(v, slots, smem);
+    else
+        pp_block_exclusive_inplace<int64_t, Op_sum, XW_BLOCK, XW_ITEMS>(v, slots, smem);
 }
 
-// (3) Per tile: the outputs. vals: the tiles' exclusive prefixes. Each
+// (3) Per tile: the outputs. vals: the slots' exclusive prefixes (tile's:
+// slot tile + shift, shift 1 with init). Each
 // thread takes a segment of XS_SEG staged elements: their fast sum, a
 // block scan of those (warp shuffles, then the warps' totals), the tile's
 // start from R (warp 0, xstart_warp), then the segment's outputs, written
 // over its own staged elements and stored together at the end.
 template <typename T>
 __global__ void __launch_bounds__(XS_BLOCK, XS_BLOCKS_PER_SM)
-    xscan_kernel(const T *in, T *out, size_t n, int excl, int vec, const int64_t *vals, size_t tiles)
+    xscan_kernel(const T *in, T *out, size_t n, int excl, int vec, const int64_t *vals, size_t slots, const T *init)
 {
     typedef pp_xfmt<T> F;
     constexpr int WARPS = XS_BLOCK / 32;
@@ -202,7 +217,8 @@ __global__ void __launch_bounds__(XS_BLOCK, XS_BLOCKS_PER_SM)
     const size_t tile = blockIdx.x, base = tile * XS_TILE;
     const int len = n - base < (size_t)XS_TILE ? (int)(n - base) : XS_TILE;
     for (int k = t; k < XS_TILE; k += XS_BLOCK) st[xs_pad(k)] = k < len ? in[base + k] : (T)0;
-    for (int c = t; c < F::WORDS; c += XS_BLOCK) R[c] = vals[(size_t)c * tiles + tile];
+    const size_t slot = init ? tile + 1 : tile;
+    for (int c = t; c < F::WORDS; c += XS_BLOCK) R[c] = vals[(size_t)c * slots + slot];
     __syncthreads();
     const unsigned rflags = (unsigned)R[F::CHUNKS] & PP_XACC_SPECIAL;
     // this thread's segment: its fast sum from zero, and its specials
@@ -279,7 +295,7 @@ __global__ void __launch_bounds__(XS_BLOCK, XS_BLOCKS_PER_SM)
             cur = nxt;
         }
     }
-    if (excl && tile == 0 && t == 0) st[xs_pad(0)] = (T)0; // out[0] = +0.0
+    if (excl && tile == 0 && t == 0) st[xs_pad(0)] = init ? *init : (T)0; // out[0] = init's bits, or +0.0
     __syncthreads();
     for (int k = t; k < len; k += XS_BLOCK) out[base + k] = st[xs_pad(k)];
 }
@@ -293,16 +309,18 @@ template <typename T> pp_status xscan_launch(pp_context *ctx, const pp_scan_args
     const size_t tiles = ceil_div(n, XS_TILE);
     if (tiles > 0x7fffffffu)
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for one launch", fn, n);
-    int64_t *vals = (int64_t *)pp_cuda_scratch(ctx, tiles * F::WORDS * sizeof(int64_t), fn);
+    const T *init = (const T *)a->init; // NULL for pp_scan
+    const size_t slots = init ? tiles + 1 : tiles;
+    int64_t *vals = (int64_t *)pp_cuda_scratch(ctx, slots * F::WORDS * sizeof(int64_t), fn);
     if (!vals) return PP_ERROR_OUT_OF_MEMORY;
     cudaStream_t st = s->stream;
     const int vec = ((uintptr_t)a->in & 15u) == 0; // tiles start 16-byte aligned where in does (XS_TILE * 4 % 16 == 0)
-    xtile_kernel<T><<<(unsigned)tiles, XS_BLOCK, 0, st>>>((const T *)a->in, n, vec, vals, tiles);
+    xtile_kernel<T><<<(unsigned)slots, XS_BLOCK, 0, st>>>((const T *)a->in, n, vec, init, vals, slots);
     PP_CUDA_LAUNCHED(ctx, fn);
-    xwords_kernel<<<F::WORDS, XW_BLOCK, 0, st>>>(vals, tiles, F::CHUNKS);
+    xwords_kernel<<<F::WORDS, XW_BLOCK, 0, st>>>(vals, slots, F::CHUNKS);
     PP_CUDA_LAUNCHED(ctx, fn);
-    xscan_kernel<T><<<(unsigned)tiles, XS_BLOCK, 0, st>>>((const T *)a->in, (T *)a->out, n,
-                                                          a->kind == PP_EXCLUSIVE, vec, vals, tiles);
+    xscan_kernel<T><<<(unsigned)tiles, XS_BLOCK, 0, st>>>((const T *)a->in, (T *)a->out, n, a->kind == PP_EXCLUSIVE,
+                                                          vec, vals, slots, init);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

@@ -20,6 +20,14 @@
 // shared by every kernel), scan/tile_kernels.cuh (scan_tiles,
 // scan_cluster, tile_sums, scan_tile_sums), scan/ahead.cuh (scan_ahead and
 // its ring); this file is the host side.
+//
+// pp_scan_init (a->init, one element of device memory; NULL for pp_scan)
+// is the same launches with init as the carry into tile 0: the look-back's
+// tile 0 takes it as its prefix, scan_ahead's running prefix and
+// reduce-then-scan's scan of the tile sums start from it, scan_cluster's
+// folds of earlier aggregates too; an exclusive out[0] is *init. It is read
+// on the device only, so the cost is pp_scan's and nothing waits for the
+// host.
 #include "cuda_state.cuh"
 #include "device/dispatch.cuh"
 #include "device/lookback.cuh"
@@ -42,7 +50,8 @@ enum scan_mode { SCAN_AUTO, SCAN_LOOKBACK, SCAN_RTS };
 constexpr size_t AHEAD_MIN_TILES = 2048;
 
 template <typename T, typename Op>
-pp_status ahead_launch(pp_context *ctx, const T *in, T *out, size_t n, size_t tiles, int flags, const char *fn)
+pp_status ahead_launch(pp_context *ctx, const T *in, T *out, size_t n, size_t tiles, int flags, const T *init,
+                       const char *fn)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     const size_t smem = ahead_smem_bytes<T>();
@@ -56,7 +65,7 @@ pp_status ahead_launch(pp_context *ctx, const T *in, T *out, size_t n, size_t ti
     if (st_lb != PP_SUCCESS) return st_lb;
     return pp_cuda_launched_tickets(ctx, fn,
                                     pp_cuda_launch(ctx, kernel, (unsigned)grid, AHEAD_THREADS, smem, in, out, n,
-                                                   (long long)tiles, flags, lb, s->ticket, tbase));
+                                                   (long long)tiles, flags, lb, s->ticket, tbase, init));
 }
 
 template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const pp_scan_args *a, scan_mode mode)
@@ -67,6 +76,7 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     pp_cuda_state *s = pp_cuda(ctx);
     const T *in = (const T *)a->in;
     T *out = (T *)a->out;
+    const T *init = (const T *)a->init;               // NULL for pp_scan
     const size_t tiles = ceil_div(n, shape<T>::TILE); // n >= 1
     if (tiles > 0x7fffffffu)
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for one launch", fn, n);
@@ -78,15 +88,16 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
         T *sums = (T *)pp_cuda_scratch(ctx, tiles * sizeof(T), fn);
         if (!sums) return PP_ERROR_OUT_OF_MEMORY;
         PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, tile_sums<T, Op>, grid, SCAN_BLOCK, 0, in, n, flags, sums));
-        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, scan_tile_sums<T, Op>, 1, SUMS_BLOCK, 0, sums, tiles));
+        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, scan_tile_sums<T, Op>, 1, SUMS_BLOCK, 0, sums, tiles, init));
         PP_CUDA_CHECK_LAUNCH(ctx, fn,
                              pp_cuda_launch(ctx, scan_tiles<T, Op, false>, grid, SCAN_BLOCK, 0, in, out, n, flags,
-                                            pp_lookback<T>{}, (unsigned long long *)NULL, 0ull, (const T *)sums));
+                                            pp_lookback<T>{}, (unsigned long long *)NULL, 0ull, (const T *)sums, init));
         return PP_SUCCESS;
     }
 
     if (tiles <= PP_CLUSTER) {
-        PP_CUDA_CHECK_LAUNCH(ctx, fn, pp_cuda_launch(ctx, scan_cluster<T, Op>, PP_CLUSTER, SCAN_BLOCK, 0, in, out, n, flags));
+        PP_CUDA_CHECK_LAUNCH(
+            ctx, fn, pp_cuda_launch(ctx, scan_cluster<T, Op>, PP_CLUSTER, SCAN_BLOCK, 0, in, out, n, flags, init));
         return PP_SUCCESS;
     }
 
@@ -96,7 +107,7 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     if constexpr (sizeof(T) == 4)
         if (mode == SCAN_AUTO && tiles >= AHEAD_MIN_TILES && (flags & F_IN16) && (flags & F_OUT16) &&
             s->smem_optin >= ahead_smem_bytes<T>())
-            return ahead_launch<T, Op>(ctx, in, out, n, tiles, flags, fn);
+            return ahead_launch<T, Op>(ctx, in, out, n, tiles, flags, init, fn);
 
     // Decoupled look-back: per-tile aggregates and inclusive prefixes in
     // scratch, flags in the look-back arena.
@@ -105,8 +116,8 @@ template <typename T, typename Op> pp_status scan_launch(pp_context *ctx, const 
     const pp_status st_lb = pp_lookback_setup(ctx, tiles, sizeof(T) <= 4, &lb, &tbase, fn);
     if (st_lb != PP_SUCCESS) return st_lb;
     return pp_cuda_launched_tickets(ctx, fn,
-                                    pp_cuda_launch(ctx, scan_tiles<T, Op, true>, grid, SCAN_BLOCK, 0, in, out, n,
-                                                   flags, lb, s->ticket, tbase, (const T *)NULL));
+                                    pp_cuda_launch(ctx, scan_tiles<T, Op, true>, grid, SCAN_BLOCK, 0, in, out, n, flags,
+                                                   lb, s->ticket, tbase, (const T *)NULL, init));
 }
 
 } // namespace

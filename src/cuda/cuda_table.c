@@ -45,6 +45,15 @@ const pp_backend_ops pp_cuda_ops = {
             [PP_ALGO_WARP_SHUFFLE] = pp_cuda_study_scan_warp_shuffle,
             [PP_ALGO_EXACT] = pp_cuda_scan_exact,
         },
+    /* the scans themselves, from a->init (cuda_scan.cu, cuda_exact.cu); the
+     * study scans have none: pp_scan_init takes [PP_ALGO_AUTO] for them */
+    .scan_init =
+        {
+            [PP_ALGO_AUTO] = pp_cuda_scan,
+            [PP_ALGO_DECOUPLED_LOOKBACK] = pp_cuda_scan_lookback,
+            [PP_ALGO_REDUCE_THEN_SCAN] = pp_cuda_scan_reduce_then_scan,
+            [PP_ALGO_EXACT] = pp_cuda_scan_exact,
+        },
     .histogram =
         {
             [PP_ALGO_AUTO] = pp_cuda_histogram,

@@ -38,12 +38,14 @@ __device__ __forceinline__ T pp_block_exclusive(T v, T *total, T *smem)
 // Exclusive scan in place of v[0..n) by one block of BLOCK threads, in
 // rounds of BLOCK * ITEMS elements with a carry between rounds; each thread
 // reads and writes only its own ITEMS elements of a round. smem: BLOCK / 32
-// elements. Every thread of the block must call it.
+// elements. carry: what the scan starts from (v[0] becomes carry op the
+// identity), the same in every thread. Every thread of the block must call
+// it.
 template <typename T, typename Op, int BLOCK, int ITEMS>
-__device__ __forceinline__ void pp_block_exclusive_inplace(T *v, size_t n, T *smem)
+__device__ __forceinline__ void pp_block_exclusive_inplace(T *v, size_t n, T *smem,
+                                                           T carry = Op::template identity<T>())
 {
     const T id = Op::template identity<T>();
-    T carry = id;
     for (size_t base = 0; base < n; base += (size_t)BLOCK * ITEMS) {
         const size_t i0 = base + (size_t)threadIdx.x * ITEMS;
         T x[ITEMS];

@@ -15,7 +15,9 @@
 //   data, so aggregates are out up to a ring of tiles before they are used;
 // - the look-ahead warp (warp 17) keeps the block's running prefix: the
 //   exclusive prefix of its latest tile plus the aggregates of every tile
-//   since (pp_la_advance). There are no inclusive prefixes, so no frontier
+//   since (pp_la_advance), starting from the carry into tile 0
+//   (scan_carry0: pp_scan_init's init, else the identity). There are no
+//   inclusive prefixes, so no frontier
 //   to wait for: a tile waits only for the aggregates of tiles whose
 //   tickets, and loads, came before its own;
 // - the scan squad (warps 0-7, laid out as a scan_tiles block) scans the
@@ -97,8 +99,8 @@ __device__ __forceinline__ void ahead_read(const T *st, int off, const T *in, si
 
 template <typename T, typename Op>
 __global__ void __launch_bounds__(AHEAD_THREADS, 1)
-    scan_ahead(const T *in, T *out, size_t n, long long tiles, int flags, pp_lookback<T> lb,
-               unsigned long long *ticket, unsigned long long ticket_base)
+    scan_ahead(const T *in, T *out, size_t n, long long tiles, int flags, pp_lookback<T> lb, unsigned long long *ticket,
+               unsigned long long ticket_base, const T *init)
 {
     typedef shape<T> S;
     extern __shared__ __align__(128) unsigned char ahead_raw[];
@@ -158,7 +160,7 @@ __global__ void __launch_bounds__(AHEAD_THREADS, 1)
 
     if (warp == AHEAD_LA_WARP) {
         long long cur = 0;
-        T acc = id;
+        T acc = scan_carry0<T, Op>(init);
         for (int i = 0;; i++) {
             const int k = i % AHEAD_STAGES;
             const long long t = wait_ticket(i);
@@ -225,7 +227,7 @@ __global__ void __launch_bounds__(AHEAD_THREADS, 1)
         pp_mb_arrive(&sm.empty[k]);
         launder<T>(x);
         tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
-        if ((flags & F_EXCL) && t == 0 && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+        if ((flags & F_EXCL) && t == 0 && threadIdx.x == 0) x[0].set(0, scan_first_out<T, Op>(init));
         if (len == (size_t)S::TILE) {
 #pragma unroll
             for (int j = 0; j < SCAN_V; j++) x[j].store(out + base + off + j * 32 * S::E);

@@ -203,18 +203,33 @@ __device__ __forceinline__ void tile_rescan(pp_vec16<T> (&x)[SCAN_V], const T (&
     }
 }
 
+// The carry into tile 0: pp_scan_init's initial value (init, one element
+// of device memory), else the identity. Every kernel reads *init only in
+// the threads that start tile 0's prefix (or the block's running prefix).
+template <typename T, typename Op> __device__ __forceinline__ T scan_carry0(const T *init)
+{
+    return init ? *init : Op::template identity<T>();
+}
+
+// An exclusive scan's out[0]: init's own bits (pp_scan_init), else the
+// public identity.
+template <typename T, typename Op> __device__ __forceinline__ T scan_first_out(const T *init)
+{
+    return init ? *init : pp_public_identity<T, Op>();
+}
+
 // The end of a tile for both kernels, once s_warp holds each warp's
 // exclusive prefix (wp, this warp's): rescans the thread's vectors from it
-// (the first element of an exclusive scan is the public identity) and
-// stores them.
+// (the first element of an exclusive scan is scan_first_out) and stores
+// them.
 template <typename T, typename Op>
 __device__ __forceinline__ void tile_finish(pp_vec16<T> (&x)[SCAN_V], const T (&pre)[SCAN_V], T wp, bool first,
-                                            int flags, T *out, size_t tile_base, int off, size_t n, bool whole,
-                                            T *stage)
+                                            const T *init, int flags, T *out, size_t tile_base, int off, size_t n,
+                                            bool whole, T *stage)
 {
     launder<T>(x);
     tile_rescan<T, Op>(x, pre, wp, flags & F_EXCL);
-    if ((flags & F_EXCL) && first && threadIdx.x == 0) x[0].set(0, pp_public_identity<T, Op>());
+    if ((flags & F_EXCL) && first && threadIdx.x == 0) x[0].set(0, scan_first_out<T, Op>(init));
     store_tile<T>(out, tile_base, off, n, whole && (flags & F_OUT16), stage, x);
 }
 

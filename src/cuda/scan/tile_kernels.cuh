@@ -43,13 +43,15 @@ constexpr int SUMS_ITEMS = 8;        // tile sums per thread per round
 // Scans one tile per block, grid = tiles. LOOKBACK: each block draws its
 // tile's ticket when it starts (pp_take_tile), so tiles are numbered in the
 // order blocks start and every predecessor of a tile is running or done, and
-// the tile's exclusive prefix comes from the decoupled look-back. Otherwise
+// the tile's exclusive prefix comes from the decoupled look-back; tile 0's
+// is the carry (scan_carry0: pp_scan_init's init, else the identity), and
+// it publishes carry op its aggregate as its inclusive prefix. Otherwise
 // (reduce-then-scan, pass 3) tile = blockIdx.x and its exclusive prefix is
-// prefixes[tile].
+// prefixes[tile] (scan_tile_sums started them from init).
 template <typename T, typename Op, bool LOOKBACK>
 __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
     scan_tiles(const T *in, T *out, size_t n, int flags, pp_lookback<T> lb, unsigned long long *ticket,
-               unsigned long long ticket_base, const T *prefixes)
+               unsigned long long ticket_base, const T *prefixes, const T *init)
 {
     typedef shape<T> S;
     __shared__ T s_warp[SCAN_WARPS];
@@ -69,6 +71,13 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
     if (warp == 0)
         tile_prefixes<T, Op>(s_warp, [&](T agg) {
             if constexpr (LOOKBACK) {
+                // Tile 0 (no predecessor to look at) with an initial value:
+                // publishes init op agg, and init is its prefix.
+                if (tile == 0 && init) {
+                    const T c = *init;
+                    (void)pp_lookback_prefix<T, Op>(lb, 0, Op::apply(c, agg));
+                    return c;
+                }
                 // The look-back's butterfly can round differently in each
                 // lane (floats); use lane 0's value, the one it published.
                 return pp_shfl(pp_lookback_prefix<T, Op>(lb, tile, agg), 0);
@@ -77,18 +86,19 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
             }
         });
     __syncthreads();
-    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, flags, out, tile_base, off, n, whole, stage);
+    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, init, flags, out, tile_base, off, n, whole, stage);
 }
 
 // Small n (at most PP_CLUSTER tiles): one cluster of PP_CLUSTER blocks,
 // block r scans tile r (blocks past the end only take part in the
 // barriers). Each block writes its tile's aggregate into the shared memory
 // of every later block; after the cluster's barrier, a block folds the
-// aggregates before it in tile order: no look-back, flags or tickets, and
-// float results are reproducible run to run.
+// aggregates before it in tile order, from the carry (scan_carry0): no
+// look-back, flags or tickets, and float results are reproducible run to
+// run.
 template <typename T, typename Op>
 __global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS)
-    scan_cluster(const T *in, T *out, size_t n, int flags)
+    scan_cluster(const T *in, T *out, size_t n, int flags, const T *init)
 {
     typedef shape<T> S;
     __shared__ T s_warp[SCAN_WARPS];
@@ -119,12 +129,12 @@ __global__ void __cluster_dims__(PP_CLUSTER, 1, 1) __launch_bounds__(SCAN_BLOCK,
     if (!live) return;
     if (warp == 0)
         tile_prefixes<T, Op>(s_warp, [&](T) {
-            T p = id;
+            T p = scan_carry0<T, Op>(init);
             for (unsigned t = 0; t < tile; t++) p = Op::apply(p, s_aggs[t]);
             return p;
         });
     __syncthreads();
-    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, flags, out, tile_base, off, n, whole, stage);
+    tile_finish<T, Op>(x, pre, s_warp[warp], tile == 0, init, flags, out, tile_base, off, n, whole, stage);
 }
 
 // Reduce-then-scan, pass 1: sums[blockIdx.x] = fold of tile blockIdx.x.
@@ -152,11 +162,13 @@ __global__ void __launch_bounds__(SCAN_BLOCK, shape<T>::MIN_BLOCKS) tile_sums(co
 
 // Reduce-then-scan, pass 2 (one block): sums[t] becomes the exclusive prefix
 // of tile t, in rounds of SUMS_BLOCK * SUMS_ITEMS sums with a carry between
-// rounds. Each thread reads and writes only its own SUMS_ITEMS sums.
-template <typename T, typename Op> __global__ void __launch_bounds__(SUMS_BLOCK) scan_tile_sums(T *sums, size_t tiles)
+// rounds that starts from scan_carry0 (init). Each thread reads and writes
+// only its own SUMS_ITEMS sums.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(SUMS_BLOCK) scan_tile_sums(T *sums, size_t tiles, const T *init)
 {
     __shared__ T smem[SUMS_BLOCK / 32];
-    pp_block_exclusive_inplace<T, Op, SUMS_BLOCK, SUMS_ITEMS>(sums, tiles, smem);
+    pp_block_exclusive_inplace<T, Op, SUMS_BLOCK, SUMS_ITEMS>(sums, tiles, smem, scan_carry0<T, Op>(init));
 }
 
 } // namespace

@@ -18,7 +18,7 @@
 #include <string.h>
 
 /* The backends that must have pp_top_k (the others may not yet). */
-static int required(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL; }
+static int required(pp_backend b) { return b == PP_BACKEND_CPU || b == PP_BACKEND_OPENCL || b == PP_BACKEND_CUDA; }
 
 enum { D_RANDOM, D_FEW_VALUES, D_ASCENDING, D_DESCENDING, D_SPECIALS, D_COUNT };
 static const char *const data_names[D_COUNT] = {"random", "few-values", "ascending", "descending", "specials"};

@@ -43,6 +43,7 @@ pp_status pp_cuda_scan_by_key(pp_context *ctx, const pp_bykey_args *a);
 pp_status pp_cuda_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
 pp_status pp_cuda_argsort(pp_context *ctx, const pp_argsort_args *a); /* the sort of PP_PRIM_SORT */
 pp_status pp_cuda_segmented_sort(pp_context *ctx, const pp_segsort_args *a); /* batched onesweep (cuda_segsort.cu) */
+pp_status pp_cuda_top_k(pp_context *ctx, const pp_top_k_args *a); /* radix select, then the sort (cuda_topk.cu) */
 
 /* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
  * other type and operator goes to the default */

@@ -1,6 +1,6 @@
 """parprim: data-parallel primitives (reduce, scan, histograms, stream
 compaction, radix sort; their segmented and by-key forms, argsort, unique,
-run-length encoding) on the cpu (OpenMP), cuda and opencl backends of the
+run-length encoding, searchsorted, merge, top-k) on the cpu (OpenMP), cuda and opencl backends of the
 C library parprim (include/parprim.h is its manual), for NumPy arrays and
 CUDA arrays of CuPy, Numba, PyTorch, JAX and others.
 
@@ -53,7 +53,7 @@ __all__ = [
     "BackendError", "reduce", "scan", "histogram_even", "histogram_range", "select_flagged", "select_if",
     "unique", "unique_consecutive", "partition_if", "sort", "sort_pairs", "argsort", "segmented_reduce",
     "segmented_scan", "segmented_sort", "segmented_sort_pairs", "reduce_by_key", "scan_by_key",
-    "run_length_encode", "set_algorithm", "get_algorithm", "info",
+    "run_length_encode", "searchsorted", "merge", "merge_pairs", "top_k", "set_algorithm", "get_algorithm", "info",
     "default_context", "OPS", "CMPS", "PRIMITIVES", "ALGORITHMS", "__version__",
 ]
 
@@ -82,10 +82,10 @@ def reduce(a, op="sum", exact=False):
     return ctx.reduce(a, op, exact)
 
 
-def scan(a, op="sum", exclusive=False, out=None, exact=False):
+def scan(a, op="sum", exclusive=False, out=None, exact=False, initial=None):
     """Inclusive or exclusive prefix scan: see Context.scan. exact=True:
-    float sums correctly rounded."""
-    return default_context().scan(a, op, exclusive, out, exact)
+    float sums correctly rounded; initial: the value to start from."""
+    return default_context().scan(a, op, exclusive, out, exact, initial)
 
 
 def histogram_even(a, bins, lower, upper, out=None, right_closed=False):
@@ -174,6 +174,26 @@ def run_length_encode(a):
     return default_context().run_length_encode(a)
 
 
+def searchsorted(a, v, side="left", sorter=None, descending=False, nan_last=True):
+    """np.searchsorted: see Context.searchsorted."""
+    return default_context().searchsorted(a, v, side, sorter, descending, nan_last)
+
+
+def merge(a, b, descending=False, nan_last=True):
+    """The stable merge of two sorted arrays: see Context.merge."""
+    return default_context().merge(a, b, descending, nan_last)
+
+
+def merge_pairs(a_keys, a_values, b_keys, b_values, descending=False, nan_last=True):
+    """merge of keys, moving values with them: see Context.merge_pairs."""
+    return default_context().merge_pairs(a_keys, a_values, b_keys, b_values, descending, nan_last)
+
+
+def top_k(a, k, largest=True, nan_last=False):
+    """(values, indices) of the k largest or smallest, as torch.topk: see Context.top_k."""
+    return default_context().top_k(a, k, largest, nan_last)
+
+
 def set_algorithm(primitive, algorithm):
     """Chooses an algorithm on the calling thread's default context: see
     Context.set_algorithm."""
@@ -189,7 +209,8 @@ def get_algorithm(primitive):
 # The module functions carry the Context methods' documentation.
 for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select_if, unique, unique_consecutive,
            partition_if, sort, sort_pairs, argsort, segmented_reduce, segmented_scan, segmented_sort,
-           segmented_sort_pairs, reduce_by_key, scan_by_key, run_length_encode, set_algorithm, get_algorithm):
+           segmented_sort_pairs, reduce_by_key, scan_by_key, run_length_encode, searchsorted, merge, merge_pairs, top_k,
+           set_algorithm, get_algorithm):
     _f.__doc__ = (getattr(Context, _f.__name__).__doc__.rstrip() +
                   "\n\n        Runs on the calling thread's default context (default_context()).\n")
 del _f

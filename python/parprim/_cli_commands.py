@@ -18,6 +18,7 @@ ALGO_PRIMITIVE = {
     "select-if": "select", "select-flagged": "select", "unique-consecutive": "select",
     "partition-if": "select",
     "sort": "sort", "sort-pairs": "sort", "argsort": "sort", "unique": "sort",
+    "top-k": "sort", "searchsorted": "sort",
 }
 
 
@@ -156,14 +157,34 @@ def _cmd_sort_pairs(ctx, args, progress):
                        f"{values.size}")
     order = "descending" if args.descending else "ascending"
     progress.step(f"sorting {describe(keys)} with {values.dtype} values ({order}) on {ctx.backend}")
-    k, v = ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first)
+    _finish_two(ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first), args,
+                progress)
+
+
+def _cmd_top_k(ctx, args, progress):
+    a = load_array(args.input, flat=True)
+    which = "smallest" if args.smallest else "largest"
+    progress.step(f"top-{args.k} ({which}) of {describe(a)} on {ctx.backend}")
+    _finish_two(ctx.top_k(a, args.k, largest=not args.smallest, nan_last=args.nan_last), args, progress)
+
+
+def _cmd_searchsorted(ctx, args, progress):
+    a = load_array(args.sorted, what="sorted", flat=True)
+    v = load_array(args.queries, what="queries", flat=True)
+    progress.step(f"searching {describe(v)} in {describe(a)} (side {args.side}) on {ctx.backend}")
+    r = ctx.searchsorted(a, v, side=args.side, descending=args.descending, nan_last=not args.nan_first)
+    _finish(r, args, progress)
+
+
+def _finish_two(results, args, progress):
+    """Writes two results to the two paths of -o, or prints them."""
     if args.output:
         progress.step(f"writing {args.output[0]} and {args.output[1]}")
-        save_array(args.output[0], k)
-        save_array(args.output[1], v)
+        for path, x in zip(args.output, results):
+            save_array(path, x)
     else:
-        show(k)
-        show(v)
+        for x in results:
+            show(x)
 
 
 def _finish(result, args, progress):
@@ -180,6 +201,7 @@ COMMANDS = {
     "select-if": _cmd_select_if, "select-flagged": _cmd_select_flagged,
     "unique": _cmd_unique, "unique-consecutive": _cmd_unique_consecutive, "partition-if": _cmd_partition_if,
     "sort": _cmd_sort, "sort-pairs": _cmd_sort_pairs, "argsort": _cmd_argsort,
+    "top-k": _cmd_top_k, "searchsorted": _cmd_searchsorted,
 }
 
 

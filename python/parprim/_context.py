@@ -18,6 +18,7 @@ from ._arrays import CODE as _CODE
 from ._arrays import U64, edges_in, host_input, index, is_device_array
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._keyed import KeyedMethods, _order
+from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun
 
 _ndarray = np.ndarray
@@ -45,7 +46,7 @@ def _code(value, table, what):
             f"parprim: {what} {value!r} is not one of {', '.join(map(repr, table))}") from None
 
 
-class Context(KeyedMethods):
+class Context(KeyedMethods, SearchMethods):
     """A parprim context: one backend and device, with its own scratch memory
     and algorithm choices (include/parprim.h: pp_create).
 
@@ -178,7 +179,7 @@ class Context(KeyedMethods):
         "scan" (scan, segmented_scan, scan_by_key), "histogram", "select"
         (select_flagged, select_if, unique_consecutive, partition_if,
         run_length_encode) or "sort" (sort, sort_pairs, argsort, the
-        segmented sorts, unique).
+        segmented sorts, unique, searchsorted, merge, merge_pairs, top_k).
         algorithm: a name as pp_algorithm_name prints it ("auto",
         "sequential", "reduce-then-scan", "decoupled-lookback", ...).
         Unknown names raise InvalidArgument; an algorithm this backend does
@@ -257,7 +258,7 @@ class Context(KeyedMethods):
         finally:
             self._release_stream()
 
-    def scan(self, a, op="sum", exclusive=False, out=None, exact=False):
+    def scan(self, a, op="sum", exclusive=False, out=None, exact=False, initial=None):
         """Prefix scan (pp_scan): inclusive out[i] = a[0] op ... op a[i];
         exclusive out[0] = identity, out[i] = a[0] op ... op a[i-1].
 
@@ -266,14 +267,23 @@ class Context(KeyedMethods):
         array. Returns the result (out when given), one-dimensional when
         parprim allocates it.
 
+        initial: a number of a's dtype to start from (pp_scan_init), in place
+        of the identity: inclusive out[i] = initial op a[0] op ... op a[i],
+        exclusive out[0] = initial (np.cumsum(np.concatenate(([initial], a)))
+        without its last or first element). An integer type takes integers
+        it can hold; a float is rounded to float32 for float32 arrays.
+
         exact=True: PP_ALGO_EXACT for this call: every output of a float32
         or float64 sum is the correctly rounded exact prefix sum (exclusive:
-        out[0] = +0.0), bitwise the same on every backend (see reduce).
+        out[0] = +0.0, or initial), bitwise the same on every backend (see
+        reduce); with initial, initial takes part in the exact sum.
+        Unsupported where the backend has no exact scan (with initial: cpu
+        only, for now).
         """
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
-            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n, bool(exact))
+            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n, bool(exact), initial)
             return r.result(y)
 
     def histogram_even(self, a, bins, lower, upper, out=None, right_closed=False):

@@ -5,6 +5,8 @@
     parprim unique x.npy --counts -o values.npy counts.npy
     parprim histogram-even x.npy --bins 1024 --range 0 1 -o counts.npy
     parprim reduce x.npy --op max
+    parprim top-k x.npy -k 10 -o values.npy indices.npy
+    parprim searchsorted sorted.npy queries.npy --side right -o idx.npy
     parprim info
     parprim plot results.json -o plot.png
 
@@ -76,7 +78,7 @@ def build_parser():
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Data-parallel primitives (reduce, scan, histograms, compaction, radix sort, argsort, "
-                    "unique) "
+                    "unique, top-k, searchsorted) "
                     "on .npy files, on the cpu (OpenMP), cuda or opencl backend.",
         epilog="Exit status: 0 success, 1 the operation failed (message on stderr), 2 usage error. "
                "'parprim COMMAND --help' for a command's options.")
@@ -102,7 +104,8 @@ def build_parser():
 
     def add(name, help_text, inputs=("input",)):
         s = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        helps = {"input": "input array (.npy)", "keys": "keys (.npy)", "values": "values (.npy), one per key"}
+        helps = {"input": "input array (.npy)", "keys": "keys (.npy)", "values": "values (.npy), one per key",
+                 "sorted": "sorted array (.npy)", "queries": "values to search for (.npy)"}
         for i in inputs:
             s.add_argument(i, metavar=f"{i}.npy" if i != "input" else "x.npy", help=helps[i])
         return s
@@ -179,6 +182,27 @@ def build_parser():
         else:
             s.add_argument("-o", "--output", nargs=2, metavar=("KEYS.npy", "VALUES.npy"),
                            help="output files (default: print both)")
+
+    s = add("top-k", "the K largest (or smallest) elements, sorted, and their int64 indices (torch.topk; "
+                     "ties by index)")
+    s.add_argument("-k", type=_nonneg_int, required=True, metavar="K",
+                   help="how many (more than the input holds: all of them)")
+    s.add_argument("--smallest", action="store_true", help="the K smallest (default: largest)")
+    s.add_argument("--nan-last", action="store_true",
+                   help="float input: NaNs count as the smallest when taking the largest (default: the "
+                        "largest, as torch.topk)")
+    s.add_argument("-o", "--output", nargs=2, metavar=("VALUES.npy", "INDICES.npy"),
+                   help="output files (default: print both)")
+
+    s = add("searchsorted", "np.searchsorted: for each query, the int64 index at which inserting it keeps the "
+                            "sorted array sorted", inputs=("sorted", "queries"))
+    s.add_argument("--side", choices=("left", "right"), default="left",
+                   help="left (default): the first such index; right: the last")
+    s.add_argument("--descending", action="store_true",
+                   help="the array is sorted descending ('parprim sort --descending')")
+    s.add_argument("--nan-first", action="store_true",
+                   help="with --descending, float keys: the array has its NaNs first (default: last)")
+    s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
 
     s = sub.add_parser("info", help="backends built and present, devices, algorithms",
                        description="backends built and present, devices, threads, memory, algorithms")

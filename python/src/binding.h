@@ -39,7 +39,8 @@
  *                 and addresses
  *   context.c     the Context type: life cycle, properties, memory, algorithms
  *   primitives.c  the Context's primitives, and time_reduce
- *   keyed.c       the Context's segmented, by-key and index primitives
+ *   keyed.c       the Context's segmented, by-key and index primitives,
+ *                 search, merge and top_k
  *   dlpack.c      DLPack capsules: reading one, making one
  * Functions used across files have the prefix ppy_ and are declared here;
  * everything else is static.
@@ -175,7 +176,7 @@ void ppy_exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm s
 int ppy_order_arg(PyObject *o, pp_order *order);
 
 /* ------------------------------------------------------------------------ */
-/* Segmented, by-key and index primitives of a Context (keyed.c)            */
+/* Segmented, by-key, index, search, merge, top-k primitives (keyed.c)     */
 /* ------------------------------------------------------------------------ */
 PyObject *ppy_Ctx_argsort(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_segmented_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
@@ -184,6 +185,9 @@ PyObject *ppy_Ctx_segmented_sort(Ctx *self, PyObject *const *args, Py_ssize_t na
 PyObject *ppy_Ctx_reduce_by_key(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_scan_by_key(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_run_length_encode(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_search(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_merge(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_top_k(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack (dlpack.c)                                                        */

@@ -1,8 +1,8 @@
 /*
  * parprim._parprim: the segmented, by-key and index primitives of a Context
- * (argsort .. run_length_encode, in Ctx_methods of context.c). See
- * binding.h; the Python layer (parprim/_keyed.py) allocates the outputs and
- * converts offsets to uint64.
+ * (argsort .. run_length_encode, in Ctx_methods of context.c), and search,
+ * merge and top_k. See binding.h; the Python layer (parprim/_keyed.py,
+ * parprim/_search.py) allocates the outputs and converts offsets to uint64.
  *
  * Offsets are nseg + 1 uint64 (a host buffer of uint64, or an address);
  * indices and counts are 8-byte outputs of any 8-byte type (the package
@@ -66,12 +66,23 @@ static int second_type(const Arr *v, PyObject *type_o, const char *name, int *ty
 
 /* One call of this file, its arguments read: the arrays in a[], in the
  * order each method takes them. */
-enum { K_ARGSORT, K_SEG_REDUCE, K_SEG_SCAN, K_SEG_SORT, K_REDUCE_BY_KEY, K_SCAN_BY_KEY, K_RLE };
+enum {
+    K_ARGSORT,
+    K_SEG_REDUCE,
+    K_SEG_SCAN,
+    K_SEG_SORT,
+    K_REDUCE_BY_KEY,
+    K_SCAN_BY_KEY,
+    K_RLE,
+    K_SEARCH,
+    K_MERGE,
+    K_TOP_K
+};
 typedef struct {
-    int which, t, vt, op, excl, exact, pairs;
+    int which, t, vt, op, excl, exact, pairs, right;
     long index_type;
     pp_order order;
-    size_t n, nseg, vsize;
+    size_t n, nseg, vsize, m, k; /* m: queries (search), b's keys (merge); k: top_k's */
     const Arr *a;
     uint64_t *cnt;
 } Call;
@@ -100,8 +111,19 @@ static pp_status dispatch(pp_context *ctx, const Call *c)
     case K_SCAN_BY_KEY:
         return pp_scan_by_key(ctx, (pp_type)c->t, (pp_type)c->vt, (pp_op)c->op, kind, a[0].ptr, a[1].ptr, a[2].ptr,
                               c->n);
-    default:
+    case K_RLE:
         return pp_run_length_encode(ctx, (pp_type)c->t, a[0].ptr, c->n, a[1].ptr, (uint64_t *)a[2].ptr, c->cnt);
+    case K_SEARCH:
+        return (c->right ? pp_upper_bound : pp_lower_bound)(ctx, (pp_type)c->t, a[0].ptr, c->n, c->order, a[1].ptr,
+                                                            c->m, (uint64_t *)a[2].ptr);
+    case K_MERGE:
+        if (c->pairs)
+            return pp_merge_pairs(ctx, (pp_type)c->t, a[0].ptr, a[3].ptr, c->n, a[1].ptr, a[4].ptr, c->m, c->vsize,
+                                  a[2].ptr, a[5].ptr, c->order);
+        return pp_merge(ctx, (pp_type)c->t, a[0].ptr, c->n, a[1].ptr, c->m, a[2].ptr, c->order);
+    default:
+        return pp_top_k(ctx, (pp_type)c->t, a[0].ptr, c->n, c->k, c->order, a[1].ptr,
+                        c->pairs ? (uint64_t *)a[2].ptr : NULL);
     }
 }
 
@@ -262,4 +284,66 @@ PyObject *ppy_Ctx_run_length_encode(Ctx *self, PyObject *const *args, Py_ssize_t
              ppy_arr_check(&a[1], "values_out", c.t, 0, c.n) == 0 &&
              ppy_arr_check(&a[2], "counts_out", T_OTHER, sizeof(uint64_t), c.n) == 0;
     return finish(self, &c, ok, a, 3);
+}
+
+/* search(sorted, queries, out, right, order, m, type, n): pp_lower_bound, or
+ * pp_upper_bound where right is true; out: m 8-byte integers */
+PyObject *ppy_Ctx_search(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(8, "search(sorted, queries, out, right, order, m, type, n)");
+    Call c = {.which = K_SEARCH};
+    if ((c.right = PyObject_IsTrue(args[3])) < 0) return NULL;
+    if (ppy_order_arg(args[4], &c.order)) return NULL;
+    if (size_arg(args[5], "m", &c.m)) return NULL;
+    static const ArgSpec spec[3] = {{"sorted", 0, 0}, {"queries", 0, 0}, {"out", 1, 1}};
+    Arr a[3];
+    if (get_arrays(args, spec, 3, a)) return NULL;
+    int ok = ppy_first_array(&a[0], args[6], args[7], &c.t, &c.n) == 0 &&
+             ppy_arr_check(&a[1], "queries", c.t, 0, c.m) == 0 &&
+             ppy_arr_check(&a[2], "out", T_OTHER, sizeof(uint64_t), c.m) == 0;
+    return finish(self, &c, ok, a, 3);
+}
+
+/* merge(a, b, out, a_values, b_values, values_out, value_size, order, nb,
+ * type, na): pp_merge, or pp_merge_pairs where a_values is not None */
+PyObject *ppy_Ctx_merge(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(11, "merge(a, b, out, a_values, b_values, values_out, value_size, order, nb, type, na)");
+    Call c = {.which = K_MERGE, .pairs = args[3] != Py_None};
+    Py_ssize_t vsize = PyLong_AsSsize_t(args[6]);
+    if (vsize == -1 && PyErr_Occurred()) return NULL;
+    if (ppy_order_arg(args[7], &c.order)) return NULL;
+    if (size_arg(args[8], "nb", &c.m)) return NULL;
+    static const ArgSpec spec[6] = {{"a", 0, 0},        {"b", 0, 0},        {"out", 1, 0},
+                                    {"a_values", 0, 1}, {"b_values", 0, 1}, {"values_out", 1, 1}};
+    const int k = c.pairs ? 6 : 3;
+    Arr a[6];
+    if (get_arrays(args, spec, k, a)) return NULL;
+    if (c.pairs && a[3].has_view && vsize <= 0) vsize = a[3].itemsize;
+    c.vsize = (size_t)vsize;
+    int ok = ppy_first_array(&a[0], args[9], args[10], &c.t, &c.n) == 0 &&
+             ppy_arr_check(&a[1], "b", c.t, 0, c.m) == 0 && ppy_arr_check(&a[2], "out", c.t, 0, c.n + c.m) == 0 &&
+             (!c.pairs || (ppy_arr_check(&a[3], "a_values", T_OTHER, c.vsize, c.n) == 0 &&
+                           ppy_arr_check(&a[4], "b_values", T_OTHER, c.vsize, c.m) == 0 &&
+                           ppy_arr_check(&a[5], "values_out", T_OTHER, c.vsize, c.n + c.m) == 0));
+    return finish(self, &c, ok, a, k);
+}
+
+/* top_k(a, keys_out, indices_out, k, order, type, n): pp_top_k; indices_out
+ * None: no indices (NULL); outputs of min(k, n) elements */
+PyObject *ppy_Ctx_top_k(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(7, "top_k(a, keys_out, indices_out, k, order, type, n)");
+    Call c = {.which = K_TOP_K, .pairs = args[2] != Py_None};
+    if (size_arg(args[3], "k", &c.k)) return NULL;
+    if (ppy_order_arg(args[4], &c.order)) return NULL;
+    static const ArgSpec spec[3] = {{"a", 0, 0}, {"keys_out", 1, 0}, {"indices_out", 1, 1}};
+    const int k = c.pairs ? 3 : 2;
+    Arr a[3];
+    if (get_arrays(args, spec, k, a)) return NULL;
+    int ok = ppy_first_array(&a[0], args[5], args[6], &c.t, &c.n) == 0;
+    const size_t kk = c.k < c.n ? c.k : c.n;
+    ok = ok && ppy_arr_check(&a[1], "keys_out", c.t, 0, kk) == 0 &&
+         (!c.pairs || ppy_arr_check(&a[2], "indices_out", T_OTHER, sizeof(uint64_t), kk) == 0);
+    return finish(self, &c, ok, a, k);
 }

@@ -94,12 +94,16 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     return ppy_make_scalar(t, local);
 }
 
-/* scan(a, out, op, exclusive, type, n) */
+/* scan(a, out, op, exclusive, type, n[, exact[, init]]): pp_scan, or
+ * pp_scan_init where init (a number of the element type) is given and not
+ * None. init reaches the C call as context memory: the host value on cpu,
+ * else uploaded into the context's result slot. */
 PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6 && nargs != 7) {
-        PyErr_SetString(PyExc_TypeError,
-                        "_parprim.Context.scan(a, out, op, exclusive, type, n[, exact]) takes 6 or 7 arguments");
+    if (nargs < 6 || nargs > 8) {
+        PyErr_SetString(
+            PyExc_TypeError,
+            "_parprim.Context.scan(a, out, op, exclusive, type, n[, exact[, init]]) takes 6 to 8 arguments");
         return NULL;
     }
     int op = ppy_parse_op(args[2]);
@@ -108,6 +112,7 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (excl < 0) return NULL;
     int exact = exact_arg(args, nargs, 6);
     if (exact < 0) return NULL;
+    const int has_init = nargs > 7 && args[7] != Py_None;
     Arr a, out;
     if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
     if (ppy_arr_get(args[1], 1, 0, "out", &out)) {
@@ -116,15 +121,23 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     }
     int t;
     size_t n;
+    uint64_t init[2] = {0, 0};
     PyObject *res = NULL;
-    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&out, "out", t, 0, n) == 0) {
+    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&out, "out", t, 0, n) == 0 &&
+        (!has_init || ppy_to_value(args[7], t, "initial", init) == 0)) {
         pp_status st;
         char msg[MSG_LEN];
         LOCKED(self, st, msg, {
             pp_algorithm saved = PP_ALGO_AUTO;
-            st = ppy_exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
+            void *ip = NULL;
+            st = has_init ? ppy_result_slot(self, init, &ip) : PP_SUCCESS;
+            if (st == PP_SUCCESS && ip && ip != (void *)init)
+                st = pp_upload(self->ctx, ip, init, pp_type_size((pp_type)t));
+            if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
             if (st == PP_SUCCESS) {
-                st = pp_scan(self->ctx, (pp_type)t, (pp_op)op, excl ? PP_EXCLUSIVE : PP_INCLUSIVE, a.ptr, out.ptr, n);
+                const pp_scan_kind kind = excl ? PP_EXCLUSIVE : PP_INCLUSIVE;
+                st = has_init ? pp_scan_init(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n, ip)
+                              : pp_scan(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n);
                 ppy_exact_end(self->ctx, PP_PRIM_SCAN, exact, saved);
             }
         });

@@ -170,6 +170,15 @@ def call(backend, algo, fn, a, *args, **kw):
         skip_if_fp64(backend, a.dtype, e)
 
 
+def run(fn, *args, **kw):
+    """fn(*args, **kw); Unsupported (a backend without the call yet, or an
+    opencl device without cl_khr_fp64) skips the test with its message."""
+    try:
+        return fn(*args, **kw)
+    except parprim.Unsupported as e:
+        pytest.skip(f"Unsupported: {e}")
+
+
 def skip_if_fp64(backend, dtype, exc, what="f64"):
     """On opencl, Unsupported for f64 (or float histograms) means the device
     lacks cl_khr_fp64, which the header allows: skip with that reason."""

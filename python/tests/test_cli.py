@@ -1,5 +1,6 @@
 """The command line (`python -m parprim ...` and the `parprim` script) on
-.npy files: sort, argsort, histogram-even, reduce, scan, unique, unique-consecutive, info, and errors
+.npy files: sort, argsort, histogram-even, reduce, scan, unique, unique-consecutive, top-k, searchsorted,
+info, and errors
 (exit status 1 or 2, a message on stderr, no traceback)."""
 
 import os
@@ -162,6 +163,33 @@ def test_argsort(tmp_path, rng, how):
         assert np.array_equal(idx, exp) if exp is not None else np.array_equal(x[idx], np.sort(x)[::-1])
     p = ok(run(["argsort", "--help"], how))
     assert "stable" in p.stdout
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_top_k_and_searchsorted(tmp_path, rng, how):
+    x = make_data(rng, np.float32, 10007, "special")
+    np.save(tmp_path / "x.npy", x)
+    p = _unsupported(run(["top-k", tmp_path / "x.npy", "-k", 50, "--smallest", "-o", tmp_path / "v.npy",
+                          tmp_path / "i.npy"], how))
+    ok(p)
+    idx = np.load(tmp_path / "i.npy")
+    exp = np.argsort(x, kind="stable")[:50]  # no +-0.0 ties among the 50 smallest of this data
+    assert idx.dtype == np.int64 and np.array_equal(np.sort(idx), np.sort(exp))
+    assert np.array_equal(np.load(tmp_path / "v.npy"), x[idx])
+    s = np.sort(x)
+    q = make_data(rng, np.float32, 1000, "special")
+    np.save(tmp_path / "s.npy", s)
+    np.save(tmp_path / "q.npy", q)
+    for side in ("left", "right"):
+        ok(_unsupported(run(["searchsorted", tmp_path / "s.npy", tmp_path / "q.npy", "--side", side, "-o",
+                             tmp_path / "o.npy"], how)))
+        assert np.array_equal(np.load(tmp_path / "o.npy"), np.searchsorted(s, q, side))
+    p = ok(run(["top-k", "--help"], how))
+    assert "torch.topk" in p.stdout
+    p = ok(run(["searchsorted", "--help"], how))
+    assert "np.searchsorted" in p.stdout
+    failed(run(["top-k", tmp_path / "x.npy"], how))  # -k missing
+    failed(run(["searchsorted", tmp_path / "s.npy", tmp_path / "q.npy", "--nan-first"], how))
 
 
 @pytest.mark.parametrize("how", HOWS)

@@ -14,18 +14,9 @@ from hypothesis import strategies as st
 import parprim
 from parprim._selfcheck import FakeCAI
 from conftest import (BACKENDS, BITWISE, DTYPES, OPS, assert_bits, assert_same, check_reduce,
-                      check_scan, context, examples, identity, make_data, nan_patterns, ref_sort_order)
+                      check_scan, context, examples, identity, make_data, nan_patterns, ref_sort_order, run)
 
 SIZES = (0, 1, 2, 33, 1025, 10007)
-
-
-def run(fn, *args, **kw):
-    """fn(*args, **kw); Unsupported (a backend without the call yet, or an
-    opencl device without cl_khr_fp64) skips the test with its message."""
-    try:
-        return fn(*args, **kw)
-    except parprim.Unsupported as e:
-        pytest.skip(f"Unsupported: {e}")
 
 
 def _ops(dtype):

@@ -80,6 +80,9 @@ const pp_backend_ops pp_cuda_ops = {
     .scan_by_key = {[PP_ALGO_AUTO] = pp_cuda_scan_by_key},
     .run_length_encode = {[PP_ALGO_AUTO] = pp_cuda_run_length_encode},
     .argsort = {[PP_ALGO_AUTO] = pp_cuda_argsort},
+    /* every choice for sort runs these (the core falls back to AUTO) */
+    .search = {[PP_ALGO_AUTO] = pp_cuda_search},
+    .merge = {[PP_ALGO_AUTO] = pp_cuda_merge},
     /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
      * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},

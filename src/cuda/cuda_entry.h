@@ -44,6 +44,9 @@ pp_status pp_cuda_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
 pp_status pp_cuda_argsort(pp_context *ctx, const pp_argsort_args *a); /* the sort of PP_PRIM_SORT */
 pp_status pp_cuda_segmented_sort(pp_context *ctx, const pp_segsort_args *a); /* batched onesweep (cuda_segsort.cu) */
 pp_status pp_cuda_top_k(pp_context *ctx, const pp_top_k_args *a); /* radix select, then the sort (cuda_topk.cu) */
+/* pp_lower_bound, pp_upper_bound (cuda_search.cu); pp_merge, pp_merge_pairs (cuda_merge.cu) */
+pp_status pp_cuda_search(pp_context *ctx, const pp_search_args *a);
+pp_status pp_cuda_merge(pp_context *ctx, const pp_merge_args *a);
 
 /* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
  * other type and operator goes to the default */

@@ -91,6 +91,9 @@ const pp_backend_ops pp_cuda_ops = {
     .argsort = {[PP_ALGO_AUTO] = pp_cuda_argsort},
     /* a radix select, then the default sort of the k (cuda_topk.cu) */
     .top_k = {[PP_ALGO_AUTO] = pp_cuda_top_k},
+    /* every choice for sort runs these (the core falls back to AUTO) */
+    .search = {[PP_ALGO_AUTO] = pp_cuda_search},
+    .merge = {[PP_ALGO_AUTO] = pp_cuda_merge},
     /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
      * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},

@@ -1,7 +1,7 @@
 // Keys and values of the radix sorts (cuda_sort.cu and study/sort.cu): the
 // radix key of a sort key, its 8-bit digits, the host-side constants of
-// the map (KeyMap), and the value types (NoValue for keys only) with their
-// dispatch from value_size.
+// the map (KeyMap) and its dispatch from a run-time type, and the value
+// types (NoValue for keys only) with their dispatch from value_size.
 //
 // The radix key: unsigned as is; signed: sign bit flipped; floats: negative
 // -> all bits flipped, else the sign bit flipped (-0.0 < +0.0); descending:
@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "dispatch.cuh"
 #include "internal.h"
 
 namespace {
@@ -86,6 +87,25 @@ template <int KIND, typename U> inline KeyMap pp_sort_keymap(pp_order order)
     m.xmask = (KIND == PP_KIND_SINT ? sign : 0) ^ (order != PP_ASCENDING ? ones : 0);
     m.nan_key = order == PP_DESCENDING ? 0 : -1;
     return m;
+}
+
+// The template arguments of Radix for keys of one type: FLOAT and their
+// bits U (pp_dispatch_sort_key).
+template <bool FLOAT_, typename U_> struct SortKeyOf {
+    static constexpr bool FLOAT = FLOAT_;
+    typedef U_ U;
+};
+
+// f(SortKeyOf<FLOAT, U>(), km) for keys of the run-time type `type`, km
+// their KeyMap in `order`.
+template <typename F>
+pp_status pp_dispatch_sort_key(pp_context *ctx, const char *fn, pp_type type, pp_order order, F f)
+{
+    return pp_dispatch_type(ctx, fn, type, [&](auto t) {
+        typedef typename pp_traits<decltype(t)>::bits U;
+        constexpr int KIND = pp_traits<decltype(t)>::kind;
+        return f(SortKeyOf<KIND == PP_KIND_FLOAT, U>(), pp_sort_keymap<KIND, U>(order));
+    });
 }
 
 // Value types: NoValue for keys only.

@@ -193,6 +193,15 @@ size_t tc_contexts(pp_context *const **list)
     return g_nmain;
 }
 
+pp_context *tc_context_all_cores(pp_context *ctx)
+{
+    if (pp_context_backend(ctx) != PP_BACKEND_CPU) return ctx;
+    pp_options o = PP_OPTIONS_INIT;
+    o.backend = PP_BACKEND_CPU;
+    TC_OK(pp_create(&ctx, &o));
+    return ctx;
+}
+
 void tc_use(const tc_config *c, pp_primitive prim)
 {
     pp_status st = pp_set_algorithm(c->ctx, prim, c->algo);

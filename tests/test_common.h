@@ -65,6 +65,9 @@ size_t tc_configs(pp_primitive prim, const tc_config **list);
 void tc_use(const tc_config *c, pp_primitive prim);
 /* One context per available backend (cpu: default threads). */
 size_t tc_contexts(pp_context *const **list);
+/* For the large tests: ctx, or on cpu a new context of all cores (the
+ * shared one may run fewer threads); pp_destroy it where it is not ctx. */
+pp_context *tc_context_all_cores(pp_context *ctx);
 const char *tc_config_name(const tc_config *c); /* static buffer */
 
 /* The status of a primitive call: 1 to go on and check the result, 0 to
@@ -109,6 +112,11 @@ uint64_t tc_host_available(void);
  * memory alone. Fails the test if pp_context_memory fails. */
 int tc_need_buffers(pp_context *ctx, const char *what, size_t largest_buffer, size_t device_bytes,
                     size_t host_bytes);
+/* The status of a call in a large test, after asking: 0 for PP_SUCCESS;
+ * PP_ERROR_OUT_OF_MEMORY (memory others took since) or PP_ERROR_UNSUPPORTED
+ * (a call the backend lacks) is a skip naming the backend, what and the
+ * message (returns 1); any other status fails the test. */
+int tc_skip_status(pp_context *ctx, pp_status st, const char *what);
 /* What the unit tests allow for the library's working memory beside a
  * call's own buffers: the size of the data and 1 MiB (sort keeps keys and
  * values; the other primitives far less). */

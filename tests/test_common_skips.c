@@ -249,3 +249,15 @@ int tc_need_f64(pp_context *ctx, const char *what)
 }
 
 void tc_forget_f64(void) { g_nf64 = 0; }
+
+int tc_skip_status(pp_context *ctx, pp_status st, const char *what)
+{
+    if (st == PP_SUCCESS) return 0;
+    if (st == PP_ERROR_OUT_OF_MEMORY || st == PP_ERROR_UNSUPPORTED) {
+        tc_skip(NULL, "%s %s: %s (%s)", pp_backend_name(pp_context_backend(ctx)), what, pp_status_string(st),
+                pp_last_error(ctx));
+        return 1;
+    }
+    TC_FAIL("%s returned %s: %s", what, pp_status_string(st), pp_last_error(ctx));
+    return 1;
+}

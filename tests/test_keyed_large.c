@@ -61,17 +61,7 @@ static size_t dl_bytes(pp_context *ctx, size_t n) { return pp_context_backend(ct
 
 /* A skip for OUT_OF_MEMORY or UNSUPPORTED (returns 1), a failure for any
  * other error, 0 on success. */
-static int skipped(pp_context *ctx, pp_status st, const char *what)
-{
-    if (st == PP_SUCCESS) return 0;
-    if (st == PP_ERROR_OUT_OF_MEMORY || st == PP_ERROR_UNSUPPORTED) {
-        tc_skip(NULL, "%s %s: %s (%s)", pp_backend_name(pp_context_backend(ctx)), what, pp_status_string(st),
-                pp_last_error(ctx));
-        return 1;
-    }
-    TC_FAIL("%s returned %s: %s", what, pp_status_string(st), pp_last_error(ctx));
-    return 1;
-}
+static int skipped(pp_context *ctx, pp_status st, const char *what) { return tc_skip_status(ctx, st, what); }
 
 /* The device array dev (n bytes) equals want, compared in chunks. */
 static void check_bytes(pp_context *ctx, const void *dev, const unsigned char *want, size_t n, const char *what)
@@ -339,12 +329,7 @@ static void test_keyed_large(void **state)
     const int have = make_data(&D, tc_next(&r));
     if (!have) tc_skip(NULL, "malloc of 3 x %zu bytes of host memory for the data failed", D.n);
     for (size_t i = 0; i < nctx; i++) {
-        pp_context *ctx = ctxs[i];
-        if (pp_context_backend(ctx) == PP_BACKEND_CPU) { /* all cores */
-            pp_options o = PP_OPTIONS_INIT;
-            o.backend = PP_BACKEND_CPU;
-            TC_OK(pp_create(&ctx, &o));
-        }
+        pp_context *ctx = tc_context_all_cores(ctxs[i]);
         if (have) {
             group_segmented(ctx, &D);
             group_bykey(ctx, &D);

@@ -436,13 +436,7 @@ static void test_large(void **state)
     size_t nctx = tc_contexts(&ctxs);
     tc_rng r = tc_rng_for("large");
     for (size_t i = 0; i < nctx; i++) {
-        /* on cpu: all cores (the shared contexts use 1 to 3 threads) */
-        pp_context *ctx = ctxs[i];
-        if (pp_context_backend(ctx) == PP_BACKEND_CPU) {
-            pp_options o = PP_OPTIONS_INIT;
-            o.backend = PP_BACKEND_CPU;
-            TC_OK(pp_create(&ctx, &o));
-        }
+        pp_context *ctx = tc_context_all_cores(ctxs[i]); /* the shared contexts use 1 to 3 threads */
         run_backend(ctx, tc_next(&r));
         if (ctx != ctxs[i]) pp_destroy(ctx);
     }

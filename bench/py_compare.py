@@ -32,6 +32,16 @@ differ):
   segmented sum 64          segmented_reduce(a, every 64)   np.add.reduceat (cpu only)
   segmented sort 1K         segmented_sort(a, every 1024)   np.sort(a.reshape(-1, 1024), axis=1)
   segmented sort power-law  segmented_sort(a, power-law)    a[np.lexsort((a, segment ids))]
+  cumsum initial            scan(a, initial=1)              np.cumsum(a) + 1 (cpu only: the same one pass
+                                   for NumPy would need initial= in np.cumsum, which it lacks)
+  searchsorted              searchsorted(s, q)   np.searchsorted(s, q)  (s: a sorted; q: n/16
+                                   of a's elements, random order)
+  merge halves              merge(s1, s2)        np.sort(np.concatenate((s1, s2)), kind="stable")
+                                   (s1, s2: each half of a, sorted; NumPy has no merge, its
+                                   stable sort finds the two runs)
+  top_k 1000                top_k(a, 1000)       np.sort(np.partition(a, n - 1000)[n - 1000:])[::-1]
+                                   (values compared; with indices: np.argpartition, then the k
+                                   sorted, a row of its own)
 
 NumPy picks its sort's instruction set when it is imported. On AMD Zen 4
 its AVX-512 sort is several times slower than its AVX2 one (the
@@ -127,6 +137,15 @@ def rows(side, ctx, a, lo, hi):
     offpl = xp.asarray(offpl_h)
     off64, off1k = (off64, off1k) if xp is np else (xp.asarray(off64), xp.asarray(off1k))
     segpl = xp.asarray(np.repeat(np.arange(len(offpl_h) - 1, dtype=np.uint32), np.diff(offpl_h).astype(np.int64)))
+    # searchsorted, merge and top_k: a sorted copy, queries, sorted halves
+    srt = xp.sort(a)
+    q = a[rng.permutation(n)[: max(1, n // 16)] if xp is np else xp.asarray(rng.permutation(n)[: max(1, n // 16)])]
+    h1, h2 = xp.sort(a[: n // 2]), xp.sort(a[n // 2:])
+    k = min(1000, n)
+
+    def top_idx(x):  # the k largest's indices, largest first (ties in any order)
+        i = xp.argpartition(x, n - k)[n - k:]
+        return i[xp.argsort(x[i], kind="stable")[::-1]] if xp is np else i[xp.argsort(x[i])[::-1]]
     return [
         ("sum", lambda: ctx.reduce(a), lambda: xp.sum(a, dtype=a.dtype), fsum),
         ("sum, value to host" if xp is not np else None, lambda: ctx.reduce(a),
@@ -152,6 +171,17 @@ def rows(side, ctx, a, lo, hi):
          else xp.sort(a.reshape(-1, 1024), axis=1).reshape(-1), eq),
         ("segmented sort power-law (lexsort)", lambda: ctx.segmented_sort(a, offpl),
          lambda: a[xp.lexsort(xp.stack((a, segpl)))], eq),
+        ("cumsum initial" if xp is np else None, lambda: ctx.scan(a, out=out, initial=1),
+         lambda: np.cumsum(a, dtype=a.dtype) + a.dtype.type(1),
+         (lambda x, y: np.allclose(side.host(x), side.host(y), rtol=1e-3)) if a.dtype.kind == "f" else eq),
+        ("searchsorted n/16 queries", lambda: ctx.searchsorted(srt, q), lambda: xp.searchsorted(srt, q), eq),
+        ("merge halves (stable sort of both)", lambda: ctx.merge(h1, h2),
+         lambda: xp.sort(xp.concatenate((h1, h2)), kind="stable") if xp is np
+         else xp.sort(xp.concatenate((h1, h2))), eq),
+        ("top_k 1000 (partition + sort)", lambda: ctx.top_k(a, k)[0],
+         lambda: xp.sort(xp.partition(a, n - k)[n - k:])[::-1], eq),
+        ("top_k 1000 with indices (argpartition)", lambda: ctx.top_k(a, k),
+         lambda: top_idx(a), lambda x, y: eq(x, a[y])),  # x: our values (main keeps a tuple's first)
     ]
 
 

@@ -10,7 +10,8 @@
 // bench/render.py files under bench/data/<device>/ and renders.
 //
 //   bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]
-//             [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort] [--types u32,f32,u64,f64]
+//             [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,
+//                    topk,search,merge,scaninit] [--types u32,f32,u64,f64]
 //
 // Each primitive runs for each element type (u32, f32, u64, f64; the
 // histogram for u32 only), sizes 2^lg. Rows whose buffers do not fit in the
@@ -469,6 +470,7 @@ static void run_size(int lg)
     }
     run_keyed_rows(n, lg, copy);
     run_segsort_rows(n, lg, copy);
+    run_search_rows(n, lg, copy);
 }
 
 int main(int argc, char **argv)
@@ -485,7 +487,8 @@ int main(int argc, char **argv)
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ",")) sizes[nsizes++] = atoi(s);
         } else {
             fprintf(stderr, "usage: bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]\n"
-                            "                 [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort]\n"
+                            "                 [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,\n"
+                            "                         topk,search,merge,scaninit]\n"
                             "                 [--types u32,f32,u64,f64]\n");
             return 2;
         }

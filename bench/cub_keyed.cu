@@ -19,19 +19,10 @@
 
 namespace {
 
-// A 64-bit mix (splitmix64's finalizer): the data and the layouts.
-__host__ __device__ inline uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 __global__ void fill_u32(uint32_t *p, size_t n, uint64_t seed, uint32_t mask)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        p[i] = (uint32_t)mix(seed ^ i) & mask;
+        p[i] = (uint32_t)bench_mix(seed ^ i) & mask;
 }
 
 // ids[i] = the segment holding i (offsets cover [0, n) exactly).
@@ -55,7 +46,7 @@ std::vector<uint64_t> layout(size_t n, size_t avg, uint64_t seed)
     std::vector<uint64_t> off(1, 0);
     const double cap = log2((double)(n < ((size_t)1 << 24) ? n : ((size_t)1 << 24)));
     for (uint64_t k = 0; off.back() < n; k++) {
-        const uint64_t h = mix(seed + k);
+        const uint64_t h = bench_mix(seed + k);
         uint64_t len = avg ? 1 + h % (2 * avg - 1) : (uint64_t)exp2((double)(h >> 11) / 9007199254740992.0 * cap);
         if (len < 1) len = 1;
         off.push_back(off.back() + len < n ? off.back() + len : n);

@@ -9,7 +9,7 @@ cudaStream_t g_stream;
 pp_context *g_ctx;
 int g_repeat = 10;
 int g_failures = 0;
-char g_only[128] = "reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort";
+char g_only[128] = "reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,topk,search,merge,scaninit";
 pp_context *g_cpu;
 char g_types[64] = "u32,f32,u64,f64";
 // what is one of the comma-separated words of list.

@@ -1,6 +1,7 @@
 // What the rows of bench_cub share (cub_compare.cu: main and the five
 // primitives' rows; cub_keyed.cu: the segmented, by-key and argsort rows;
-// cub_segsort.cu: the segmented sorts): the stream and contexts, timing in
+// cub_segsort.cu: the segmented sorts; cub_search.cu: top-k, search, merge
+// and the seeded scan): the stream and contexts, timing in
 // alternation, the row table with its checks, CUB's temporary storage and
 // the device buffers of a group of rows. Definitions: cub_rows.cu.
 #ifndef PP_BENCH_CUB_ROWS_CUH
@@ -108,8 +109,21 @@ struct Buffers {
 };
 
 
+// A 64-bit mix (splitmix64's finalizer): fresh data from a seed.
+__host__ __device__ inline uint64_t bench_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// An empty kernel (cub_compare.cu): the launch floor of small calls.
+__global__ void empty_kernel();
+
 // The row groups of the other files, called by run_size for each size.
 void run_keyed_rows(size_t n, int lg, double copy);   // cub_keyed.cu
 void run_segsort_rows(size_t n, int lg, double copy); // cub_segsort.cu
+void run_search_rows(size_t n, int lg, double copy);  // cub_search.cu
 
 #endif

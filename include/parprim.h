@@ -739,9 +739,11 @@ PP_API pp_status pp_sort_pairs_copy(pp_context *ctx, pp_type type, const void *k
  * thread. On opencl: pp_argsort's steps on all n keys with 8-byte indices
  * (its working memory, plus n * 8 bytes for the permutation), then the
  * first k keys and indices copied out. On cuda: a radix select on the
- * device (passes over in, the k-th key's digits found without a host
- * synchronization), the k keys compacted and sorted with the cuda sort
- * (working memory about 3 * k * (8 + the key's size) bytes, kept by the
+ * device without a host synchronization (where the k are few, over the
+ * candidates that one read of in keeps behind a sampled threshold; else
+ * passes over in), the k keys compacted and sorted with the cuda sort
+ * (working memory: the candidates, at most n / 16 of (8 + the key's size)
+ * bytes, and about 3 * k * (8 + the key's size) bytes, kept by the
  * context, and the sort's scratch). Backends: cpu, cuda and opencl.
  */
 PP_API pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size_t k, pp_order order,

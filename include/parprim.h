@@ -435,11 +435,12 @@ PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_k
  * PP_PRIM_SCAN (an algorithm a backend lacks for a converting call runs
  * its default); PP_ALGO_EXACT on a PP_SUM to f32 or f64 from another type
  * is PP_ERROR_UNSUPPORTED on every backend (no exact converting sums yet;
- * equal types are pp_reduce's and pp_scan's exact sums). Cost: one read of in and the
- * writes of out, as pp_reduce / pp_scan of in (the conversion is done as
- * elements are loaded). Backends: cpu, cuda and opencl (opencl: f64
- * out_type only where the device has cl_khr_fp64, else
- * PP_ERROR_UNSUPPORTED).
+ * equal types are pp_reduce's and pp_scan's exact sums). Cost: one read
+ * of in and the writes of out (cpu and opencl convert as elements are
+ * loaded, inside pp_reduce's and pp_scan's own loops; cuda's pp_scan_to
+ * converts into out, then scans out in place: a second pass over out).
+ * Sizes and positions are 64-bit. Backends: cpu, cuda and opencl (opencl:
+ * f64 only where the device has cl_khr_fp64, else PP_ERROR_UNSUPPORTED).
  */
 PP_API pp_status pp_reduce_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op op, const void *in, size_t n,
                               void *out);

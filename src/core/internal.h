@@ -219,9 +219,10 @@ typedef struct pp_merge_args {
 
 /* pp_reduce_to and pp_scan_to with in_type != out_type, a pair of
  * PP_FOR_EACH_WIDEN (types.h), op defined on out_type: each input element
- * converted to out_type, then combined in out_type. reduce: out is one
- * out_type element, n may be 0 (the identity); scan: n >= 1, out n
- * out_type elements overlapping nothing (kind read by the scan only). */
+ * converted to out_type, then combined in out_type. n >= 1 (the core runs
+ * pp_reduce's slot of out_type for n == 0, and a scan of n == 0 does
+ * nothing); out: one out_type element (reduce) or n (scan), overlapping
+ * nothing; kind read by the scan only. */
 typedef struct pp_convert_args {
     const char *fn;
     pp_type in_type, out_type;

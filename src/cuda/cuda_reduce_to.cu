@@ -136,10 +136,12 @@ template <typename T> __device__ __forceinline__ bool arg_before(const arg_cand<
 
 // dst[blockIdx.x] = the index of the best candidate among the block's
 // grid-strided share of positions [0, n): position t stands for in[t], or
-// with cand for in[cand[t]] (the second launch, over the first's winners).
+// with cand for in[cand[t]] (the second launch, over the first's winners;
+// an index not below n_in, which no block writes, is skipped). Every block
+// of the first launch holds a position (grid_of), so its winner is real.
 template <typename T, bool MAX>
 __global__ void __launch_bounds__(RT_BLOCK)
-    arg_kernel(const T *in, const unsigned long long *cand, size_t n, unsigned long long *dst)
+    arg_kernel(const T *in, size_t n_in, const unsigned long long *cand, size_t n, unsigned long long *dst)
 {
     __shared__ arg_cand<T> best[RT_BLOCK];
     const size_t G = (size_t)gridDim.x * RT_BLOCK;
@@ -149,6 +151,7 @@ __global__ void __launch_bounds__(RT_BLOCK)
     b.idx = ~0ull; // no candidate: after every real one
     for (size_t t = (size_t)blockIdx.x * RT_BLOCK + threadIdx.x; t < n; t += G) {
         const unsigned long long i = cand ? cand[t] : (unsigned long long)t;
+        if (i >= n_in) continue;
         const arg_cand<T> c = arg_cand_of<T, MAX>(in[i], i);
         if (arg_before(c, b)) b = c;
     }
@@ -172,11 +175,11 @@ template <typename T, bool MAX> pp_status arg_launch(pp_context *ctx, const pp_a
         if (!winners) return PP_ERROR_OUT_OF_MEMORY;
     }
     PP_CUDA_CHECK_LAUNCH(ctx, fn,
-                         pp_cuda_launch(ctx, arg_kernel<T, MAX>, grid, RT_BLOCK, 0, (const T *)a->in,
+                         pp_cuda_launch(ctx, arg_kernel<T, MAX>, grid, RT_BLOCK, 0, (const T *)a->in, a->n,
                                         (const unsigned long long *)NULL, a->n, winners));
     if (grid > 1)
         PP_CUDA_CHECK_LAUNCH(ctx, fn,
-                             pp_cuda_launch(ctx, arg_kernel<T, MAX>, 1u, RT_BLOCK, 0, (const T *)a->in,
+                             pp_cuda_launch(ctx, arg_kernel<T, MAX>, 1u, RT_BLOCK, 0, (const T *)a->in, a->n,
                                             (const unsigned long long *)winners, (size_t)grid, index));
     return PP_SUCCESS;
 }

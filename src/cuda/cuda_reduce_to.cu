@@ -50,7 +50,12 @@ __global__ void __launch_bounds__(RT_BLOCK) reduce_to_kernel(const In *in, size_
     __shared__ Out smem[RT_BLOCK / 32];
     const size_t G = (size_t)gridDim.x * RT_BLOCK;
     Out r = Op::template identity<Out>();
-    for (size_t i = (size_t)blockIdx.x * RT_BLOCK + threadIdx.x; i < n; i += G) r = Op::apply(r, (Out)in[i]);
+    size_t i = (size_t)blockIdx.x * RT_BLOCK + threadIdx.x;
+    for (; i + 3 * G < n; i += 4 * G) { // four loads in flight, folded in index order
+        const In x0 = in[i], x1 = in[i + G], x2 = in[i + 2 * G], x3 = in[i + 3 * G];
+        r = Op::apply(Op::apply(Op::apply(Op::apply(r, (Out)x0), (Out)x1), (Out)x2), (Out)x3);
+    }
+    for (; i < n; i += G) r = Op::apply(r, (Out)in[i]);
     r = pp_block_reduce<Out, Op, RT_BLOCK>(r, smem);
     if (threadIdx.x == 0) dst[blockIdx.x] = r;
 }

@@ -9,12 +9,12 @@
 # slots [PP_ALGO_X] = fn of .reduce, .scan, .histogram, .select, .sort,
 # .sort_reads_inputs, .segmented_reduce, .segmented_scan, .argsort,
 # .segmented_sort, .reduce_by_key, .scan_by_key, .run_length_encode,
-# .scan_init, .top_k, .search and .merge (all but the first five may be
-# empty), and whether .exact_sum is set. Algorithm names come
+# .scan_init, .top_k, .search, .merge, .reduce_to, .scan_to and .arg (all
+# but the first five may be empty), and whether .exact_sum is set. Algorithm names come
 # from pp_algorithm_name (src/core/names.c). A matrix row is found by what
 # its first cell names in backquotes (PP_PRIM_REDUCE, ..., sort_reads_inputs,
 # segmented_reduce, segmented_scan, argsort, segmented_sort, reduce_by_key, scan_by_key,
-# run_length_encode, search, merge, exact_sum); its cpu, cuda and opencl cells must name in backquotes exactly
+# run_length_encode, search, merge, reduce_to, scan_to, arg, exact_sum); its cpu, cuda and opencl cells must name in backquotes exactly
 # the algorithms of the matching slots (other backquoted words are not
 # algorithm names and are ignored), and the exact_sum row's cells start
 # with "yes" exactly where the slot is set.
@@ -54,6 +54,7 @@ set(slot_names reduce scan histogram select sort sort_reads_inputs segmented_red
 list(APPEND slot_names reduce_by_key scan_by_key run_length_encode)
 list(APPEND slot_names scan_init top_k)
 list(APPEND slot_names search merge)
+list(APPEND slot_names reduce_to scan_to arg)
 foreach(b IN LISTS backends)
   file(READ ${table_${b}} src)
   string(REGEX MATCH "pp_backend_ops ${ops_${b}} = {.*\n};" body "${src}")
@@ -75,7 +76,7 @@ foreach(b IN LISTS backends)
       endif()
       list(APPEND found ${name_${e}})
     endforeach()
-    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort|segmented_sort|reduce_by_key|scan_by_key|run_length_encode|scan_init|top_k|search|merge)$")
+    if(found STREQUAL "" AND NOT slot MATCHES "^(sort_reads_inputs|segmented_reduce|segmented_scan|argsort|segmented_sort|reduce_by_key|scan_by_key|run_length_encode|scan_init|top_k|search|merge|reduce_to|scan_to|arg)$")
       message(FATAL_ERROR "check_algorithm_matrix: ${table_${b}}: no slots read for .${slot}")
     endif()
     list(SORT found)
@@ -103,7 +104,7 @@ set(key_exact_sum exact_sum)
 foreach(k reduce_by_key scan_by_key run_length_encode scan_init top_k)
   set(key_${k} ${k})
 endforeach()
-foreach(k search merge)
+foreach(k search merge reduce_to scan_to arg)
   set(key_${k} ${k})
 endforeach()
 set(keys PP_PRIM_REDUCE PP_PRIM_SCAN PP_PRIM_HISTOGRAM PP_PRIM_SELECT PP_PRIM_SORT sort_reads_inputs segmented_reduce
@@ -111,6 +112,7 @@ set(keys PP_PRIM_REDUCE PP_PRIM_SCAN PP_PRIM_HISTOGRAM PP_PRIM_SELECT PP_PRIM_SO
 list(APPEND keys reduce_by_key scan_by_key run_length_encode)
 list(APPEND keys scan_init top_k)
 list(APPEND keys search merge)
+list(APPEND keys reduce_to scan_to arg)
 # Semicolons would split CMake lists: they become commas before the split.
 file(READ ${doc} text)
 string(REPLACE ";" "," text "${text}")

@@ -409,6 +409,61 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
 PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out,
                               size_t n, const void *init);
 
+/**
+ * pp_reduce and pp_scan into a wider type: each element of in (in_type) is
+ * converted to out_type, then combined with op in out_type, so integer sums
+ * do not wrap in the narrow input type and f32 data are summed in f64.
+ * Pairs: out_type == in_type (then exactly pp_reduce / pp_scan, every
+ * algorithm included), or an out_type that holds every value of in_type
+ * exactly: a wider integer of a kind that holds them (u8 to u16, i16, u32,
+ * i32, u64, i64; i8 to i16, i32, i64; u16 to u32, i32, u64, i64; i16 to
+ * i32, i64; u32 to u64, i64; i32 to i64; never signed to unsigned), f32 or
+ * f64 from 8- and 16-bit integers, f64 from 32-bit integers and from f32.
+ * Any other pair is PP_ERROR_INVALID_ARGUMENT ("pp_reduce_to: out_type u8
+ * cannot hold every value of in_type i32 ..."). op: an operator of
+ * pp_reduce for out_type (PP_AND, PP_OR, PP_XOR on integer out types only:
+ * else PP_ERROR_UNSUPPORTED). in: n elements of in_type; out: one element
+ * (pp_reduce_to) or n elements (pp_scan_to) of out_type; all in context
+ * memory. n == 0: pp_reduce_to writes op's identity in out_type,
+ * pp_scan_to writes nothing (in and out may then be NULL; pp_reduce_to's
+ * out may not). Aliasing: with in_type == out_type as pp_reduce and pp_scan
+ * (in == out allowed for the scan); with different types out must not
+ * overlap in (PP_ERROR_INVALID_ARGUMENT). Determinism: that of pp_reduce /
+ * pp_scan of out_type on the converted data (integer results exact; float
+ * results reproducible run to run, on cpu independent of the thread
+ * count). Algorithms: pp_reduce_to follows PP_PRIM_REDUCE, pp_scan_to
+ * PP_PRIM_SCAN (an algorithm a backend lacks for a converting call runs
+ * its default); PP_ALGO_EXACT on a PP_SUM to f32 or f64 from another type
+ * is PP_ERROR_UNSUPPORTED on every backend (no exact converting sums yet;
+ * equal types are pp_reduce's and pp_scan's exact sums). Cost: one read
+ * of in and the writes of out (cpu and opencl convert as elements are
+ * loaded, inside pp_reduce's and pp_scan's own loops; cuda's pp_scan_to
+ * converts into out, then scans out in place: a second pass over out).
+ * Sizes and positions are 64-bit. Backends: cpu, cuda and opencl (opencl:
+ * f64 only where the device has cl_khr_fp64, else PP_ERROR_UNSUPPORTED).
+ */
+PP_API pp_status pp_reduce_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op op, const void *in, size_t n,
+                              void *out);
+PP_API pp_status pp_scan_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op op, pp_scan_kind kind,
+                            const void *in, void *out, size_t n);
+
+/**
+ * Arg-reductions, NumPy's np.argmin / np.argmax: *index = the position of
+ * the first minimum (pp_argmin) or maximum (pp_argmax) of in[0 .. n): ties
+ * go to the lowest index; floats: -0.0 and +0.0 are equal, and if any
+ * element is NaN the result is the position of the first NaN (whatever its
+ * sign or payload). in: n elements of type; index: one uint64_t; both in
+ * context memory, index not overlapping in (PP_ERROR_INVALID_ARGUMENT).
+ * n == 0 is PP_ERROR_INVALID_ARGUMENT ("pp_argmin: attempt to get argmin
+ * of an empty sequence", as NumPy raises), index not written. Results are
+ * exact and identical on every backend, algorithm and thread count. Sizes
+ * and positions are 64-bit. Algorithms: follow PP_PRIM_REDUCE (a backend
+ * without the chosen algorithm's slot runs its default). Cost: one read of
+ * in. Backends: cpu, cuda and opencl (opencl f64 only with cl_khr_fp64).
+ */
+PP_API pp_status pp_argmin(pp_context *ctx, pp_type type, const void *in, size_t n, uint64_t *index);
+PP_API pp_status pp_argmax(pp_context *ctx, pp_type type, const void *in, size_t n, uint64_t *index);
+
 /*
  * Segmented forms. Segments are given by offsets: nseg + 1 uint64_t in
  * context memory; segment s is in[offsets[s] .. offsets[s+1]). Offsets

@@ -22,6 +22,13 @@ void ref_scan(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *o
  * in[0] op ... op in[i], exclusive out[0] = init; in == out allowed
  * (reference_topk.c). */
 void ref_scan_init(pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n, const void *init);
+/* ref_reduce and ref_scan of in (in_type) converted element by element to
+ * out_type (C's conversion), in out_type (reference_reduce_to.c); out
+ * must not overlap in for the scan. ref_arg: the position of the first
+ * minimum (max: maximum) of in[0 .. n), n >= 1, or of the first NaN. */
+void ref_reduce_to(pp_type in_type, pp_type out_type, pp_op op, const void *in, size_t n, void *out);
+void ref_scan_to(pp_type in_type, pp_type out_type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n);
+uint64_t ref_arg(pp_type type, const void *in, size_t n, int max);
 /* Per segment s < nseg, [offsets[s], offsets[s+1]) (valid offsets): out[s]
  * = ref_reduce of the segment; and ref_scan of each segment into out (in
  * == out allowed), out outside every segment untouched. */

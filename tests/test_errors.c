@@ -293,6 +293,7 @@ GROUP_TEST(segsort)
 GROUP_TEST(bykey)
 GROUP_TEST(topk)
 GROUP_TEST(search)
+GROUP_TEST(reduce_to)
 GROUP_TEST(misc)
 GROUP_TEST(memory)
 GROUP_TEST(last_error)
@@ -496,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_bykey),
         cmocka_unit_test(test_topk),
         cmocka_unit_test(test_search),
+        cmocka_unit_test(test_reduce_to),
     };
     int rc = cmocka_run_group_tests_name("errors", tests, NULL, NULL);
     tc_finish();

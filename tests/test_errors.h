@@ -10,6 +10,8 @@
  *   test_errors_keyed.c    those of the by-key forms
  *   test_errors_topk.c     those of pp_top_k and pp_scan_init
  *   test_errors_search.c   those of search and merge
+ *   test_errors_reduce_to.c  those of pp_reduce_to, pp_scan_to, pp_argmin
+ *                          and pp_argmax
  *   test_errors.c          memory, algorithms, pp_last_error, pp_create,
  *                          names; main
  */
@@ -75,5 +77,6 @@ void errors_segsort(fixture *f); /* test_errors_segsort.c */
 void errors_bykey(fixture *f);  /* test_errors_keyed.c */
 void errors_topk(fixture *f);   /* test_errors_topk.c: pp_top_k, pp_scan_init */
 void errors_search(fixture *f); /* test_errors_search.c */
+void errors_reduce_to(fixture *f); /* test_errors_reduce_to.c */
 
 #endif

@@ -217,6 +217,35 @@ typedef struct pp_merge_args {
     pp_order order;
 } pp_merge_args;
 
+/* pp_reduce_to and pp_scan_to with in_type != out_type, a pair of
+ * PP_FOR_EACH_WIDEN (types.h), op defined on out_type: each input element
+ * converted to out_type, then combined in out_type. n >= 1 (the core runs
+ * pp_reduce's slot of out_type for n == 0, and a scan of n == 0 does
+ * nothing); out: one out_type element (reduce) or n (scan), overlapping
+ * nothing; kind read by the scan only. */
+typedef struct pp_convert_args {
+    const char *fn;
+    pp_type in_type, out_type;
+    pp_op op;
+    pp_scan_kind kind;
+    const void *in;
+    size_t n;
+    void *out;
+} pp_convert_args;
+
+/* pp_argmin (max == 0) and pp_argmax (max == 1): *index = the position of
+ * the first minimum (maximum) of in[0 .. n), or of the first NaN where
+ * floats hold one; -0.0 == +0.0. n >= 1; index (one uint64_t) overlaps
+ * nothing. */
+typedef struct pp_arg_args {
+    const char *fn;
+    pp_type type;
+    const void *in;
+    size_t n; /* >= 1 */
+    int max;
+    uint64_t *index;
+} pp_arg_args;
+
 typedef pp_status (*pp_reduce_fn)(pp_context *ctx, const pp_reduce_args *a);
 typedef pp_status (*pp_scan_fn)(pp_context *ctx, const pp_scan_args *a);
 typedef pp_status (*pp_histogram_fn)(pp_context *ctx, const pp_histogram_args *a);
@@ -229,6 +258,8 @@ typedef pp_status (*pp_bykey_fn)(pp_context *ctx, const pp_bykey_args *a);
 typedef pp_status (*pp_top_k_fn)(pp_context *ctx, const pp_top_k_args *a);
 typedef pp_status (*pp_search_fn)(pp_context *ctx, const pp_search_args *a);
 typedef pp_status (*pp_merge_fn)(pp_context *ctx, const pp_merge_args *a);
+typedef pp_status (*pp_convert_fn)(pp_context *ctx, const pp_convert_args *a);
+typedef pp_status (*pp_arg_fn)(pp_context *ctx, const pp_arg_args *a);
 
 /* A backend: one table with named slots (fill it with designated
  * initializers). The primitives have one slot per pp_algorithm: the
@@ -315,6 +346,16 @@ typedef struct pp_backend_ops {
      * ("not available on the opencl backend yet"). */
     pp_search_fn search[PP_ALGO_COUNT];
     pp_merge_fn merge[PP_ALGO_COUNT];
+    /* pp_reduce_to (reduce_to) and pp_argmin / pp_argmax (arg) follow
+     * PP_PRIM_REDUCE, pp_scan_to (scan_to) PP_PRIM_SCAN, picked as the
+     * segmented forms are: the chosen algorithm's slot if not NULL, else
+     * [PP_ALGO_AUTO]; PP_ALGO_EXACT on a PP_SUM to f32 or f64 only from its own
+     * slot (never an inexact sum for an exact one); all NULL:
+     * PP_ERROR_UNSUPPORTED. Calls with in_type == out_type never reach
+     * them (the core runs pp_reduce's and pp_scan's slots). */
+    pp_convert_fn reduce_to[PP_ALGO_COUNT];
+    pp_convert_fn scan_to[PP_ALGO_COUNT];
+    pp_arg_fn arg[PP_ALGO_COUNT];
 } pp_backend_ops;
 
 struct pp_context {
@@ -386,6 +427,8 @@ int pp_core_overlap(const pp_context *ctx, const void *a, size_t abytes, const v
 
 /* Type properties from the X-macro. */
 int pp_type_kind(pp_type type);
+/* 1 if (in, out) is a pair of PP_FOR_EACH_WIDEN (types.h). */
+int pp_type_widens(pp_type in, pp_type out);
 
 /* Exact sums as values (exact.c): pp_exact_merge and pp_exact_round, and
  * what pp_exact_accumulate (api.c) shares with them. The chunks of type's

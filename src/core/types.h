@@ -64,4 +64,44 @@
 #define PP_TYPE_OP_ROW_(M, E, T, S, K, U, W) PP_FOR_EACH_OP_WITH(PP_TYPE_OP_CELL_, (M, E, T, S, K))
 #define PP_FOR_EACH_TYPE_OP(M) PP_FOR_EACH_TYPE_WITH(PP_TYPE_OP_ROW_, M)
 
+/* The conversions of pp_reduce_to and pp_scan_to: every (in, out) pair of
+ * different types whose out type holds every value of the in type
+ * exactly (integers to wider integers that hold them, never signed to
+ * unsigned; 8- and 16-bit integers to f32 and f64, 32-bit ones to f64; f32
+ * to f64). Backends instantiate these pairs only (pairs of equal types go
+ * to pp_reduce / pp_scan).
+ * X(ARGS, IN_ENUM, in_ctype, in_suffix, OUT_ENUM, out_ctype, out_suffix) */
+#define PP_FOR_EACH_WIDEN_WITH(X, ARGS)                   \
+    X(ARGS, PP_I8, int8_t, i8, PP_I16, int16_t, i16)       \
+    X(ARGS, PP_I8, int8_t, i8, PP_I32, int32_t, i32)       \
+    X(ARGS, PP_I8, int8_t, i8, PP_I64, int64_t, i64)       \
+    X(ARGS, PP_I8, int8_t, i8, PP_F32, float, f32)         \
+    X(ARGS, PP_I8, int8_t, i8, PP_F64, double, f64)        \
+    X(ARGS, PP_U8, uint8_t, u8, PP_I16, int16_t, i16)      \
+    X(ARGS, PP_U8, uint8_t, u8, PP_U16, uint16_t, u16)     \
+    X(ARGS, PP_U8, uint8_t, u8, PP_I32, int32_t, i32)      \
+    X(ARGS, PP_U8, uint8_t, u8, PP_U32, uint32_t, u32)     \
+    X(ARGS, PP_U8, uint8_t, u8, PP_I64, int64_t, i64)      \
+    X(ARGS, PP_U8, uint8_t, u8, PP_U64, uint64_t, u64)     \
+    X(ARGS, PP_U8, uint8_t, u8, PP_F32, float, f32)        \
+    X(ARGS, PP_U8, uint8_t, u8, PP_F64, double, f64)       \
+    X(ARGS, PP_I16, int16_t, i16, PP_I32, int32_t, i32)    \
+    X(ARGS, PP_I16, int16_t, i16, PP_I64, int64_t, i64)    \
+    X(ARGS, PP_I16, int16_t, i16, PP_F32, float, f32)      \
+    X(ARGS, PP_I16, int16_t, i16, PP_F64, double, f64)     \
+    X(ARGS, PP_U16, uint16_t, u16, PP_I32, int32_t, i32)   \
+    X(ARGS, PP_U16, uint16_t, u16, PP_U32, uint32_t, u32)  \
+    X(ARGS, PP_U16, uint16_t, u16, PP_I64, int64_t, i64)   \
+    X(ARGS, PP_U16, uint16_t, u16, PP_U64, uint64_t, u64)  \
+    X(ARGS, PP_U16, uint16_t, u16, PP_F32, float, f32)     \
+    X(ARGS, PP_U16, uint16_t, u16, PP_F64, double, f64)    \
+    X(ARGS, PP_I32, int32_t, i32, PP_I64, int64_t, i64)    \
+    X(ARGS, PP_I32, int32_t, i32, PP_F64, double, f64)     \
+    X(ARGS, PP_U32, uint32_t, u32, PP_I64, int64_t, i64)   \
+    X(ARGS, PP_U32, uint32_t, u32, PP_U64, uint64_t, u64)  \
+    X(ARGS, PP_U32, uint32_t, u32, PP_F64, double, f64)    \
+    X(ARGS, PP_F32, float, f32, PP_F64, double, f64)
+/* PP_FOR_EACH_WIDEN(X): X(IN_ENUM, in_ctype, in_suffix, OUT_ENUM, out_ctype, out_suffix) */
+#define PP_FOR_EACH_WIDEN(X) PP_FOR_EACH_WIDEN_WITH(PP_DROP_ARGS7_, X)
+
 #endif

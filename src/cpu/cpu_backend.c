@@ -223,4 +223,7 @@ const pp_backend_ops pp_cpu_ops = {
     .segmented_sort = {[PP_ALGO_AUTO] = pp_cpu_segmented_sort, [PP_ALGO_SEQUENTIAL] = pp_cpu_segmented_sort_sequential},
     .search = {[PP_ALGO_AUTO] = pp_cpu_search, [PP_ALGO_SEQUENTIAL] = pp_cpu_search_sequential},
     .merge = {[PP_ALGO_AUTO] = pp_cpu_merge, [PP_ALGO_SEQUENTIAL] = pp_cpu_merge_sequential},
+    .reduce_to = {[PP_ALGO_AUTO] = pp_cpu_reduce_to},
+    .scan_to = {[PP_ALGO_AUTO] = pp_cpu_scan_to},
+    .arg = {[PP_ALGO_AUTO] = pp_cpu_arg},
 };

@@ -141,6 +141,11 @@ pp_status pp_cpu_search(pp_context *ctx, const pp_search_args *a);
 pp_status pp_cpu_search_sequential(pp_context *ctx, const pp_search_args *a);
 pp_status pp_cpu_merge(pp_context *ctx, const pp_merge_args *a);
 pp_status pp_cpu_merge_sequential(pp_context *ctx, const pp_merge_args *a);
+/* pp_reduce_to, pp_scan_to (converting pairs) and pp_argmin / pp_argmax
+ * (cpu_reduce_to.c). */
+pp_status pp_cpu_reduce_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a);
 /* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
  * pp_unique), in[] of type (cpu_select.c). */
 size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);

@@ -47,6 +47,10 @@ pp_status pp_cuda_top_k(pp_context *ctx, const pp_top_k_args *a); /* radix selec
 /* pp_lower_bound, pp_upper_bound (cuda_search.cu); pp_merge, pp_merge_pairs (cuda_merge.cu) */
 pp_status pp_cuda_search(pp_context *ctx, const pp_search_args *a);
 pp_status pp_cuda_merge(pp_context *ctx, const pp_merge_args *a);
+/* pp_reduce_to, pp_scan_to (converting pairs), pp_argmin, pp_argmax (cuda_reduce_to.cu) */
+pp_status pp_cuda_reduce_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_cuda_scan_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_cuda_argminmax(pp_context *ctx, const pp_arg_args *a);
 
 /* PP_ALGO_EXACT (cuda_exact.cu): f32 and f64 sums correctly rounded; every
  * other type and operator goes to the default */

@@ -94,6 +94,11 @@ const pp_backend_ops pp_cuda_ops = {
     /* every choice for sort runs these (the core falls back to AUTO) */
     .search = {[PP_ALGO_AUTO] = pp_cuda_search},
     .merge = {[PP_ALGO_AUTO] = pp_cuda_merge},
+    /* converting reduce and scan, argmin / argmax (cuda_reduce_to.cu); every
+     * choice runs them (the core falls back to AUTO) */
+    .reduce_to = {[PP_ALGO_AUTO] = pp_cuda_reduce_to},
+    .scan_to = {[PP_ALGO_AUTO] = pp_cuda_scan_to},
+    .arg = {[PP_ALGO_AUTO] = pp_cuda_argminmax},
     /* Onesweep and its short paths read the inputs themselves (cuda_sort.cu);
      * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},

@@ -321,5 +321,8 @@ const pp_backend_ops pp_opencl_ops = {
     .segmented_sort = {[PP_ALGO_AUTO] = pp_ocl_segmented_sort},
     .search = {[PP_ALGO_AUTO] = pp_ocl_search},
     .merge = {[PP_ALGO_AUTO] = pp_ocl_merge},
+    .reduce_to = {[PP_ALGO_AUTO] = pp_ocl_reduce_to},
+    .scan_to = {[PP_ALGO_AUTO] = pp_ocl_scan_to},
+    .arg = {[PP_ALGO_AUTO] = pp_ocl_argminmax},
     .exact_sum = pp_ocl_exact_sum,
 };

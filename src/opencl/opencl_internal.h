@@ -143,6 +143,12 @@ int pp_ocl_sort_nan_last(pp_type type, pp_order order);
  * (opencl_search.c, kernels search.cl). */
 pp_status pp_ocl_search(pp_context *ctx, const pp_search_args *a);
 pp_status pp_ocl_merge(pp_context *ctx, const pp_merge_args *a);
+/* pp_reduce_to and pp_scan_to of converting pairs (opencl_reduce_scan.c:
+ * reduce_scan.cl's kernels reading in_type, PP_IN_T), pp_argmin and
+ * pp_argmax (opencl_arg.c, arg.cl). */
+pp_status pp_ocl_reduce_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_ocl_scan_to(pp_context *ctx, const pp_convert_args *a);
+pp_status pp_ocl_argminmax(pp_context *ctx, const pp_arg_args *a);
 /* pp_segmented_sort(_pairs) (opencl_segsort.c, kernels segsort.cl): the
  * sort chosen for PP_PRIM_SORT, on (segment, key) through an argsort. */
 pp_status pp_ocl_segmented_sort(pp_context *ctx, const pp_segsort_args *a);

@@ -83,6 +83,11 @@ pp_status pp_ocl_def_type(pp_context *ctx, const char *fn, pp_ocl_defines *d, pp
     return PP_SUCCESS;
 }
 
+void pp_ocl_def_in_type(pp_ocl_defines *d, pp_type in_type)
+{
+    pp_ocl_def(d, "IN_T=%s", cl_type_name(pp_type_kind(in_type), pp_type_size(in_type)));
+}
+
 pp_status pp_ocl_check_type(pp_context *ctx, const char *fn, pp_type type)
 {
     pp_ocl_defines unused = PP_OCL_DEFINES_INIT;

@@ -53,6 +53,9 @@ void pp_ocl_option(pp_ocl_defines *d, const char *fmt, ...) PP_PRINTF(2, 3);
 /* The element type; PP_ERROR_UNSUPPORTED (with a message naming fn) for f64
  * on a device without cl_khr_fp64. */
 pp_status pp_ocl_def_type(pp_context *ctx, const char *fn, pp_ocl_defines *d, pp_type type);
+/* IN_T: the OpenCL type of in_type (an integer or f32; the input type of
+ * pp_reduce_to and pp_scan_to, reduce_scan.cl). */
+void pp_ocl_def_in_type(pp_ocl_defines *d, pp_type in_type);
 /* pp_ocl_def_type's check alone, for a primitive that must fail before it
  * writes anything. */
 pp_status pp_ocl_check_type(pp_context *ctx, const char *fn, pp_type type);

@@ -15,10 +15,21 @@
  * Combination orders are fixed by n, L, ITEMS and the number of groups the
  * host chooses (from the device's compute units for reduce), so float
  * results are reproducible run to run on one device.
+ *
+ * pp_reduce_to and pp_scan_to (opencl_reduce_scan.c): with PP_IN_T defined
+ * (the OpenCL type of in_type), the kernels' input `in` holds IN_T
+ * elements, each converted to T as it is loaded (a pair of
+ * PP_FOR_EACH_WIDEN: the conversion is exact); everything after the load
+ * is T. Without it IN_T is T.
  */
 #define L PP_L
 #define ITEMS PP_ITEMS
 #define TILE (L * ITEMS)
+#ifdef PP_IN_T
+#define IN_T PP_IN_T
+#else
+#define IN_T T
+#endif
 
 /* Local-memory index padded against bank conflicts: one spare slot every
  * 32 (the bank count of most GPUs), so strided accesses (stride ITEMS in
@@ -45,7 +56,7 @@ void group_reduce(__local T *red, uint lid)
  * of T_VEC. With one group (chunk >= n) this is the
  * whole reduce; with several, a second launch (one group) folds the
  * partial results the same way. */
-__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__global const T *in, ulong in_off,
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__global const IN_T *in, ulong in_off,
                                                                           ulong n, ulong chunk, __global T *out,
                                                                           ulong out_off)
 {
@@ -54,16 +65,20 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__glo
     for (ulong g = get_group_id(0); g * chunk < n; g += get_num_groups(0)) {
         const ulong lo = g * chunk;
         const ulong hi = min(n, lo + chunk);
-        __global const T *p = in + in_off + lo;
+        __global const IN_T *p = in + in_off + lo;
         T acc[T_VEC];
         for (int j = 0; j < T_VEC; j++) acc[j] = OP_NEUTRAL;
         const ulong nvec = (hi - lo) / T_VEC;
         for (ulong v = lid; v < nvec; v += L) {
             T e[T_VEC];
+#ifdef PP_IN_T
+            VSTORE(PP_CAT(convert_, TV)(VLOAD(v, p)), 0, e); /* T_VEC elements of IN_T, converted */
+#else
             VSTORE(VLOAD(v, p), 0, e);
+#endif
             for (int j = 0; j < T_VEC; j++) acc[j] = pp_combine(acc[j], e[j]);
         }
-        for (ulong t = nvec * T_VEC + lid; lo + t < hi; t += L) acc[0] = pp_combine(acc[0], p[t]);
+        for (ulong t = nvec * T_VEC + lid; lo + t < hi; t += L) acc[0] = pp_combine(acc[0], (T)p[t]);
         for (int w = T_VEC / 2; w > 0; w >>= 1)
             for (int j = 0; j < w; j++) acc[j] = pp_combine(acc[j], acc[j + w]);
         red[lid] = acc[0];
@@ -78,7 +93,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__glo
  * sums[sums_off + t] = in[TILE*t] op ... op in[TILE*t + TILE - 1] (within
  * n), folded column-wise (element k*L + i by work-item i, coalesced) and
  * then over the group. */
-__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tile_sums(__global const T *in, ulong in_off,
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tile_sums(__global const IN_T *in, ulong in_off,
                                                                            ulong n, __global T *sums,
                                                                            ulong sums_off, ulong ntiles)
 {
@@ -89,7 +104,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tile_sums(__gl
         T acc = OP_NEUTRAL;
         for (uint k = 0; k < ITEMS; k++) {
             const ulong i = base + k * L + lid;
-            if (i < n) acc = pp_combine(acc, in[in_off + i]);
+            if (i < n) acc = pp_combine(acc, (T)in[in_off + i]);
         }
         red[lid] = acc;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -116,7 +131,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tile_sums(__gl
     for (uint k = 0; k < ITEMS; k++) {                                    \
         const uint i = k * L + lid;                                       \
         const ulong gi = base + i;                                        \
-        const T v = gi < n ? in[in_off + gi] : OP_NEUTRAL;                \
+        const T v = gi < n ? (T)in[in_off + gi] : OP_NEUTRAL;             \
         keep;                                                             \
         tile_mem[PAD(i)] = v;                                             \
     }
@@ -157,7 +172,7 @@ T group_exclusive_scan(T v, __local T *sc, uint lid)
  * scans ITEMS consecutive elements of the tile in registers, the
  * work-items' totals are scanned over the group, and each work-item adds
  * its prefix to its elements. */
-__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tiles(__global const T *in, ulong in_off,
+__kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tiles(__global const IN_T *in, ulong in_off,
                                                                        __global T *out, ulong out_off, ulong n,
                                                                        __global const T *carries,
                                                                        ulong carries_off, ulong ntiles, uint flags)
@@ -194,7 +209,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tiles(__global
  * taking several nodes per level. Exclusive by construction; inclusive adds
  * each element, kept in registers from the load. */
 __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void scan_tiles_blelloch(
-    __global const T *in, ulong in_off, __global T *out, ulong out_off, ulong n, __global const T *carries,
+    __global const IN_T *in, ulong in_off, __global T *out, ulong out_off, ulong n, __global const T *carries,
     ulong carries_off, ulong ntiles, uint flags)
 {
     __local T tile_mem[PADDED(TILE)];

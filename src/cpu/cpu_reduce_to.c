@@ -1,0 +1,278 @@
+/* cpu pp_reduce_to, pp_scan_to (in_type != out_type), pp_argmin and
+ * pp_argmax.
+ *
+ * Converting reduce and scan: the work is cut as pp_reduce's and pp_scan's
+ * (blocks of PP_RB claimed by the threads, folded left to right; tiles of
+ * PP_ST in the prefix chain of cpu_tiles.h). Within a block or tile, PP_CV
+ * elements at a time are converted into a buffer on the stack (it stays
+ * in L1) and folded or scanned there by pp_reduce's and pp_scan's own
+ * kernels of out_type (pp_cpu_fold_scan_of: the vector ones where the
+ * processor has them), so main memory sees one read of in (and one write
+ * of out for the scan). The order of every combination depends on n alone,
+ * so float results do not change with the thread count. The conversions
+ * are instantiated for the pairs of PP_FOR_EACH_WIDEN (types.h) only.
+ *
+ * Arg-reductions: blocks of PP_RB claimed by the threads; in each, PP_CV
+ * elements at a time, the minimum (maximum) over 16 lanes and a NaN flag
+ * (loops the compiler vectorizes), then, from cache, the first position of
+ * the first NaN or of a strictly better value. The blocks' results are
+ * taken left to right: the first block with a NaN wins, else the first
+ * strictly better value, so ties keep the lowest index. */
+#include "cpu_tiles.h"
+
+#define PP_CV 1024 /* elements converted or searched at a time */
+#define PP_AL 16   /* lanes of the arg-reductions' minimum */
+
+/* ---- conversions ------------------------------------------------------------------ */
+
+typedef void (*convert_fn)(const void *x, void *y, size_t n);
+
+#define CONVERT_(IE, IT, IS, OE, OT, OS)                                \
+    static void convert_##IS##_##OS(const void *x_, void *y_, size_t n) \
+    {                                                                   \
+        const IT *x = (const IT *)x_;                                   \
+        OT *y = (OT *)y_;                                               \
+        for (size_t i = 0; i < n; i++) y[i] = (OT)x[i];                 \
+    }
+PP_FOR_EACH_WIDEN(CONVERT_)
+#undef CONVERT_
+
+#define CONVERT_ENTRY_(IE, IT, IS, OE, OT, OS) [IE][OE] = convert_##IS##_##OS,
+static const convert_fn convert_table[PP_TYPE_COUNT][PP_TYPE_COUNT] = {PP_FOR_EACH_WIDEN(CONVERT_ENTRY_)};
+#undef CONVERT_ENTRY_
+
+typedef struct conv_job {
+    pp_cpu_fold_scan k; /* out_type's kernels */
+    convert_fn convert;
+    size_t isz;
+    const char *in;
+    char *out;
+    size_t n;
+    int exclusive;
+    uint64_t *part; /* reduce: one fold per block */
+} conv_job;
+
+static conv_job conv_job_of(const pp_convert_args *a, size_t out_bytes)
+{
+    conv_job j = {pp_cpu_fold_scan_of(a->out_type, a->op, out_bytes),
+                  convert_table[a->in_type][a->out_type],
+                  pp_type_size(a->in_type),
+                  (const char *)a->in,
+                  (char *)a->out,
+                  a->n,
+                  a->kind == PP_EXCLUSIVE,
+                  NULL};
+    return j;
+}
+
+/* The fold of in[lo, hi), hi > lo, in out_type: PP_CV elements at a time. */
+static uint64_t conv_fold(const conv_job *j, size_t lo, size_t hi)
+{
+    uint64_t buf[PP_CV]; /* PP_CV elements of up to 8 bytes */
+    uint64_t r = j->k.identity;
+    for (size_t b = lo; b < hi; b += PP_CV) {
+        const size_t len = hi - b < PP_CV ? hi - b : PP_CV;
+        j->convert(j->in + b * j->isz, buf, len);
+        r = j->k.combine(r, j->k.fold(buf, len));
+    }
+    return r;
+}
+
+static void conv_reduce_block(const void *job, size_t b, int thread)
+{
+    (void)thread;
+    const conv_job *j = (const conv_job *)job;
+    size_t lo, hi;
+    pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);
+    j->part[b] = conv_fold(j, lo, hi);
+}
+
+static pp_status cpu_reduce_to(pp_context *ctx, const pp_convert_args *a)
+{
+    conv_job j = conv_job_of(a, 0);
+    uint64_t r;
+    if (a->n <= PP_RB) {
+        r = conv_fold(&j, 0, a->n);
+    } else {
+        const size_t nb = (a->n + PP_RB - 1) / PP_RB;
+        j.part = (uint64_t *)pp_cpu_scratch(ctx, nb * sizeof(uint64_t), a->fn);
+        if (!j.part) return PP_ERROR_OUT_OF_MEMORY;
+        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, (size_t)1 << 15), nb, conv_reduce_block, &j);
+        r = j.part[0];
+        for (size_t b = 1; b < nb; b++) r = j.k.combine(r, j.part[b]);
+    }
+    memcpy(a->out, &r, j.k.size);
+    return PP_SUCCESS;
+}
+
+/* The scan of in[lo, hi) into out[lo, hi) from carry c: PP_CV elements at
+ * a time converted, then scanned by out_type's kernel; the next chunk's
+ * carry is the chunk's last inclusive output. */
+static void conv_scan(const conv_job *j, size_t lo, size_t hi, uint64_t c)
+{
+    uint64_t buf[PP_CV];
+    const size_t osz = j->k.size;
+    for (size_t b = lo; b < hi; b += PP_CV) {
+        const size_t len = hi - b < PP_CV ? hi - b : PP_CV;
+        char *y = j->out + b * osz;
+        j->convert(j->in + b * j->isz, buf, len);
+        j->k.scan(buf, y, len, c, j->exclusive);
+        uint64_t last = 0, x = 0;
+        memcpy(&last, y + (len - 1) * osz, osz);
+        memcpy(&x, (const char *)buf + (len - 1) * osz, osz);
+        c = j->exclusive ? j->k.combine(last, x) : last;
+    }
+}
+
+static void conv_tile_value(const void *job, size_t t, uint64_t *value)
+{
+    const conv_job *j = (const conv_job *)job;
+    size_t lo, hi;
+    pp_cpu_tile_range(j->n, PP_ST, t, &lo, &hi);
+    *value = conv_fold(j, lo, hi);
+}
+
+static void conv_combine(const void *job, uint64_t *acc, const uint64_t *b)
+{
+    *acc = ((const conv_job *)job)->k.combine(*acc, *b);
+}
+
+static void conv_tile_body(const void *job, size_t t, const uint64_t *prefix, const uint64_t *value)
+{
+    (void)value;
+    const conv_job *j = (const conv_job *)job;
+    size_t lo, hi;
+    pp_cpu_tile_range(j->n, PP_ST, t, &lo, &hi);
+    conv_scan(j, lo, hi, *prefix);
+}
+
+static pp_status cpu_scan_to(pp_context *ctx, const pp_convert_args *a)
+{
+    const conv_job j = conv_job_of(a, a->n * pp_type_size(a->out_type));
+    if (a->n <= PP_ST) {
+        conv_scan(&j, 0, a->n, j.k.identity);
+    } else {
+        const size_t ntiles = (a->n + PP_ST - 1) / PP_ST;
+        void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
+        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+        const pp_cpu_chain_spec spec = {ntiles,         1,  &j.k.identity, conv_tile_value, conv_combine,
+                                        conv_tile_body, &j, NULL};
+        pp_cpu_chain(&spec, pp_cpu_threads_for(ctx, a->n, 2 * PP_ST), scratch, NULL);
+    }
+    if (j.exclusive) j.k.public_identity(a->out);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cpu_reduce_to(pp_context *ctx, const pp_convert_args *a) { return cpu_reduce_to(ctx, a); }
+pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a) { return cpu_scan_to(ctx, a); }
+
+/* ---- arg-reductions ----------------------------------------------------------------- */
+
+/* arg_S_min / arg_S_max: the position in [lo, hi) of the first NaN (then
+ * *nan = 1), else of the first minimum (maximum). better_S: 1 if x[i] is
+ * strictly better than x[k] (NaNs excluded by the caller). */
+#define BETTER_(max, a, b) ((max) ? (a) > (b) : (a) < (b))
+#define ARG_(E, T, S, K, U, W)                                                                               \
+    static PP_ALWAYS_INLINE size_t arg_##S##_body(const T *x, size_t lo, size_t hi, int *nan, const int max) \
+    {                                                                                                        \
+        T best = x[lo];                                                                                      \
+        size_t bi = lo;                                                                                      \
+        for (size_t b = lo; b < hi; b += PP_CV) {                                                            \
+            const size_t e = hi - b < PP_CV ? hi : b + PP_CV;                                                \
+            T m[PP_AL];                                                                                      \
+            int bad = 0;                                                                                     \
+            for (int l = 0; l < PP_AL; l++) m[l] = x[b];                                                     \
+            size_t i = b;                                                                                    \
+            for (; i + PP_AL <= e; i += PP_AL)                                                               \
+                for (int l = 0; l < PP_AL; l++) {                                                            \
+                    const T v = x[i + l];                                                                    \
+                    m[l] = BETTER_(max, v, m[l]) ? v : m[l];                                                 \
+                    bad |= v != v;                                                                           \
+                }                                                                                            \
+            for (; i < e; i++) {                                                                             \
+                m[0] = BETTER_(max, x[i], m[0]) ? x[i] : m[0];                                               \
+                bad |= x[i] != x[i];                                                                         \
+            }                                                                                                \
+            if (bad) { /* the first NaN wins */                                                              \
+                for (i = b; x[i] == x[i]; i++) {                                                             \
+                }                                                                                            \
+                *nan = 1;                                                                                    \
+                return i;                                                                                    \
+            }                                                                                                \
+            T v = m[0];                                                                                      \
+            for (int l = 1; l < PP_AL; l++) v = BETTER_(max, m[l], v) ? m[l] : v;                            \
+            if (b == lo || BETTER_(max, v, best)) { /* its first position */                                 \
+                for (i = b; x[i] != v; i++) {                                                                \
+                }                                                                                            \
+                best = v, bi = i;                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+        *nan = 0;                                                                                            \
+        return bi;                                                                                           \
+    }                                                                                                        \
+    static size_t arg_##S##_min(const void *x, size_t lo, size_t hi, int *nan)                               \
+    {                                                                                                        \
+        return arg_##S##_body((const T *)x, lo, hi, nan, 0);                                                 \
+    }                                                                                                        \
+    static size_t arg_##S##_max(const void *x, size_t lo, size_t hi, int *nan)                               \
+    {                                                                                                        \
+        return arg_##S##_body((const T *)x, lo, hi, nan, 1);                                                 \
+    }                                                                                                        \
+    static int better_##S(const void *x_, size_t i, size_t k, int max)                                       \
+    {                                                                                                        \
+        const T *x = (const T *)x_;                                                                          \
+        return BETTER_(max, x[i], x[k]);                                                                     \
+    }
+PP_FOR_EACH_TYPE(ARG_)
+#undef ARG_
+
+typedef size_t (*arg_fn)(const void *x, size_t lo, size_t hi, int *nan);
+typedef int (*better_fn)(const void *x, size_t i, size_t k, int max);
+#define ARG_ENTRY_(E, T, S, K, U, W) [E] = {{arg_##S##_min, arg_##S##_max}, better_##S},
+static const struct {
+    arg_fn find[2];
+    better_fn better;
+} arg_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(ARG_ENTRY_)};
+#undef ARG_ENTRY_
+
+typedef struct arg_job {
+    arg_fn find;
+    const void *in;
+    size_t n;
+    uint64_t *pos; /* per block: the position found */
+    uint64_t *nan; /* per block: 1 if it is a NaN's */
+} arg_job;
+
+static void arg_block(const void *job, size_t b, int thread)
+{
+    (void)thread;
+    const arg_job *j = (const arg_job *)job;
+    size_t lo, hi;
+    int nan;
+    pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);
+    j->pos[b] = j->find(j->in, lo, hi, &nan);
+    j->nan[b] = (uint64_t)nan;
+}
+
+pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a)
+{
+    const arg_fn find = arg_table[a->type].find[a->max != 0];
+    const better_fn better = arg_table[a->type].better;
+    uint64_t r;
+    if (a->n <= PP_RB) {
+        int nan;
+        r = find(a->in, 0, a->n, &nan);
+    } else {
+        const size_t nb = (a->n + PP_RB - 1) / PP_RB;
+        uint64_t *part = (uint64_t *)pp_cpu_scratch(ctx, 2 * nb * sizeof(uint64_t), a->fn);
+        if (!part) return PP_ERROR_OUT_OF_MEMORY;
+        const arg_job j = {find, a->in, a->n, part, part + nb};
+        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, (size_t)1 << 15), nb, arg_block, &j);
+        r = part[0];
+        int nan = (int)j.nan[0];
+        for (size_t b = 1; b < nb && !nan; b++)
+            if (j.nan[b] || better(a->in, part[b], r, a->max)) r = part[b], nan = (int)j.nan[b];
+    }
+    *a->index = r;
+    return PP_SUCCESS;
+}

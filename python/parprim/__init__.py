@@ -114,9 +114,9 @@ def unique(a, return_index=False, return_inverse=False, return_counts=False, equ
     return default_context().unique(a, return_index, return_inverse, return_counts, equal_nan)
 
 
-def unique_consecutive(a):
-    """The first of each run of equal neighbours: see Context.unique_consecutive."""
-    return default_context().unique_consecutive(a)
+def unique_consecutive(a, return_inverse=False, return_counts=False):
+    """torch.unique_consecutive's results: see Context.unique_consecutive."""
+    return default_context().unique_consecutive(a, return_inverse, return_counts)
 
 
 def partition_if(a, cmp, value):

@@ -96,16 +96,18 @@ def _cmd_select_flagged(ctx, args, progress):
     _finish(r, args, progress)
 
 
-def _cmd_unique(ctx, args, progress):
-    a = load_array(args.input)
-    names = [n for n, on in (("index", args.index), ("inverse", args.inverse), ("counts", args.counts)) if on]
+def _extras(args, flags):
+    """The names of the extra outputs a unique command's flags ask for, and
+    checks that -o names a file for the values and each of them."""
+    names = [n for n in flags if getattr(args, n)]
     if args.output and len(args.output) != 1 + len(names):
         raise UsageError(f"-o takes {1 + len(names)} files (values{''.join(', ' + n for n in names)}), "
                          f"not {len(args.output)}")
-    progress.step(f"unique of {describe(a)} on {ctx.backend}")
-    r = ctx.unique(a, return_index=args.index, return_inverse=args.inverse, return_counts=args.counts,
-                   equal_nan=not args.nan_apart)
-    results = r if names else (r,)
+    return names
+
+
+def _finish_all(results, args, progress):
+    """Writes the results to the paths of -o (a list), or prints them."""
     if args.output:
         progress.step(f"writing {', '.join(args.output)}")
         for path, x in zip(args.output, results):
@@ -115,10 +117,21 @@ def _cmd_unique(ctx, args, progress):
             show(x)
 
 
+def _cmd_unique(ctx, args, progress):
+    a = load_array(args.input)
+    names = _extras(args, ("index", "inverse", "counts"))
+    progress.step(f"unique of {describe(a)} on {ctx.backend}")
+    r = ctx.unique(a, return_index=args.index, return_inverse=args.inverse, return_counts=args.counts,
+                   equal_nan=not args.nan_apart)
+    _finish_all(r if names else (r,), args, progress)
+
+
 def _cmd_unique_consecutive(ctx, args, progress):
     a = load_array(args.input)
+    names = _extras(args, ("inverse", "counts"))
     progress.step(f"unique_consecutive of {describe(a)} on {ctx.backend}")
-    _finish(ctx.unique_consecutive(a), args, progress)
+    r = ctx.unique_consecutive(a, return_inverse=args.inverse, return_counts=args.counts)
+    _finish_all(r if names else (r,), args, progress)
 
 
 def _cmd_argsort(ctx, args, progress):
@@ -157,7 +170,7 @@ def _cmd_sort_pairs(ctx, args, progress):
                        f"{values.size}")
     order = "descending" if args.descending else "ascending"
     progress.step(f"sorting {describe(keys)} with {values.dtype} values ({order}) on {ctx.backend}")
-    _finish_two(ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first), args,
+    _finish_all(ctx.sort_pairs(keys, values, descending=args.descending, nan_last=not args.nan_first), args,
                 progress)
 
 
@@ -165,7 +178,7 @@ def _cmd_top_k(ctx, args, progress):
     a = load_array(args.input, flat=True)
     which = "smallest" if args.smallest else "largest"
     progress.step(f"top-{args.k} ({which}) of {describe(a)} on {ctx.backend}")
-    _finish_two(ctx.top_k(a, args.k, largest=not args.smallest, nan_last=args.nan_last), args, progress)
+    _finish_all(ctx.top_k(a, args.k, largest=not args.smallest, nan_last=args.nan_last), args, progress)
 
 
 def _cmd_searchsorted(ctx, args, progress):
@@ -174,17 +187,6 @@ def _cmd_searchsorted(ctx, args, progress):
     progress.step(f"searching {describe(v)} in {describe(a)} (side {args.side}) on {ctx.backend}")
     r = ctx.searchsorted(a, v, side=args.side, descending=args.descending, nan_last=not args.nan_first)
     _finish(r, args, progress)
-
-
-def _finish_two(results, args, progress):
-    """Writes two results to the two paths of -o, or prints them."""
-    if args.output:
-        progress.step(f"writing {args.output[0]} and {args.output[1]}")
-        for path, x in zip(args.output, results):
-            save_array(path, x)
-    else:
-        for x in results:
-            show(x)
 
 
 def _finish(result, args, progress):

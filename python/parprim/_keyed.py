@@ -32,7 +32,8 @@ def _order(descending, nan_last):
 
 def _xp(obj, what):
     """The array module of a result (NumPy, CuPy or PyTorch) for the
-    bookkeeping of unique's extra outputs."""
+    bookkeeping of unique's and unique_consecutive's extra outputs
+    (what: the output that needs it)."""
     lib = library(obj)
     if lib == "numpy":
         return np
@@ -44,7 +45,7 @@ def _xp(obj, what):
         import torch
 
         return torch
-    raise InvalidArgument(f"parprim: unique({what}=True) computes with NumPy, CuPy or PyTorch arrays, not {lib}")
+    raise InvalidArgument(f"parprim: return_{what}=True computes with NumPy, CuPy or PyTorch arrays, not {lib}")
 
 
 class KeyedMethods:
@@ -79,9 +80,11 @@ class KeyedMethods:
         where index or inverse is asked for, pp_run_length_encode of the
         sorted keys where counts, index or inverse are (else pp_unique). The
         values are C's runs of equal neighbours in sorted order: -0.0 and
-        +0.0 are one value (parprim keeps -0.0 where the input has one; NumPy
-        keeps whichever zero its sort puts first); NaNs are one value at the
-        end (equal_nan=True, NumPy >= 1.24) or each one of its own
+        +0.0 are one value, of the sign of a's first zero (what NumPy's
+        stable path, return_index=True, keeps; its other paths keep the zero
+        its unstable sort puts first; found through the argsort, else where
+        a has a -0.0 by pp_select_if of its zeros); NaNs are one value at the end, a's
+        first NaN (equal_nan=True, NumPy >= 1.24), or each one of its own
         (equal_nan=False). index: int64, the first occurrence of each value
         in a; inverse: int64 with values[inverse] == a (a's shape where this
         NumPy gives it that shape); counts: int64. Results are arrays of a's
@@ -117,27 +120,40 @@ class KeyedMethods:
         if need_perm:
             xp = _xp(values, "index" if return_index else "inverse")
             starts = counts.cumsum(0) - counts
+            index = perm[starts]
+            j = _zero_at(values, x.dtype)
+            if j is not None:
+                # -0.0 and +0.0 are one value, sorted apart (-0.0 first, stably): its first occurrence is the
+                # run's least index; values[j] is -0.0 where a has one, perm[s0] the first -0.0 in a
+                s0 = int(starts[j])
+                first = perm[s0:s0 + int(counts[j])].min()
+                if bool(first != perm[s0]):
+                    values[j] = 0.0
+                index[j] = first
             if return_index:
-                index = perm[starts]
-                zero = values == 0
-                if x.dtype.kind == "f" and bool(zero.any()):
-                    # -0.0 and +0.0 sort apart but are one value: its first occurrence is the run's least index
-                    j = int((zero * 1).argmax())
-                    s0 = int(starts[j])
-                    index[j] = perm[s0:s0 + int(counts[j])].min()
                 out.append(index)
             if return_inverse:
-                ids = xp.zeros_like(perm)
-                ids[starts[1:]] = 1
-                inverse = xp.empty_like(perm)
-                inverse[perm] = ids.cumsum(0)
-                shape = tuple(getattr(a, "shape", (n,)))
-                if _INVERSE_SHAPED and len(shape) != 1:
-                    inverse = inverse.reshape(shape)
-                out.append(inverse)
+                shape = _shape(a, n)
+                out.append(_inverse(xp.zeros_like(perm), starts[1:], perm, shape if _INVERSE_SHAPED else (n,)))
+        else:
+            self._zero_as_first(a, values, x.dtype)
         if return_counts:
             out.append(counts)
         return tuple(out)
+
+    def _zero_as_first(self, a, values, dtype):
+        """Makes the zero of np.unique's sorted values (-0.0 where a has one:
+        parprim's sort puts it first) the sign of a's first zero, as NumPy's
+        stable path keeps (pp_select_if of the zeros, where a has a -0.0).
+        Results of libraries other than NumPy, CuPy and PyTorch keep -0.0."""
+        if library(values) not in ("numpy", "cupy", "torch"):
+            return
+        j = _zero_at(values, dtype)
+        if j is None:
+            return
+        xp = _xp(values, "values")
+        if bool(xp.signbit(values[j])) and not bool(xp.signbit(self.select_if(a, "==", 0)[0])):
+            values[j] = 0.0
 
     def _unique_values(self, a, equal_nan):
         """np.unique(a)'s values alone: the sorted copy, then pp_unique of it
@@ -155,19 +171,37 @@ class KeyedMethods:
                 if m < x.n:
                     m += 1
             count = self._c.unique(s.h, y.h, x.code, m)
-            return r.result(y, count)
+            values = r.result(y, count)
+        self._zero_as_first(a, values, x.dtype)
+        return values
 
-    def unique_consecutive(self, a):
-        """The first element of each run of equal neighbours, in input order
-        (pp_unique; torch.unique_consecutive's values): C's ==, so NaNs are
-        never equal (each NaN is kept) and -0.0 equals +0.0. Returns a new
-        array (on cpu a view of an array of len(a), trimmed to the count).
-        What parprim.unique(a) returned before it followed np.unique."""
-        with self._run(a) as r:
-            x = r.input(a)
-            y = r.output(x.dtype, x.n)
-            count = self._c.unique(x.h, y.h, x.code, x.n)
-            return r.result(y, count)
+    def unique_consecutive(self, a, return_inverse=False, return_counts=False):
+        """torch.unique_consecutive(a, return_inverse, return_counts): the
+        first element of each run of equal neighbours, in input order, and
+        with the return_* flags a tuple (values, inverse, counts) of those
+        asked for. Runs by C's ==, so NaNs are never equal (each NaN is
+        kept) and -0.0 equals +0.0 (the run's first is kept). pp_unique for
+        the values alone, else pp_run_length_encode. inverse: int64 of a's
+        shape, the run of each element (values[inverse] == a); counts:
+        int64, each run's length. Returns new arrays (on cpu views of arrays
+        of len(a), trimmed to the count). What parprim.unique(a) returned
+        before it followed np.unique."""
+        if not (return_inverse or return_counts):
+            with self._run(a) as r:
+                x = r.input(a)
+                y = r.output(x.dtype, x.n)
+                count = self._c.unique(x.h, y.h, x.code, x.n)
+                return r.result(y, count)
+        values, counts = self.run_length_encode(a)
+        out = [values]
+        if return_inverse:
+            xp = _xp(counts, "inverse")
+            n = int(counts.sum())
+            ids = counts.new_zeros(n) if hasattr(counts, "new_zeros") else xp.zeros(n, counts.dtype)
+            out.append(_inverse(ids, (counts.cumsum(0) - counts)[1:], None, _shape(a, n)))
+        if return_counts:
+            out.append(counts)
+        return tuple(out)
 
     def segmented_reduce(self, a, offsets, op="sum", exact=False):
         """One reduce per segment (pp_segmented_reduce): out[s] = a[offsets[s]]
@@ -283,6 +317,34 @@ class KeyedMethods:
             c = r.output(I64, x.n, what="counts")
             count = self._c.run_length_encode(x.h, y.h, c.h, x.code, x.n)
             return r.result(y, count), r.result(c, count)
+
+
+def _zero_at(values, dtype):
+    """Where sorted float values hold their zero (-0.0 or +0.0), or None."""
+    if dtype.kind != "f" or not len(values):
+        return None
+    zero = values == 0
+    return int((zero * 1).argmax()) if bool(zero.any()) else None
+
+
+def _shape(a, n):
+    """a's shape as NumPy sees it (n elements, flat, for an object without one)."""
+    if hasattr(a, "shape"):
+        return tuple(a.shape)
+    return np.shape(a) if isinstance(a, (list, tuple)) else (n,)
+
+
+def _inverse(ids, starts, order, shape):
+    """The run of each element, from runs over a's elements in order (a's
+    order where order is None): ids, zeros of a's size in the results'
+    library; starts, the first position of every run but the first. Shaped
+    as shape."""
+    ids[starts] = 1
+    run = ids.cumsum(0)
+    if order is None:
+        return run.reshape(shape)
+    ids[order] = run
+    return ids.reshape(shape)
 
 
 def _covers(o, n):

@@ -154,9 +154,14 @@ def build_parser():
                    help="output files: the values, then index, inverse, counts as asked for, in that order "
                         "(default: print them)")
 
-    s = add("unique-consecutive", "the first element of each run of equal neighbours, in input order "
-                                  "(what 'unique' did before it followed np.unique)")
-    s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
+    s = add("unique-consecutive", "torch.unique_consecutive: the first element of each run of equal "
+                                  "neighbours, in input order (what 'unique' did before it followed np.unique), "
+                                  "and with --inverse, --counts the int64 arrays it returns for them")
+    s.add_argument("--inverse", action="store_true", help="also the run of each element: values[inverse] == input")
+    s.add_argument("--counts", action="store_true", help="also the length of each run")
+    s.add_argument("-o", "--output", nargs="+", metavar="OUT.npy",
+                   help="output files: the values, then inverse, counts as asked for, in that order "
+                        "(default: print them)")
 
     s = add("argsort", "the stable sort's permutation as int64 indices (np.argsort(kind='stable'))")
     s.add_argument("--descending", action="store_true", help="descending order")

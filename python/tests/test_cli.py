@@ -126,7 +126,14 @@ def test_unique(tmp_path, rng):
     keep = np.ones(x.size, bool)
     keep[1:] = x[1:] != x[:-1]
     assert np.array_equal(np.load(tmp_path / "r.npy"), x[keep])
+    outs = [tmp_path / f"{n}.npy" for n in ("r", "inv", "c")]
+    ok(run(["unique-consecutive", tmp_path / "x.npy", "--inverse", "--counts", "-o", *outs]))
+    counts = np.diff(np.append(np.flatnonzero(keep), x.size))
+    assert np.array_equal(np.load(outs[0]), x[keep])
+    assert np.array_equal(np.load(outs[1]), np.repeat(np.arange(counts.size), counts))
+    assert np.array_equal(np.load(outs[2]), counts)
     failed(run(["unique", tmp_path / "x.npy", "--counts", "-o", tmp_path / "u.npy"]))  # two outputs asked, one given
+    failed(run(["unique-consecutive", tmp_path / "x.npy", "--inverse", "-o", tmp_path / "u.npy"]))
 
 
 def _unsupported(p):

@@ -6,6 +6,8 @@ empty segments differ from the C call's identities). A call that a backend
 does not have yet (PP_ERROR_UNSUPPORTED, as include/parprim.h allows) is
 skipped with the reason."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -112,14 +114,13 @@ def test_argsort(backend, dtype, rng):
 def check_unique(ctx, a, equal_nan=True, msg=""):
     """Every combination of unique's flags against np.unique."""
     exp = np.unique(a, return_index=True, return_inverse=True, return_counts=True, equal_nan=equal_nan)
-    for flags in ((False, False, False), (False, False, True), (True, False, False), (False, True, False),
-                  (True, True, True)):
+    for flags in itertools.product((False, True), repeat=3):
         got = run(ctx.unique, a, *flags, equal_nan=equal_nan)
         want = [exp[0]] + [e for e, f in zip(exp[1:], flags) if f]
         got = got if any(flags) else (got,)
         assert len(got) == len(want), f"{len(got)} results for flags {flags} {msg}"
-        assert got[0].dtype == a.dtype and np.array_equal(got[0], want[0], equal_nan=True), \
-            f"values {got[0][:8]} vs {want[0][:8]} {msg}"
+        # bit for bit: the zero's sign is that of a's first zero, the NaN a's first NaN (NumPy's stable path)
+        assert_bits(got[0], want[0], f"values for flags {flags} {msg}")
         for g, w, what in zip(got[1:], want[1:], [n for n, f in zip(("index", "inverse", "counts"), flags) if f]):
             assert g.dtype == np.int64 and g.shape == w.shape, f"{what}: {g.dtype}{g.shape} vs {w.dtype}{w.shape} {msg}"
             assert np.array_equal(g, w), f"{what} differs {msg}: {g[:8]} vs {w[:8]}"
@@ -141,16 +142,31 @@ def test_unique(backend, dtype, rng):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_unique_zeros_nans_and_shape(backend, rng):
-    """-0.0 and +0.0 are one value whose index is the first zero of either
-    sign; NaNs of every payload are one value at the end; a 2-D input is
-    taken in C order, its inverse shaped as NumPy shapes it."""
+    """-0.0 and +0.0 are one value, of the sign of a's first zero, whose
+    index is that zero's; NaNs of every payload are one value at the end;
+    2-D and 0-d inputs are taken in C order, the inverse shaped as NumPy
+    shapes it; a nested list as NumPy takes it."""
     ctx = context(backend)
-    a = np.array([1.0, 0.0, np.nan, -0.0, 2.0, np.nan, 0.0, -0.0, 1.0], np.float64)
-    a[5] = nan_patterns(np.dtype(np.float64))[1]
-    check_unique(ctx, a, msg="zeros and NaNs")
-    check_unique(ctx, a, equal_nan=False, msg="zeros and NaNs, equal_nan=False")
+    for dtype in (np.float32, np.float64):
+        for first in (0.0, -0.0):
+            a = np.array([1.0, first, np.nan, -0.0, 2.0, np.nan, 0.0, -0.0, 1.0], dtype)
+            a[5] = nan_patterns(np.dtype(dtype))[1]
+            check_unique(ctx, a, msg=f"zeros and NaNs, first zero {first}")
+            check_unique(ctx, a, equal_nan=False, msg=f"zeros and NaNs, first zero {first}, equal_nan=False")
+            # many zeros of both signs in random order, the first one of each sign
+            b = make_data(rng, dtype, 3001, "zeros")
+            b[rng.integers(0, 3001, 50)] = rng.integers(-2, 3, 50)
+            b[0] = first
+            check_unique(ctx, b, msg=f"zeros of both signs, first {first}")
     b = make_data(rng, np.int16, 600, "dups").reshape(20, 30)
     check_unique(ctx, b, msg="2-D")
+    check_unique(ctx, make_data(rng, np.float32, 600, "special").reshape(3, 20, 10), msg="3-D")
+    check_unique(ctx, np.float64(2.5), msg="0-d")
+    check_unique(ctx, np.zeros((0, 3), np.uint32), msg="empty 2-D")
+    v, inv = ctx.unique([[3, 1], [1, 2]], return_inverse=True)
+    ev, einv = np.unique([[3, 1], [1, 2]], return_inverse=True)
+    assert_same(v, ev, "nested list")
+    assert_same(inv, einv, "nested list inverse")
 
 
 # ---- run_length_encode, unique_consecutive ------------------------------------
@@ -166,7 +182,36 @@ def test_run_length_encode(backend, dtype, rng):
             vals, counts = run(ctx.run_length_encode, a)
             assert_bits(vals, a[[s for s, _ in r]].reshape(-1) if r else a[:0], f"values n={n}")
             assert_same(counts, np.array([e - s for s, e in r], np.int64), f"counts n={n}")
-            assert_bits(ctx.unique_consecutive(a), vals, f"unique_consecutive n={n}")
+            check_unique_consecutive(ctx, a, vals, counts, f"n={n}")
+
+
+def check_unique_consecutive(ctx, a, vals, counts, msg):
+    """unique_consecutive with each combination of its flags against the
+    runs' values and counts (and their inverse: the run of each element)."""
+    inverse = np.repeat(np.arange(counts.size, dtype=np.int64), counts).reshape(np.shape(a))
+    for ret_inv, ret_cnt in itertools.product((False, True), repeat=2):
+        got = ctx.unique_consecutive(a, return_inverse=ret_inv, return_counts=ret_cnt)
+        got = got if ret_inv or ret_cnt else (got,)
+        want = [vals] + [inverse] * ret_inv + [counts] * ret_cnt
+        assert len(got) == len(want), f"{len(got)} results for {ret_inv, ret_cnt} {msg}"
+        assert_bits(got[0], vals, f"unique_consecutive values {msg}")
+        for g, w in zip(got[1:], want[1:]):
+            assert_same(g, w, f"unique_consecutive inverse={ret_inv} counts={ret_cnt} {msg}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unique_consecutive_shapes(backend, rng):
+    """unique_consecutive takes a 2-D array in C order, its inverse of a's
+    shape (torch.unique_consecutive's); NaNs are never equal, -0.0 == +0.0
+    (the run's first kept)."""
+    ctx = context(backend)
+    a = run_data(rng, np.dtype(np.int32), 600).reshape(30, 20)
+    r = runs(a.reshape(-1))
+    check_unique_consecutive(ctx, a, a.reshape(-1)[[s for s, _ in r]],
+                             np.array([e - s for s, e in r], np.int64), "2-D")
+    f = np.array([np.nan, np.nan, 0.0, -0.0, 0.0, 1.0, 1.0, -0.0], np.float32)
+    check_unique_consecutive(ctx, f, np.array([np.nan, np.nan, 0.0, 1.0, -0.0], np.float32),
+                             np.array([1, 1, 3, 2, 1], np.int64), "NaNs and zeros")
 
 
 # ---- segmented reduce, scan, sort ------------------------------------------

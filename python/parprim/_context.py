@@ -17,7 +17,7 @@ from . import _parprim as _c
 from ._arrays import CODE as _CODE
 from ._arrays import DTYPES as _DTYPES
 from ._arrays import U8, U64, edges_in, host_input, index, is_device_array
-from ._numpy_rules import _WIDE, _WIDENING, NumpyRuleMethods, _out_code, as_bool, bool_as_u8
+from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._keyed import KeyedMethods, _order
 from ._search import SearchMethods
@@ -239,13 +239,11 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         where the backend has none, and for a float sum into another dtype;
         other types and operators are exact already.
         """
-        if dtype is None and self._host and type(a) is _ndarray and not self._test_device_mode:
-            code = _CODE.get(a.dtype)
-            if code is not None:
-                try:
-                    return self._c.reduce(a, op, -1, -1, exact, _WIDE[code] if op in _WIDENING else code)
-                except _NotDirect:
-                    pass
+        if dtype is None and self._host and type(a) is _ndarray and a.dtype.kind != "b":
+            try:  # -2: NumPy's result type, chosen in C
+                return self._c.reduce(a, op, -1, -1, exact, -2)
+            except _NotDirect:
+                pass
         if dtype is None and not self._host and type(a).__module__ == "cupy" and not self._test_device_mode:
             r = self._cupy_reduce(a, op, exact)
             if r is not None:
@@ -274,7 +272,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
 
         self._use_stream(cupy.cuda.get_current_stream().ptr)
         try:
-            return self._c.reduce(mem.ptr, op, code, a.size, exact, _WIDE[code] if op in _WIDENING else code)
+            return self._c.reduce(mem.ptr, op, code, a.size, exact, -2)
         finally:
             self._release_stream()
 

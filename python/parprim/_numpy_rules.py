@@ -20,7 +20,9 @@ _WIDENING = ("sum", "prod")
 
 # NumPy's result type of np.sum / np.prod of each pp_type (by pp_type; on
 # Linux x86-64 NumPy 2: integers narrower than 64 bits in int64, unsigned
-# ones in uint64), read from NumPy itself.
+# ones in uint64), read from NumPy itself. The fast paths of reduce pass -2
+# and let the extension pick the same type (numpy_out_type in
+# python/src/primitives.c); test_numpy_rules.py checks both against NumPy.
 _WIDE = tuple(code_of(np.add.reduce(np.zeros(1, dt)).dtype) for dt in DTYPES)
 _BOOL_WIDE = code_of(np.add.reduce(np.zeros(1, BOOL)).dtype)
 

@@ -84,16 +84,37 @@ static void wide_sum_round(uint64_t *local)
     memcpy(local, &f, sizeof f);
 }
 
+/* NumPy's result type of op on type t (np.add.reduce's and
+ * np.multiply.reduce's default on LP64 platforms: integers narrower than 64
+ * bits in int64, unsigned ones in uint64); t for the other operators. The
+ * Python layer's table of it (_numpy_rules.py) is read from NumPy itself,
+ * and python/tests/test_numpy_rules.py checks both against NumPy. */
+static int numpy_out_type(int t, int op)
+{
+    if (op != PP_SUM && op != PP_PROD) return t;
+    switch (t) {
+    case PP_I8:
+    case PP_I16:
+    case PP_I32: return PP_I64;
+    case PP_U8:
+    case PP_U16:
+    case PP_U32: return PP_U64;
+    default: return t;
+    }
+}
+
 /* The optional argument `out_type` of reduce and scan (pp_reduce_to,
- * pp_scan_to): a pp_type, or -1 (absent, None) for the input type t.
- * Returns 0, or -1 with an exception set. */
-static int out_type_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at, int t, int *ot)
+ * pp_scan_to): a pp_type, -1 (absent, None) for the input type t, or -2
+ * for NumPy's result type of op (numpy_out_type). Returns 0, or -1 with an
+ * exception set. */
+static int out_type_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at, int t, int op, int *ot)
 {
     *ot = t;
     if (nargs <= at || args[at] == Py_None) return 0;
     long v = PyLong_AsLong(args[at]);
     if (v == -1 && PyErr_Occurred()) return -1;
-    if (v != -1) *ot = (int)v; /* pp_reduce_to / pp_scan_to check it */
+    if (v == -2) *ot = numpy_out_type(t, op);
+    else if (v != -1) *ot = (int)v; /* pp_reduce_to / pp_scan_to check it */
     return 0;
 }
 
@@ -124,7 +145,7 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     int t, ot;
     size_t n;
     if (single_input(args[0], args[2], args[3], &a, &t, &n)) return NULL;
-    if (out_type_arg(args, nargs, 5, t, &ot)) {
+    if (out_type_arg(args, nargs, 5, t, op, &ot)) {
         ppy_arr_release(&a);
         return NULL;
     }
@@ -184,7 +205,7 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     size_t n;
     uint64_t init[2] = {0, 0};
     PyObject *res = NULL;
-    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && out_type_arg(args, nargs, 8, t, &ot) == 0 &&
+    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && out_type_arg(args, nargs, 8, t, op, &ot) == 0 &&
         ppy_arr_check(&out, "out", ot, 0, n) == 0 && (!has_init || ppy_to_value(args[7], t, "initial", init) == 0)) {
         if (has_init && ot != t) {
             ppy_invalid("parprim: a scan with initial runs in the input type (%s), not %s: pp_scan_init has no "

@@ -95,11 +95,14 @@ static int numpy_out_type(int t, int op)
     switch (t) {
     case PP_I8:
     case PP_I16:
-    case PP_I32: return PP_I64;
+    case PP_I32:
+        return PP_I64;
     case PP_U8:
     case PP_U16:
-    case PP_U32: return PP_U64;
-    default: return t;
+    case PP_U32:
+        return PP_U64;
+    default:
+        return t;
     }
 }
 
@@ -113,8 +116,10 @@ static int out_type_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at, 
     if (nargs <= at || args[at] == Py_None) return 0;
     long v = PyLong_AsLong(args[at]);
     if (v == -1 && PyErr_Occurred()) return -1;
-    if (v == -2) *ot = numpy_out_type(t, op);
-    else if (v != -1) *ot = (int)v; /* pp_reduce_to / pp_scan_to check it */
+    if (v == -2)
+        *ot = numpy_out_type(t, op);
+    else if (v != -1)
+        *ot = (int)v; /* pp_reduce_to / pp_scan_to check it */
     return 0;
 }
 

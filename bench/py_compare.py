@@ -15,12 +15,14 @@ second. --json FILE writes every row.
 
 Rows (the same meaning on both sides; NumPy's defaults noted where they
 differ):
-  sum           reduce(a)          np.sum(a, dtype=a.dtype)  (np.sum(u32)
-                                   would widen to u64: same work, other type);
+  sum           reduce(a)          np.sum(a)  (both in NumPy's result type:
+                                   u32 to u64; f32 sums: parprim accumulates
+                                   in f64, NumPy pairwise in f32);
                                    parprim returns the value on the host, CuPy
                                    a device array: on cuda a second row times
                                    CuPy's sum with .item() (the value on the host)
-  cumsum        scan(a)            np.cumsum(a, dtype=a.dtype)
+  cumsum        scan(a, dtype=a.dtype)  np.cumsum(a, dtype=a.dtype)  (the
+                                   input type on both sides)
   histogram     histogram_even(a, 1024, lo, hi)  np.histogram(a, 1024, (lo, hi))
                 (C semantics: [lo, hi); right_closed=True matches NumPy's
                 last bin, a row of its own)
@@ -147,10 +149,10 @@ def rows(side, ctx, a, lo, hi):
         i = xp.argpartition(x, n - k)[n - k:]
         return i[xp.argsort(x[i], kind="stable")[::-1]] if xp is np else i[xp.argsort(x[i])[::-1]]
     return [
-        ("sum", lambda: ctx.reduce(a), lambda: xp.sum(a, dtype=a.dtype), fsum),
+        ("sum", lambda: ctx.reduce(a), lambda: xp.sum(a), fsum),
         ("sum, value to host" if xp is not np else None, lambda: ctx.reduce(a),
-         lambda: xp.sum(a, dtype=a.dtype).item(), fsum),
-        ("cumsum", lambda: ctx.scan(a, out=out), lambda: xp.cumsum(a, dtype=a.dtype),
+         lambda: xp.sum(a).item(), fsum),
+        ("cumsum", lambda: ctx.scan(a, out=out, dtype=a.dtype), lambda: xp.cumsum(a, dtype=a.dtype),
          (lambda x, y: np.allclose(side.host(x), side.host(y), rtol=1e-3)) if a.dtype.kind == "f" else eq),
         ("histogram 1024", lambda: ctx.histogram_even(a, 1024, lo, hi), lambda: xp.histogram(a, 1024, (lo, hi))[0],
          eq),

@@ -32,9 +32,12 @@ Arrays:
   processed on the device and the results downloaded into NumPy arrays.
 
 Element types: int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-float32, float64 (others raise InvalidArgument before any work; bool arrays
-are taken as flags only). Errors raise parprim.Error subclasses carrying the
-C library's message (pp_last_error).
+float32, float64 (others raise InvalidArgument before any work); bool arrays
+as flags, and as data of reduce, scan, argmin, argmax, count_nonzero, any
+and all (their 0/1 bytes). Sums and products follow NumPy's result types
+(small integers and bool in int64/uint64); float32 sums accumulate in
+float64 by default (Context.reduce). Errors raise parprim.Error subclasses
+carrying the C library's message (pp_last_error).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ del _v
 
 __all__ = [
     "Context", "DeviceArray", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "BackendUnavailable",
-    "BackendError", "reduce", "scan", "histogram_even", "histogram_range", "select_flagged", "select_if",
+    "BackendError", "reduce", "scan", "argmin", "argmax", "count_nonzero", "any", "all", "histogram_even", "histogram_range", "select_flagged", "select_if",
     "unique", "unique_consecutive", "partition_if", "sort", "sort_pairs", "argsort", "segmented_reduce",
     "segmented_scan", "segmented_sort", "segmented_sort_pairs", "reduce_by_key", "scan_by_key",
     "run_length_encode", "searchsorted", "merge", "merge_pairs", "top_k", "set_algorithm", "get_algorithm", "info",
@@ -72,20 +75,45 @@ def default_context():
         return ctx
 
 
-def reduce(a, op="sum", exact=False):
+def reduce(a, op="sum", exact=None, dtype=None):
     """a[0] op a[1] op ... op a[n-1]: see Context.reduce. Returns a NumPy
-    scalar of a's dtype. exact=True: float sums correctly rounded."""
+    scalar of NumPy's result type (np.sum's for "sum")."""
     try:
         ctx = _tls.ctx
     except AttributeError:
         ctx = default_context()
-    return ctx.reduce(a, op, exact)
+    return ctx.reduce(a, op, exact, dtype)
 
 
-def scan(a, op="sum", exclusive=False, out=None, exact=False, initial=None):
+def scan(a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None):
     """Inclusive or exclusive prefix scan: see Context.scan. exact=True:
     float sums correctly rounded; initial: the value to start from."""
-    return default_context().scan(a, op, exclusive, out, exact, initial)
+    return default_context().scan(a, op, exclusive, out, exact, initial, dtype)
+
+
+def argmin(a):
+    """np.argmin of the flattened array: see Context.argmin."""
+    return default_context().argmin(a)
+
+
+def argmax(a):
+    """np.argmax of the flattened array: see Context.argmax."""
+    return default_context().argmax(a)
+
+
+def count_nonzero(a):
+    """np.count_nonzero: see Context.count_nonzero."""
+    return default_context().count_nonzero(a)
+
+
+def any(a):  # noqa: A001 - NumPy's name
+    """np.any: see Context.any."""
+    return default_context().any(a)
+
+
+def all(a):  # noqa: A001 - NumPy's name
+    """np.all: see Context.all."""
+    return default_context().all(a)
 
 
 def histogram_even(a, bins, lower, upper, out=None, right_closed=False):
@@ -207,7 +235,7 @@ def get_algorithm(primitive):
 
 
 # The module functions carry the Context methods' documentation.
-for _f in (reduce, scan, histogram_even, histogram_range, select_flagged, select_if, unique, unique_consecutive,
+for _f in (reduce, scan, argmin, argmax, count_nonzero, any, all, histogram_even, histogram_range, select_flagged, select_if, unique, unique_consecutive,
            partition_if, sort, sort_pairs, argsort, segmented_reduce, segmented_scan, segmented_sort,
            segmented_sort_pairs, reduce_by_key, scan_by_key, run_length_encode, searchsorted, merge, merge_pairs, top_k,
            set_algorithm, get_algorithm):

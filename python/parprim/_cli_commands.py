@@ -25,11 +25,11 @@ ALGO_PRIMITIVE = {
 def _cmd_reduce(ctx, args, progress):
     a = load_array(args.input, flat=True)
     progress.step(f"reduce/{args.op} of {describe(a)} on {ctx.backend}")
-    r = ctx.reduce(a, op=args.op, exact=args.exact)
-    show(r, a.dtype)
+    r = ctx.reduce(a, op=args.op, exact=args.exact or None)  # NumPy's result type; float sums exact by default
+    show(r)
     if args.output:
         progress.step(f"writing {args.output}")
-        save_array(args.output, np.asarray(r, dtype=a.dtype))
+        save_array(args.output, np.asarray(r))
 
 
 def _cmd_scan(ctx, args, progress):

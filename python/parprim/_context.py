@@ -15,7 +15,9 @@ import numpy as np
 
 from . import _parprim as _c
 from ._arrays import CODE as _CODE
-from ._arrays import U64, edges_in, host_input, index, is_device_array
+from ._arrays import DTYPES as _DTYPES
+from ._arrays import U8, U64, edges_in, host_input, index, is_device_array
+from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._keyed import KeyedMethods, _order
 from ._search import SearchMethods
@@ -46,7 +48,7 @@ def _code(value, table, what):
             f"parprim: {what} {value!r} is not one of {', '.join(map(repr, table))}") from None
 
 
-class Context(KeyedMethods, SearchMethods):
+class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
     """A parprim context: one backend and device, with its own scratch memory
     and algorithm choices (include/parprim.h: pp_create).
 
@@ -199,44 +201,60 @@ class Context(KeyedMethods, SearchMethods):
         return [ALGORITHMS[i] for i in self._c.algorithms(_code(primitive, _PRIM_CODE, "primitive"))]
 
     # ---- primitives ----------------------------------------------------------
-    def reduce(self, a, op="sum", exact=False):
-        """a[0] op a[1] op ... op a[n-1] (pp_reduce); the identity for an
-        empty array.
+    def reduce(self, a, op="sum", exact=None, dtype=None):
+        """a[0] op a[1] op ... op a[n-1] (pp_reduce, pp_reduce_to); the
+        identity for an empty array.
 
-        a: an array of int8 ... uint64, float32 or float64 (any shape: its
-        elements in C order). op: "sum", "prod", "min", "max", "and", "or" or
-        "xor" (the last three on integers only: Unsupported on floats).
-        Returns a NumPy scalar of a's dtype. Integers wrap; min and max
-        propagate NaN and order -0.0 below +0.0; float sums are reproducible,
-        within the error bound of sequential summation (include/parprim.h).
+        a: an array of bool, int8 ... uint64, float32 or float64 (any shape:
+        its elements in C order). op: "sum", "prod", "min", "max", "and",
+        "or" or "xor" (the last three on integers and bool only: Unsupported
+        on floats). Returns a NumPy scalar of NumPy's result type: "sum" and
+        "prod" as np.sum and np.prod (bool and integers narrower than 64
+        bits in int64, unsigned ones in uint64: no wrap in the narrow type;
+        64-bit integers wrap; floats in their own type); the other
+        operators in a's dtype (bool for bool input). min and max propagate
+        NaN and order -0.0 below +0.0.
 
-        exact=True: this call runs PP_ALGO_EXACT: a float32 or float64 sum
-        is the correctly rounded value of the exact sum (round to nearest,
-        ties to even), bitwise the same on every backend, device and thread
-        count (docs/exact.md); other types and operators are exact already.
-        Unsupported where the backend has no exact algorithm.
+        dtype: the type to accumulate and return in, as NumPy's dtype=:
+        a's own dtype (then the C call of that type: integers wrap in it), or
+        a wider type that holds every value of a's (include/parprim.h,
+        pp_reduce_to: integers to wider integers of a kind that holds them,
+        float32 or float64 from 8- and 16-bit integers, float64 from 32-bit
+        integers and from float32). Other dtypes (narrower ones, signed to
+        unsigned) raise InvalidArgument (a ValueError): the C library does
+        not convert down; an unknown dtype raises TypeError.
+
+        exact: None (the default): a float32 sum is summed in float64
+        (pp_reduce_to) and rounded once to float32, at least as accurate as
+        np.sum's pairwise sum (bench/studies/python-sums.md), where the
+        context's reduce algorithm is "auto" (and the device has float64);
+        everything else as exact=False. float64 sums run the fast sum: the
+        exact one costs 2-9x on the cpu backend (python-sums.md); ask for
+        exact=True where its accuracy matters. exact=False: the context's
+        algorithm in a's own type (the fast sum, as parprim summed before:
+        reproducible, within the error bound of sequential summation).
+        exact=True: PP_ALGO_EXACT for this call: a float32 or float64 sum is
+        the correctly rounded value of the exact sum, bitwise the same on
+        every backend, device and thread count (docs/exact.md); Unsupported
+        where the backend has none, and for a float sum into another dtype;
+        other types and operators are exact already.
         """
-        if exact:
-            with self._run(a) as r:
-                x = r.input(a)
-                return self._c.reduce(x.h, op, x.code, x.n, True)
-        if not self._host and type(a).__module__ == "cupy" and not self._test_device_mode:
-            r = self._cupy_reduce(a, op)
-            if r is not None:
-                return r
-        if self._host and type(a) is _ndarray:
-            try:
-                return self._c.reduce(a, op, -1, -1)
+        if dtype is None and self._host and type(a) is _ndarray and a.dtype.kind != "b":
+            try:  # -2: NumPy's result type, chosen in C
+                return self._c.reduce(a, op, -1, -1, exact, -2)
             except _NotDirect:
                 pass
-        if self._host and not self._test_device_mode:
-            x, code = host_input(a)
-            return self._c.reduce(x, op, code, x.size)
+        if dtype is None and not self._host and type(a).__module__ == "cupy" and not self._test_device_mode:
+            r = self._cupy_reduce(a, op, exact)
+            if r is not None:
+                return r
+        x_in, is_bool = bool_as_u8(a)
         with self._run(a) as r:
-            x = r.input(a)
-            return self._c.reduce(x.h, op, x.code, x.n)
+            x = r.input(x_in)
+            res = self._c.reduce(x.h, op, x.code, x.n, exact, _out_code(x.code, op, dtype, is_bool, "reduce"))
+        return np.bool_(res) if is_bool and res.dtype == U8 else res
 
-    def _cupy_reduce(self, a, op):
+    def _cupy_reduce(self, a, op, exact):
         """reduce's fast path for a CuPy array on a cuda context: what the
         general path reads through __cuda_array_interface__ (a dict CuPy
         builds anew at each access), taken from the attributes CuPy keeps:
@@ -254,16 +272,21 @@ class Context(KeyedMethods, SearchMethods):
 
         self._use_stream(cupy.cuda.get_current_stream().ptr)
         try:
-            return self._c.reduce(mem.ptr, op, code, a.size)
+            return self._c.reduce(mem.ptr, op, code, a.size, exact, -2)
         finally:
             self._release_stream()
 
-    def scan(self, a, op="sum", exclusive=False, out=None, exact=False, initial=None):
-        """Prefix scan (pp_scan): inclusive out[i] = a[0] op ... op a[i];
-        exclusive out[0] = identity, out[i] = a[0] op ... op a[i-1].
+    def scan(self, a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None):
+        """Prefix scan (pp_scan, pp_scan_to): inclusive out[i] = a[0] op ...
+        op a[i]; exclusive out[0] = identity, out[i] = a[0] op ... op a[i-1].
 
-        op: as for reduce. out: an array of a's dtype and size (C-contiguous,
-        writable) to write into, or a itself (in place); by default a new
+        op: as for reduce. The result's dtype is NumPy's (np.cumsum,
+        np.cumprod): "sum" and "prod" of bool and of integers narrower than
+        64 bits in int64 (uint64 for unsigned ones), others in a's dtype
+        (bool for bool input); dtype: as reduce's dtype= (a's dtype, or a
+        wider one that holds its values). out: an array of the result's
+        dtype and a's size (C-contiguous, writable) to write into, or a
+        itself (in place, where the result's dtype is a's); by default a new
         array. Returns the result (out when given), one-dimensional when
         parprim allocates it.
 
@@ -271,7 +294,10 @@ class Context(KeyedMethods, SearchMethods):
         of the identity: inclusive out[i] = initial op a[0] op ... op a[i],
         exclusive out[0] = initial (np.cumsum(np.concatenate(([initial], a)))
         without its last or first element). An integer type takes integers
-        it can hold; a float is rounded to float32 for float32 arrays.
+        it can hold; a float is rounded to float32 for float32 arrays. With
+        initial the scan runs in a's dtype (pp_scan_init has no converting
+        form: dtype=, or bool input for "sum" and "prod", raise
+        InvalidArgument).
 
         exact=True: PP_ALGO_EXACT for this call: every output of a float32
         or float64 sum is the correctly rounded exact prefix sum (exclusive:
@@ -280,11 +306,18 @@ class Context(KeyedMethods, SearchMethods):
         Unsupported where the backend has no exact scan (with initial: cpu
         only, for now).
         """
+        x_in, is_bool = bool_as_u8(a)
         with self._run(a) as r:
-            x = r.input(a)
-            y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x)
-            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n, bool(exact), initial)
-            return r.result(y)
+            x = r.input(x_in)
+            if initial is not None and dtype is None and not is_bool:
+                oc = x.code
+            else:
+                oc = _out_code(x.code, op, dtype, is_bool, "scan")
+            dt = _DTYPES[oc]
+            y = r.output(dt, x.n, out, inputs=(x,), inplace=x if dt == x.dtype else None)
+            self._c.scan(x.h, y.h, op, bool(exclusive), x.code, x.n, exact, initial, oc)
+            res = r.result(y)
+        return as_bool(res) if is_bool and dt == U8 else res
 
     def histogram_even(self, a, bins, lower, upper, out=None, right_closed=False):
         """Histogram of `bins` equal bins over [lower, upper)

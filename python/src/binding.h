@@ -158,6 +158,7 @@ extern PyTypeObject ppy_CtxType;
 /* ------------------------------------------------------------------------ */
 PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_argext(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_histogram_even(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_histogram_range(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_select_flagged(Ctx *self, PyObject *const *args, Py_ssize_t nargs);

@@ -292,8 +292,11 @@ static PyObject *Ctx_algorithms(Ctx *self, PyObject *arg)
 
 static PyMethodDef Ctx_methods[] = {
     {"close", (PyCFunction)Ctx_close, METH_NOARGS, "Destroys the context (pp_destroy); later calls raise."},
-    {"reduce", (PyCFunction)(void (*)(void))ppy_Ctx_reduce, METH_FASTCALL, "reduce(a, op, type, n) -> scalar"},
-    {"scan", (PyCFunction)(void (*)(void))ppy_Ctx_scan, METH_FASTCALL, "scan(a, out, op, exclusive, type, n[, exact[, init]])"},
+    {"reduce", (PyCFunction)(void (*)(void))ppy_Ctx_reduce, METH_FASTCALL,
+     "reduce(a, op, type, n[, exact[, out_type]]) -> scalar"},
+    {"scan", (PyCFunction)(void (*)(void))ppy_Ctx_scan, METH_FASTCALL,
+     "scan(a, out, op, exclusive, type, n[, exact[, init[, out_type]]])"},
+    {"argext", (PyCFunction)(void (*)(void))ppy_Ctx_argext, METH_FASTCALL, "argext(a, largest, type, n) -> index"},
     {"histogram_even", (PyCFunction)(void (*)(void))ppy_Ctx_histogram_even, METH_FASTCALL,
      "histogram_even(a, counts, lower, upper, nbins, type, n)"},
     {"histogram_range", (PyCFunction)(void (*)(void))ppy_Ctx_histogram_range, METH_FASTCALL,

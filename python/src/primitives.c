@@ -50,17 +50,96 @@ void ppy_exact_end(pp_context *ctx, pp_primitive prim, int exact, pp_algorithm s
     if (exact) (void)pp_set_algorithm(ctx, prim, saved);
 }
 
-/* The optional last argument `exact` of reduce and scan: 0, 1, or -1 with
- * an exception set. */
+/* The optional argument `exact` of reduce and scan: 0, 1, EXACT_DEFAULT
+ * (None: see default_sum_type), or -1 with an exception set. Absent is 0. */
+#define EXACT_DEFAULT 2
 static int exact_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at)
 {
-    return nargs > at ? PyObject_IsTrue(args[at]) : 0;
+    if (nargs <= at) return 0;
+    return args[at] == Py_None ? EXACT_DEFAULT : PyObject_IsTrue(args[at]);
+}
+
+/* exact=None on reduce (resolved with the lock held): an f32 sum in f32
+ * where the context's reduce algorithm is "auto" is summed in f64
+ * (pp_reduce_to) and rounded once to f32 (wide_sum_round), so that the
+ * package's default float sum is at least as accurate as np.sum's pairwise
+ * sum (bench/studies/python-sums.md has the measurements behind the
+ * choice); an algorithm the caller chose is kept, and every other call
+ * runs as exact=False. Returns the out type of the C call. */
+static int default_sum_type(pp_context *ctx, int *exact, int t, int ot, int op)
+{
+    if (*exact != EXACT_DEFAULT) return ot;
+    *exact = 0;
+    if (op == PP_SUM && t == PP_F32 && ot == PP_F32 && pp_get_algorithm(ctx, PP_PRIM_REDUCE) == PP_ALGO_AUTO)
+        return PP_F64;
+    return ot;
+}
+
+/* The f64 sum of an f32 reduce (default_sum_type) rounded to f32 in place. */
+static void wide_sum_round(uint64_t *local)
+{
+    double d;
+    memcpy(&d, local, sizeof d);
+    const float f = (float)d;
+    memcpy(local, &f, sizeof f);
+}
+
+/* NumPy's result type of op on type t (np.add.reduce's and
+ * np.multiply.reduce's default on LP64 platforms: integers narrower than 64
+ * bits in int64, unsigned ones in uint64); t for the other operators. The
+ * Python layer's table of it (_numpy_rules.py) is read from NumPy itself,
+ * and python/tests/test_numpy_rules.py checks both against NumPy. */
+static int numpy_out_type(int t, int op)
+{
+    if (op != PP_SUM && op != PP_PROD) return t;
+    switch (t) {
+    case PP_I8:
+    case PP_I16:
+    case PP_I32:
+        return PP_I64;
+    case PP_U8:
+    case PP_U16:
+    case PP_U32:
+        return PP_U64;
+    default:
+        return t;
+    }
+}
+
+/* The optional argument `out_type` of reduce and scan (pp_reduce_to,
+ * pp_scan_to): a pp_type, -1 (absent, None) for the input type t, or -2
+ * for NumPy's result type of op (numpy_out_type). Returns 0, or -1 with an
+ * exception set. */
+static int out_type_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t at, int t, int op, int *ot)
+{
+    *ot = t;
+    if (nargs <= at || args[at] == Py_None) return 0;
+    long v = PyLong_AsLong(args[at]);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v == -2)
+        *ot = numpy_out_type(t, op);
+    else if (v != -1)
+        *ot = (int)v; /* pp_reduce_to / pp_scan_to check it */
+    return 0;
+}
+
+/* The input of reduce and argext: args a, type and n (ppy_arr_get and
+ * ppy_first_array). Returns 0, or -1 with an exception set and a released. */
+static int single_input(PyObject *a_o, PyObject *type_o, PyObject *n_o, Arr *a, int *t, size_t *n)
+{
+    if (ppy_arr_get(a_o, 0, 0, "a", a)) return -1;
+    if (ppy_first_array(a, type_o, n_o, t, n)) {
+        ppy_arr_release(a);
+        return -1;
+    }
+    return 0;
 }
 
 PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 && nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "_parprim.Context.reduce(a, op, type, n[, exact]) takes 4 or 5 arguments");
+    if (nargs < 4 || nargs > 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "_parprim.Context.reduce(a, op, type, n[, exact[, out_type]]) takes 4 to 6 arguments");
         return NULL;
     }
     int op = ppy_parse_op(args[1]);
@@ -68,10 +147,10 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     int exact = exact_arg(args, nargs, 4);
     if (exact < 0) return NULL;
     Arr a;
-    if (ppy_arr_get(args[0], 0, 0, "a", &a)) return NULL;
-    int t;
+    int t, ot;
     size_t n;
-    if (ppy_first_array(&a, args[2], args[3], &t, &n)) {
+    if (single_input(args[0], args[2], args[3], &a, &t, &n)) return NULL;
+    if (out_type_arg(args, nargs, 5, t, op, &ot)) {
         ppy_arr_release(&a);
         return NULL;
     }
@@ -81,29 +160,37 @@ PyObject *ppy_Ctx_reduce(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     LOCKED(self, st, msg, {
         void *out;
         pp_algorithm saved = PP_ALGO_AUTO;
+        const int ct = default_sum_type(self->ctx, &exact, t, ot, op);
         st = ppy_result_slot(self, local, &out);
         if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, PP_PRIM_REDUCE, exact, &saved);
         if (st == PP_SUCCESS) {
-            st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
-            if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, pp_type_size((pp_type)t));
+            int wide = ct != ot;
+            st = ct == t ? pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out)
+                         : pp_reduce_to(self->ctx, (pp_type)t, (pp_type)ct, (pp_op)op, a.ptr, n, out);
+            if (wide && st == PP_ERROR_UNSUPPORTED) { /* no f64 here (opencl without cl_khr_fp64) */
+                wide = 0;
+                st = pp_reduce(self->ctx, (pp_type)t, (pp_op)op, a.ptr, n, out);
+            }
+            if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, pp_type_size((pp_type)(wide ? ct : ot)));
+            if (st == PP_SUCCESS && wide) wide_sum_round(local);
             ppy_exact_end(self->ctx, PP_PRIM_REDUCE, exact, saved);
         }
     });
     ppy_arr_release(&a);
     if (st != PP_SUCCESS) return ppy_raise_status(st, msg);
-    return ppy_make_scalar(t, local);
+    return ppy_make_scalar(ot, local);
 }
 
-/* scan(a, out, op, exclusive, type, n[, exact[, init]]): pp_scan, or
- * pp_scan_init where init (a number of the element type) is given and not
- * None. init reaches the C call as context memory: the host value on cpu,
- * else uploaded into the context's result slot. */
+/* scan(a, out, op, exclusive, type, n[, exact[, init[, out_type]]]):
+ * pp_scan, pp_scan_to where out_type differs from type, or pp_scan_init
+ * where init (a number of the element type) is given and not None (then
+ * out_type must be type). init reaches the C call as context memory: the
+ * host value on cpu, else uploaded into the context's result slot. */
 PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 6 || nargs > 8) {
-        PyErr_SetString(
-            PyExc_TypeError,
-            "_parprim.Context.scan(a, out, op, exclusive, type, n[, exact[, init]]) takes 6 to 8 arguments");
+    if (nargs < 6 || nargs > 9) {
+        PyErr_SetString(PyExc_TypeError, "_parprim.Context.scan(a, out, op, exclusive, type, n[, exact[, init[, "
+                                         "out_type]]]) takes 6 to 9 arguments");
         return NULL;
     }
     int op = ppy_parse_op(args[2]);
@@ -119,12 +206,18 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
         ppy_arr_release(&a);
         return NULL;
     }
-    int t;
+    int t, ot;
     size_t n;
     uint64_t init[2] = {0, 0};
     PyObject *res = NULL;
-    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && ppy_arr_check(&out, "out", t, 0, n) == 0 &&
-        (!has_init || ppy_to_value(args[7], t, "initial", init) == 0)) {
+    if (ppy_first_array(&a, args[4], args[5], &t, &n) == 0 && out_type_arg(args, nargs, 8, t, op, &ot) == 0 &&
+        ppy_arr_check(&out, "out", ot, 0, n) == 0 && (!has_init || ppy_to_value(args[7], t, "initial", init) == 0)) {
+        if (has_init && ot != t) {
+            ppy_invalid("parprim: a scan with initial runs in the input type (%s), not %s: pp_scan_init has no "
+                        "converting form",
+                        pp_type_name((pp_type)t), pp_type_name((pp_type)ot));
+            goto done;
+        }
         pp_status st;
         char msg[MSG_LEN];
         LOCKED(self, st, msg, {
@@ -133,20 +226,53 @@ PyObject *ppy_Ctx_scan(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
             st = has_init ? ppy_result_slot(self, init, &ip) : PP_SUCCESS;
             if (st == PP_SUCCESS && ip && ip != (void *)init)
                 st = pp_upload(self->ctx, ip, init, pp_type_size((pp_type)t));
+            if (exact == EXACT_DEFAULT) exact = 0; /* scans: the context's algorithm */
             if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, PP_PRIM_SCAN, exact, &saved);
             if (st == PP_SUCCESS) {
                 const pp_scan_kind kind = excl ? PP_EXCLUSIVE : PP_INCLUSIVE;
-                st = has_init ? pp_scan_init(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n, ip)
-                              : pp_scan(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n);
+                if (has_init)
+                    st = pp_scan_init(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n, ip);
+                else if (ot != t)
+                    st = pp_scan_to(self->ctx, (pp_type)t, (pp_type)ot, (pp_op)op, kind, a.ptr, out.ptr, n);
+                else
+                    st = pp_scan(self->ctx, (pp_type)t, (pp_op)op, kind, a.ptr, out.ptr, n);
                 ppy_exact_end(self->ctx, PP_PRIM_SCAN, exact, saved);
             }
         });
-        if (st != PP_SUCCESS) ppy_raise_status(st, msg);
-        else res = Py_NewRef(Py_None);
+        if (st != PP_SUCCESS)
+            ppy_raise_status(st, msg);
+        else
+            res = Py_NewRef(Py_None);
     }
+done:
     ppy_arr_release(&a);
     ppy_arr_release(&out);
     return res;
+}
+
+/* argmin(a, largest, type, n) -> the index (an int): pp_argmin, or pp_argmax
+ * where largest is true. */
+PyObject *ppy_Ctx_argext(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    NARGS(4, "argext(a, largest, type, n)");
+    int largest = PyObject_IsTrue(args[1]);
+    if (largest < 0) return NULL;
+    Arr a;
+    int t;
+    size_t n;
+    if (single_input(args[0], args[2], args[3], &a, &t, &n)) return NULL;
+    uint64_t local[2] = {0, 0};
+    pp_status st;
+    char msg[MSG_LEN];
+    LOCKED(self, st, msg, {
+        void *out;
+        st = ppy_result_slot(self, local, &out);
+        if (st == PP_SUCCESS) st = (largest ? pp_argmax : pp_argmin)(self->ctx, (pp_type)t, a.ptr, n, (uint64_t *)out);
+        if (st == PP_SUCCESS) st = ppy_result_fetch(self, local, sizeof(uint64_t));
+    });
+    ppy_arr_release(&a);
+    if (st != PP_SUCCESS) return ppy_raise_status(st, msg);
+    return PyLong_FromUnsignedLongLong(local[0]);
 }
 
 /* histogram_even(a, counts, lower, upper, nbins, type, n) */

@@ -440,14 +440,38 @@ def ref_scan_exact(a, op, exclusive=False):
     return np.concatenate([np.array([identity(dt, op)], dtype=dt), inc[:-1]]) if a.size else inc
 
 
-def check_scan(a, op, exclusive, got, msg=""):
-    """Asserts that got is the scan of a: exact for integers and min/max,
-    within the sequential-summation bound for float sum and prod (the sign
-    of zero sums: test_reduce_scan's own tests)."""
+def result_dtype(dtype, op):
+    """NumPy's result dtype of a sum or product of dtype (np.add.reduce's,
+    which parprim follows: small integers in int64 or uint64); dtype itself
+    for the other operators."""
+    dtype = np.dtype(dtype)
+    if op in ("sum", "prod"):
+        return _UFUNC[op].reduce(np.zeros(1, dtype)).dtype
+    return dtype
+
+
+# The dtype argument of check_reduce and check_scan for results in NumPy's
+# result type (result_dtype), as parprim.reduce and parprim.scan return them.
+NUMPY = "numpy"
+
+
+def _check_dtype(a, op, dtype):
+    if dtype is None:
+        return a.dtype
+    return result_dtype(a.dtype, op) if isinstance(dtype, str) and dtype == NUMPY else np.dtype(dtype)
+
+
+def check_scan(a, op, exclusive, got, msg="", dtype=None):
+    """Asserts that got is the scan of a in dtype (default: a's; NUMPY:
+    NumPy's result type, result_dtype): exact for integers and min/max, within the
+    sequential-summation bound for float sum and prod (the sign of zero
+    sums: test_reduce_scan's own tests)."""
+    rt = _check_dtype(a, op, dtype)
     assert isinstance(got, np.ndarray), f"scan returned {type(got)}{_where(msg)}"
-    assert got.dtype == a.dtype and got.shape == a.shape, f"{got.dtype}{got.shape} for {a.dtype}{a.shape}{_where(msg)}"
+    assert got.dtype == rt and got.shape == a.shape, f"{got.dtype}{got.shape} for {a.dtype}{a.shape}{_where(msg)}"
     if a.size == 0:
         return
+    a = a.astype(rt)
     if a.dtype.kind in "iu" or op in ("min", "max"):
         assert_same(got, ref_scan_exact(a, op, exclusive), msg)
         return
@@ -457,12 +481,15 @@ def check_scan(a, op, exclusive, got, msg=""):
     _assert_close(got, ref, tol, msg)
 
 
-def check_reduce(a, op, got, msg=""):
-    """Asserts that got is reduce(a, op): a NumPy scalar of a.dtype; exact
-    for integers and min/max, within the sequential-summation bound for float
-    sum (against math.fsum) and prod."""
+def check_reduce(a, op, got, msg="", dtype=None):
+    """Asserts that got is reduce(a, op) in dtype (default: a's; NUMPY:
+    NumPy's result type, result_dtype): a NumPy scalar of that dtype; exact for integers
+    and min/max, within the sequential-summation bound for float sum
+    (against math.fsum) and prod."""
+    rt = _check_dtype(a, op, dtype)
     assert isinstance(got, np.generic), f"reduce returned {type(got).__name__}, not a NumPy scalar{_where(msg)}"
-    assert got.dtype == a.dtype, f"reduce returned {got.dtype} for {a.dtype}{_where(msg)}"
+    assert got.dtype == rt, f"reduce returned {got.dtype} for {a.dtype}{_where(msg)}"
+    a = a.astype(rt)
     if a.size == 0:
         assert_same(np.array([got]), np.array([identity(a.dtype, op)], dtype=a.dtype), msg + " (identity)")
         return

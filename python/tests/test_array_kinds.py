@@ -28,7 +28,7 @@ def _check_all(ctx, a_np, to_kind, to_numpy, is_kind):
     assert is_kind(s), type(s)
     assert np.array_equal(to_numpy(s), np.cumsum(a_np, dtype=a_np.dtype))
     out = to_kind(np.zeros_like(a_np))
-    ctx.scan(a, "sum", out=out)
+    ctx.scan(a, "sum", out=out, dtype=a_np.dtype)
     assert np.array_equal(to_numpy(out), np.cumsum(a_np, dtype=a_np.dtype))
     h = ctx.histogram_even(a, 7, -1000, 1000)
     assert is_kind(h), type(h)

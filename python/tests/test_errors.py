@@ -216,8 +216,9 @@ def test_mismatched_lengths(backend):
 def test_out_wrong_dtype(backend):
     ctx = context(backend)
     a = np.arange(100, dtype=np.int32)
-    raises(parprim.InvalidArgument, ctx.scan, a, "sum", out=np.zeros(100, np.int64))
+    raises(parprim.InvalidArgument, ctx.scan, a, "sum", out=np.zeros(100, np.int32))  # the result is int64
     raises(parprim.InvalidArgument, ctx.scan, a, "sum", out=np.zeros(100, np.uint32))
+    raises(parprim.InvalidArgument, ctx.scan, a, "max", out=np.zeros(100, np.int64))
     raises(parprim.InvalidArgument, ctx.sort, a, out=np.zeros(100, np.float32))
     raises(parprim.InvalidArgument, ctx.histogram_even, a, 10, 0, 100, out=np.zeros(10, np.int64))
     raises(parprim.InvalidArgument, ctx.histogram_even, a, 10, 0, 100, out=np.zeros(10, np.float64))

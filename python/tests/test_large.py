@@ -36,14 +36,15 @@ def test_reduce_and_scan_int8_above_2_to_31(rng):
     ctx = context("cpu")
 
     for op, uf in (("sum", np.add), ("max", np.maximum), ("xor", np.bitwise_xor)):
-        got = ctx.reduce(a, op)
+        got = ctx.reduce(a, op, dtype=np.int8)
         exp = uf.reduce(a, dtype=np.int8)
         assert got == exp and got.dtype == np.int8, f"reduce {op}: {got!r}, expected {exp!r}"
     a[-1] += np.int8(1)  # a change past 2^31 changes the sum
-    assert ctx.reduce(a, "sum") == np.add.reduce(a, dtype=np.int8), "reduce ignores the elements past 2^31"
+    assert ctx.reduce(a, "sum", dtype=np.int8) == np.add.reduce(a, dtype=np.int8), "reduce ignores the elements past 2^31"
+    assert ctx.reduce(a, "sum") == np.add.reduce(a), "reduce (int8 -> int64) ignores the elements past 2^31"
 
     src = a.copy()
-    out = ctx.scan(a, "sum", out=a)  # in place
+    out = ctx.scan(a, "sum", out=a, dtype=np.int8)  # in place
     assert np.shares_memory(out, a)
     carry = np.int8(0)
     for s in range(0, N, CHUNK):

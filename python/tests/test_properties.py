@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 
 import parprim  # noqa: E402
 from conftest import (BACKENDS, CMPS, DTYPES, FLOAT_DTYPES, INT_DTYPES, OPS, assert_bits,  # noqa: E402
-                      assert_same, check_reduce, check_scan, context, examples, ref_histogram_even,
+                      NUMPY, assert_same, check_reduce, check_scan, context, examples, ref_histogram_even,
                       ref_histogram_range, ref_sort_order)
 
 CMP_FN = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
@@ -67,8 +67,8 @@ def test_integer_reduce_scan(backend):
     @run(backend, 80, 20, case())
     def prop(c):
         dt, op, a, exclusive = c
-        check_reduce(a, op, ctx.reduce(a, op), f"{dt} {op}")
-        check_scan(a, op, exclusive, ctx.scan(a, op, exclusive=exclusive), f"{dt} {op} exclusive={exclusive}")
+        check_reduce(a, op, ctx.reduce(a, op), f"{dt} {op}", NUMPY)
+        check_scan(a, op, exclusive, ctx.scan(a, op, exclusive=exclusive), f"{dt} {op} exclusive={exclusive}", NUMPY)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -85,8 +85,8 @@ def test_float_min_max_exact(backend):
     def prop(c):
         dt, op, a, exclusive = c
         try:
-            check_reduce(a, op, ctx.reduce(a, op), f"{dt} {op}")
-            check_scan(a, op, exclusive, ctx.scan(a, op, exclusive=exclusive), f"{dt} {op} exclusive={exclusive}")
+            check_reduce(a, op, ctx.reduce(a, op), f"{dt} {op}", NUMPY)
+            check_scan(a, op, exclusive, ctx.scan(a, op, exclusive=exclusive), f"{dt} {op} exclusive={exclusive}", NUMPY)
         except parprim.Unsupported:
             if not (backend == "opencl" and dt == np.float64):
                 raise
@@ -105,8 +105,8 @@ def test_float_sum_within_bound(backend):
     def prop(c):
         dt, a, exclusive = c
         try:
-            check_reduce(a, "sum", ctx.reduce(a, "sum"), f"{dt}")
-            check_scan(a, "sum", exclusive, ctx.scan(a, "sum", exclusive=exclusive), f"{dt} exclusive={exclusive}")
+            check_reduce(a, "sum", ctx.reduce(a, "sum"), f"{dt}", NUMPY)
+            check_scan(a, "sum", exclusive, ctx.scan(a, "sum", exclusive=exclusive), f"{dt} exclusive={exclusive}", NUMPY)
         except parprim.Unsupported:
             if not (backend == "opencl" and dt == np.float64):
                 raise

@@ -1,5 +1,7 @@
 """reduce and scan: every backend, algorithm, type and operator, awkward
-sizes, against NumPy (integers wrap: NumPy in the same dtype; float sums
+sizes, against NumPy (results in NumPy's result type: small integer sums
+and products in int64/uint64; in the input type with dtype=, where integers
+wrap: NumPy in the same dtype; float sums
 within the sequential-summation bound; min/max exact, NaN and -0.0 < +0.0 as
 include/parprim.h documents)."""
 
@@ -7,7 +9,7 @@ import numpy as np
 import pytest
 
 import parprim
-from conftest import (FLOAT_DTYPES, INT_DTYPES, OPS, SIZES, BACKENDS, assert_bits, assert_same, check_reduce,
+from conftest import (FLOAT_DTYPES, INT_DTYPES, NUMPY, OPS, SIZES, BACKENDS, assert_bits, assert_same, check_reduce,
                       check_scan, combos, context, kinds_for, make_data, nan_patterns, call, algo_params)
 
 
@@ -18,7 +20,7 @@ def test_reduce(backend, algo, dtype, op, rng):
         for kind in kinds_for(dtype, op):
             a = make_data(rng, dtype, n, kind)
             got = call(backend, algo, ctx.reduce, a, op)
-            check_reduce(a, op, got, f"n={n} data={kind}")
+            check_reduce(a, op, got, f"n={n} data={kind}", NUMPY)
 
 
 @pytest.mark.parametrize("exclusive", [False, True], ids=["inclusive", "exclusive"])
@@ -32,14 +34,14 @@ def test_scan(backend, algo, dtype, op, exclusive, rng):
             got = call(backend, algo, ctx.scan, a, op, exclusive=exclusive)
             if got is None:
                 continue
-            check_scan(a, op, exclusive, got, f"n={n} data={kind}")
+            check_scan(a, op, exclusive, got, f"n={n} data={kind}", NUMPY)
             assert_bits(a, keep, "scan without out= changed its input")
 
 
 def test_reduce_default_op_is_sum(rng):
     a = make_data(rng, np.int32, 1000)
-    assert parprim.reduce(a) == np.sum(a, dtype=np.int32)
-    assert_same(parprim.scan(a), np.cumsum(a, dtype=np.int32))
+    assert_same(np.array([parprim.reduce(a)]), np.array([np.sum(a)]))
+    assert_same(parprim.scan(a), np.cumsum(a))
 
 
 # ---- the sign of zero sums, NaN and inf (the header's Arithmetic rules) -----
@@ -185,6 +187,10 @@ def test_integer_wrap_at_extremes(backend, dtype):
     ii = np.iinfo(dtype)
     a = np.array([ii.max, 1, ii.max, ii.min, ii.min, 3], dtype=dtype)
     for op in ("sum", "prod", "min", "max", "and", "or", "xor"):
-        check_reduce(a, op, ctx.reduce(a, op), op)
-        check_scan(a, op, False, ctx.scan(a, op), op)
-        check_scan(a, op, True, ctx.scan(a, op, exclusive=True), op)
+        check_reduce(a, op, ctx.reduce(a, op), op, NUMPY)
+        check_scan(a, op, False, ctx.scan(a, op), op, NUMPY)
+        check_scan(a, op, True, ctx.scan(a, op, exclusive=True), op, NUMPY)
+        # in the input type (dtype=): the C call of that type, which wraps
+        check_reduce(a, op, ctx.reduce(a, op, dtype=dtype), op, dtype)
+        check_scan(a, op, False, ctx.scan(a, op, dtype=dtype), op, dtype)
+        check_scan(a, op, True, ctx.scan(a, op, exclusive=True, dtype=dtype), op, dtype)

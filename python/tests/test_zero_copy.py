@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import parprim
-from conftest import (BACKENDS, assert_bits, assert_same, check_reduce, check_scan, context, make_data,
+from conftest import (BACKENDS, NUMPY, assert_bits, assert_same, check_reduce, check_scan, context, make_data,
                       ref_histogram_even, ref_histogram_range, ref_scan_exact, ref_sort_order)
 
 
@@ -17,7 +17,7 @@ def test_scan_out(backend, exclusive, rng):
     a = make_data(rng, np.int32, 65537)
     keep = a.copy()
     out = np.full_like(a, 7)
-    r = ctx.scan(a, "sum", exclusive=exclusive, out=out)
+    r = ctx.scan(a, "sum", exclusive=exclusive, out=out, dtype=a.dtype)
     assert np.shares_memory(r, out), "scan(out=) returned an array that is not out"
     assert_same(out, ref_scan_exact(a, "sum", exclusive))
     assert_bits(a, keep, "scan(out=) changed its input")
@@ -30,9 +30,9 @@ def test_scan_in_place(backend, exclusive, rng):
     for dtype, op in ((np.uint8, "sum"), (np.int64, "xor"), (np.float32, "max"), (np.float64, "sum")):
         a = make_data(rng, dtype, 100003)
         orig = a.copy()
-        r = ctx.scan(a, op, exclusive=exclusive, out=a)
+        r = ctx.scan(a, op, exclusive=exclusive, out=a, dtype=dtype)  # in place: in a's dtype
         assert np.shares_memory(r, a), "scan(out=a) did not return a"
-        check_scan(orig, op, exclusive, a, f"in place {np.dtype(dtype)} {op}")
+        check_scan(orig, op, exclusive, a, f"in place {np.dtype(dtype)} {op}", dtype)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -42,7 +42,7 @@ def test_scan_out_view_inside_a_buffer(backend, rng):
     a = make_data(rng, np.int16, 1025)
     buf = np.full(1025 + 10, 99, dtype=np.int16)
     out = buf[5:-5]
-    r = ctx.scan(a, "sum", out=out)
+    r = ctx.scan(a, "sum", out=out, dtype=a.dtype)
     assert np.shares_memory(r, out)
     assert_same(out, ref_scan_exact(a, "sum"))
     assert (buf[:5] == 99).all() and (buf[-5:] == 99).all(), "scan wrote outside out="
@@ -109,7 +109,7 @@ def test_strided_inputs(backend, view, rng):
         assert not a.flags.c_contiguous
         check_reduce(c, "max", ctx.reduce(a, "max"), "reduce")
         check_scan(c, "sum" if np.dtype(dtype).kind != "f" else "min", False,
-                   ctx.scan(a, "sum" if np.dtype(dtype).kind != "f" else "min"), "scan")
+                   ctx.scan(a, "sum" if np.dtype(dtype).kind != "f" else "min"), "scan", NUMPY)
         assert_same(ctx.histogram_even(a, 10, 0, 10), ref_histogram_even(c, 10, 0, 10), "histogram_even")
         flags = rng.random(a.size) < 0.5
         assert_bits(ctx.select_flagged(a, flags[::-1].copy()[::-1]), c[flags], "select_flagged (flags strided too)")

@@ -9,7 +9,8 @@
  * kernels of out_type (pp_cpu_fold_scan_of: the vector ones where the
  * processor has them), so main memory sees one read of in (and one write
  * of out for the scan). The order of every combination depends on n alone,
- * so float results do not change with the thread count. The conversions
+ * so float results do not change with the thread count (an f32 -> f64 sum
+ * of a reduce folds in one loop, the conversion inside: no buffer). The conversions
  * are instantiated for the pairs of PP_FOR_EACH_WIDEN (types.h) only.
  *
  * Arg-reductions: blocks of PP_RB claimed by the threads; in each, PP_CV
@@ -49,7 +50,8 @@ typedef struct conv_job {
     char *out;
     size_t n;
     int exclusive;
-    uint64_t *part; /* reduce: one fold per block */
+    uint64_t *part;                             /* reduce: one fold per block */
+    uint64_t (*fused)(const void *x, size_t n); /* reduce: converting fold in one, or NULL */
 } conv_job;
 
 static conv_job conv_job_of(const pp_convert_args *a, size_t out_bytes)
@@ -61,13 +63,76 @@ static conv_job conv_job_of(const pp_convert_args *a, size_t out_bytes)
                   (char *)a->out,
                   a->n,
                   a->kind == PP_EXCLUSIVE,
+                  NULL,
                   NULL};
     return j;
 }
 
-/* The fold of in[lo, hi), hi > lo, in out_type: PP_CV elements at a time. */
+/* ---- f32 -> f64 sums, fused ----------------------------------------------------------
+ * The conversion inside the fold: 32 f64 lanes, lane l adding the elements
+ * whose offset from the start is l mod 32, then the lanes folded by a fixed
+ * tree. The plain loop and the AVX-512 one add in the same order, so the
+ * result is the same on every processor. */
+#define PP_FL 32
+
+static double lanes_total(double *acc)
+{
+    for (int w = PP_FL / 2; w; w /= 2)
+        for (int l = 0; l < w; l++) acc[l] += acc[l + w];
+    return acc[0];
+}
+
+static uint64_t sum_f32_f64_plain(const float *x, size_t n)
+{
+    double acc[PP_FL] = {0};
+    size_t i = 0;
+    for (; i + PP_FL <= n; i += PP_FL)
+        for (int l = 0; l < PP_FL; l++) acc[l] += (double)x[i + l];
+    for (; i < n; i++) acc[i % PP_FL] += (double)x[i];
+    const double r = lanes_total(acc);
+    uint64_t bits;
+    memcpy(&bits, &r, 8);
+    return bits;
+}
+
+#if PP_CPU_HAVE_AVX512
+PP_CPU_AVX512 static uint64_t sum_f32_f64_avx512(const float *x, size_t n)
+{
+    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + PP_FL <= n; i += PP_FL) {
+        const __m512 v = _mm512_loadu_ps(x + i), w = _mm512_loadu_ps(x + i + 16);
+        a0 = _mm512_add_pd(a0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        a1 = _mm512_add_pd(a1, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
+        a2 = _mm512_add_pd(a2, _mm512_cvtps_pd(_mm512_castps512_ps256(w)));
+        a3 = _mm512_add_pd(a3, _mm512_cvtps_pd(_mm512_extractf32x8_ps(w, 1)));
+    }
+    double acc[PP_FL];
+    _mm512_storeu_pd(acc, a0);
+    _mm512_storeu_pd(acc + 8, a1);
+    _mm512_storeu_pd(acc + 16, a2);
+    _mm512_storeu_pd(acc + 24, a3);
+    for (; i < n; i++) acc[i % PP_FL] += (double)x[i];
+    const double r = lanes_total(acc);
+    uint64_t bits;
+    memcpy(&bits, &r, 8);
+    return bits;
+}
+#endif
+
+static uint64_t sum_f32_f64(const void *x, size_t n)
+{
+#if PP_CPU_HAVE_AVX512
+    if (pp_cpu_avx512()) return sum_f32_f64_avx512((const float *)x, n);
+#endif
+    return sum_f32_f64_plain((const float *)x, n);
+}
+
+/* The fold of in[lo, hi), hi > lo, in out_type: PP_CV elements at a time
+ * (an f32 -> f64 sum of a reduce: fused, the whole range at once). */
 static uint64_t conv_fold(const conv_job *j, size_t lo, size_t hi)
 {
+    if (j->fused) return j->fused(j->in + lo * j->isz, hi - lo);
     uint64_t buf[PP_CV]; /* PP_CV elements of up to 8 bytes */
     uint64_t r = j->k.identity;
     for (size_t b = lo; b < hi; b += PP_CV) {
@@ -90,6 +155,7 @@ static void conv_reduce_block(const void *job, size_t b, int thread)
 static pp_status cpu_reduce_to(pp_context *ctx, const pp_convert_args *a)
 {
     conv_job j = conv_job_of(a, 0);
+    if (a->in_type == PP_F32 && a->out_type == PP_F64 && a->op == PP_SUM) j.fused = sum_f32_f64;
     uint64_t r;
     if (a->n <= PP_RB) {
         r = conv_fold(&j, 0, a->n);

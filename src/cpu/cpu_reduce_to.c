@@ -84,7 +84,8 @@ static double lanes_total(double *acc)
 
 static uint64_t sum_f32_f64_plain(const float *x, size_t n)
 {
-    double acc[PP_FL] = {0};
+    double acc[PP_FL];
+    for (int l = 0; l < PP_FL; l++) acc[l] = -0.0; /* the sum's identity: a sum of -0.0 stays -0.0 */
     size_t i = 0;
     for (; i + PP_FL <= n; i += PP_FL)
         for (int l = 0; l < PP_FL; l++) acc[l] += (double)x[i + l];
@@ -98,7 +99,7 @@ static uint64_t sum_f32_f64_plain(const float *x, size_t n)
 #if PP_CPU_HAVE_AVX512
 PP_CPU_AVX512 static uint64_t sum_f32_f64_avx512(const float *x, size_t n)
 {
-    __m512d a0 = _mm512_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0; /* -0.0: the sum's identity */
     size_t i = 0;
     for (; i + PP_FL <= n; i += PP_FL) {
         const __m512 v = _mm512_loadu_ps(x + i), w = _mm512_loadu_ps(x + i + 16);

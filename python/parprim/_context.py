@@ -17,7 +17,7 @@ from . import _parprim as _c
 from ._arrays import CODE as _CODE
 from ._arrays import U64, host_input, index, is_device_array
 from ._parprim import Error, InvalidArgument, _NotDirect
-from ._histogram import count_bins, edges_in, numpy_edges, numpy_weighted
+from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, numpy_weighted
 from ._keyed import KeyedMethods, _order
 from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun
@@ -297,7 +297,10 @@ class Context(KeyedMethods, SearchMethods):
         integers and by the header's double expression for floats; samples
         outside [lower, upper) and NaN are not counted. lower and upper are
         values of a's dtype (an integer type takes integers it can hold;
-        float bounds must be finite), lower < upper.
+        float bounds must be finite), lower < upper. For integer types of up
+        to 32 bits, integer bounds beyond the type are taken too (uint8
+        samples over [0, 256) in 256 bins: one value a bin), counted over
+        the same bins' edges (pp_histogram_range).
 
         right_closed=True matches np.histogram(a, bins, range=(lower, upper))
         bin for bin: NumPy's bin edges (np.histogram_bin_edges, in NumPy's
@@ -317,7 +320,11 @@ class Context(KeyedMethods, SearchMethods):
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(U64, bins, out, inputs=(x,))
-            self._c.histogram_even(x.h, y.h, lower, upper, bins, x.code, x.n)
+            e = even_edges_beyond(x.dtype, lower, upper, bins)
+            if e is not None:  # bounds beyond an integer type (uint8 over [0, 256)): the same bins as edges
+                r.put(y, count_bins(self._c, r, x, e, closed_last=False))
+            else:
+                self._c.histogram_even(x.h, y.h, lower, upper, bins, x.code, x.n)
             return r.result(y)
 
     def _histogram_numpy(self, a, bins, lower, upper, out):

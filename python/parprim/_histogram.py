@@ -10,6 +10,8 @@ corrected with one comparison per edge, at the speed of pp_histogram_even.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ._arrays import CODE, U64, is_device_array
@@ -169,6 +171,27 @@ def _min_max(x, a):
     else:
         src = np.asarray(a).reshape(-1)
     return x.dtype.type(src.min().item()), x.dtype.type(src.max().item())
+
+
+def even_edges_beyond(dt, lower, upper, bins):
+    """pp_histogram_even's bins over integer bounds beyond an integer type
+    of up to 32 bits, as edges (int64, clipped to [min, max + 1]): bin i
+    starts at lower + ceil(i * (upper - lower) / bins), the first x with
+    floor((x - lower) * bins / (upper - lower)) = i. None where the bounds
+    fit the type (or are not integers, or the type is wider): the C call
+    takes them (and reports what is wrong with them)."""
+    if dt.kind not in "iu" or dt.itemsize > 4 or bins < 1:
+        return None
+    try:
+        lo, hi = operator.index(lower), operator.index(upper)
+    except TypeError:
+        return None
+    info = np.iinfo(dt)
+    if info.min <= lo and hi <= info.max or not lo < hi:
+        return None
+    w = hi - lo
+    e = [lo + -(-i * w // bins) for i in range(bins + 1)]
+    return np.array([min(max(v, int(info.min)), int(info.max) + 1) for v in e], dtype=np.int64)
 
 
 def numpy_edges(x, a, bins, range):  # noqa: A002 (NumPy's name)

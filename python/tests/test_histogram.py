@@ -332,3 +332,22 @@ def test_histogram_errors_and_weights(rng):
         _same_histogram(parprim.histogram(a, weights=w, **kw), np.histogram(a, weights=w, **kw), f"weights {kw}")
     _same_histogram(parprim.histogram(np.full(5, 7, np.int32), 3, weights=np.arange(5)),
                     np.histogram(np.full(5, 7, np.int32), 3, weights=np.arange(5)), "int weights")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_even_bounds_beyond_the_type(backend, rng):
+    """histogram_even (C semantics) over integer bounds beyond a type of up to
+    32 bits: uint8 over [0, 256) in 256 bins is one value a bin; against
+    floor((x - lower) * bins / (upper - lower)) over [lower, upper)."""
+    ctx = context(backend)
+    for dt, lo, hi, bins in ((np.uint8, 0, 256, 256), (np.uint8, 0, 256, 7), (np.int8, -200, 200, 4),
+                             (np.int8, -128, 1000, 1000), (np.uint16, 5, 70000, 300), (np.int32, -2**40, 2**40, 9)):
+        ii = np.iinfo(dt)
+        a = np.concatenate([rng.integers(ii.min, ii.max, 20000, dtype=dt, endpoint=True),
+                            np.array([ii.min, ii.max], dt)])
+        x = a.astype(np.int64)
+        x = x[(x >= lo) & (x < hi)]
+        exp = np.bincount((x - lo) * bins // (hi - lo) if hi - lo < 2**31 else
+                          np.array([(int(v) - lo) * bins // (hi - lo) for v in x], dtype=np.int64),
+                          minlength=bins).astype(np.uint64)
+        assert_same(ctx.histogram_even(a, bins, lo, hi), exp, f"{backend} {np.dtype(dt)} [{lo}, {hi}) bins={bins}")

@@ -139,7 +139,8 @@ def test_value_not_of_the_type(backend):
         raises(parprim.InvalidArgument, ctx.select_if, a, "<", v)
         raises(parprim.InvalidArgument, ctx.partition_if, a, ">=", v)
     raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0.5, 3)
-    raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0, 2**31)
+    raises(parprim.InvalidArgument, ctx.histogram_even, np.arange(3, dtype=np.int64), 2, 0, 2**63)
+    assert_same(ctx.histogram_even(i32, 2, 0, 2**31), np.array([5, 0], np.uint64))  # beyond int32: taken
     raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2.0, 0, 3)
 
 

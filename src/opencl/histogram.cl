@@ -61,10 +61,8 @@ ulong bin_of(T x, BIN_PARAMS)
     (void)lo_bits, (void)hi_bits, (void)p0, (void)p3;
     if (!(x >= edges[0] && x < edges[nbins])) return nbins;
     const double k = ((double)x - as_double(p1)) * as_double(p2);
-    ulong g = k >= (double)(nbins - 1) ? nbins - 1 : k > 0 ? (ulong)k : (ulong)0;
-    if (x < edges[g]) g--;
-    if (x >= edges[g + 1]) g++;
-    return g;
+    const ulong g = k >= (double)(nbins - 1) ? nbins - 1 : k > 0 ? (ulong)k : (ulong)0;
+    return g - (x < edges[g] ? 1 : 0) + (x >= edges[g + 1] ? 1 : 0); /* at most one of them moves g */
 #elif PP_HBIN == 3
     /* the a with edges[a] <= x < edges[a + 1]: binary lifting from a = 0 with
      * steps p0 (the largest power of two <= nbins - 1, or 0), p0 / 2, ... */

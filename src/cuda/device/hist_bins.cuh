@@ -125,10 +125,8 @@ template <typename T, typename I, bool SMEM> struct BinRange {
         if (gscale > 0) { // near-equal edges: the guess is x's bin or a neighbour (the core checked)
             if (!(x >= first && x < last)) return none;
             const double k = __dmul_rn(__dsub_rn((double)x, glo), gscale);
-            I g = k >= (double)(nbins - 1) ? (I)(nbins - 1) : k > 0 ? (I)k : (I)0;
-            if (x < edge(g)) g--;
-            if (x >= edge(g + 1)) g++;
-            return g;
+            const I g = k >= (double)(nbins - 1) ? (I)(nbins - 1) : k > 0 ? (I)k : (I)0;
+            return g - (I)(x < edge(g)) + (I)(x >= edge(g + 1)); // at most one of them moves g
         }
         I a = 0;
         const I nb = (I)nbins;

@@ -664,6 +664,10 @@ PP_API pp_status pp_exact_round(pp_type type, const pp_exact_sum *sum, void *out
  * device's local memory, they run PP_ALGO_GLOBAL_ATOMIC instead (no error).
  * opencl: float samples (f32 too) need cl_khr_fp64, since the documented
  * expression is evaluated in double (else PP_ERROR_UNSUPPORTED).
+ * NumPy's bins (np.histogram: edges computed with np.linspace in the sample
+ * type, the last bin closed) are not this expression's: count them with
+ * pp_histogram_range over NumPy's edges (the Python package's
+ * parprim.histogram does), which bins such near-equal edges as fast.
  */
 PP_API pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, size_t n,
                             const void *lower, const void *upper, size_t nbins,
@@ -676,6 +680,9 @@ PP_API pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *sa
  * are rejected; infinite float edges are allowed).
  * Samples outside [edges[0], edges[nbins]) and NaN are not counted.
  * samples, counts: context memory, as for pp_histogram_even.
+ * Near-equal edges (np.linspace's, rounded to the type: where a double
+ * estimate of each edge's bin is within one of it) are binned in constant
+ * time per sample, others by a search; the counts are exact either way.
  */
 PP_API pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples, size_t n,
                              const void *edges, size_t nbins, uint64_t *counts);

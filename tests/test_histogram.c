@@ -177,10 +177,41 @@ static void float_samples(tc_rng *r, pp_type t, size_t n, double lo, double hi, 
     }
 }
 
+/* Near-equal edges, as np.linspace gives them (rounded to the type), which
+ * the backends bin by the core's guess and a one-step correction: floats
+ * lo + i * w rounded (nudged up where rounding made two equal), integers
+ * base + floor(i * num / den) with num / den >= 1. Returns nbins (smaller
+ * if the type has too few values). */
+static size_t near_equal_edges(tc_rng *r, pp_type t, size_t nbins, void *edges)
+{
+    if (tc_is_float(t)) {
+        double lo = f_round(t, ((double)tc_below(r, 2001) - 1000) * 1e-2);
+        double w = ldexp((double)(1 + tc_below(r, 1000)), -(int)tc_below(r, 14)) / 7.0;
+        double prev = -INFINITY;
+        for (size_t i = 0; i <= nbins; i++) {
+            double e = f_round(t, lo + (double)i * w);
+            if (!(e > prev)) e = f_next(t, prev, INFINITY);
+            tc_set_f(t, edges, i, e);
+            prev = e;
+        }
+        return nbins;
+    }
+    __extension__ typedef unsigned __int128 u128;
+    const uint64_t top = span_max(t);
+    if (nbins > top) nbins = (size_t)top;
+    const uint64_t wmax = top / nbins, den = wmax >> 60 ? 1 : 1 + tc_below(r, 7); /* num / den <= wmax */
+    const uint64_t cap = wmax > 1000 && tc_below(r, 2) ? 1000 : wmax;
+    const uint64_t num = den + tc_below(r, (cap - 1) * den + 1);
+    const uint64_t last = (uint64_t)((u128)nbins * num / den), base = tc_below(r, top - last + 1);
+    for (size_t i = 0; i <= nbins; i++) tc_set_int(t, edges, i, from_off(t, base + (uint64_t)((u128)i * num / den)));
+    return nbins;
+}
+
 /* Strictly increasing edges (nbins + 1 values); returns nbins (smaller if
  * the type has too few values). */
 static size_t make_edges(tc_rng *r, pp_type t, size_t nbins, int mode, void *edges)
 {
+    if (mode % 5 == 2) return near_equal_edges(r, t, nbins, edges);
     if (!tc_is_float(t)) {
         uint64_t top = span_max(t);
         if (nbins > top) nbins = (size_t)top;

@@ -59,6 +59,7 @@ __all__ = [
     "run_length_encode", "searchsorted", "merge", "merge_pairs", "top_k", "set_algorithm", "get_algorithm", "info",
     "default_context", "OPS", "CMPS", "PRIMITIVES", "ALGORITHMS", "__version__",
 ]
+__all__.insert(__all__.index("histogram_even"), "histogram")
 
 # --------------------------------------------------------------------------
 # The per-thread default context
@@ -120,6 +121,12 @@ def histogram_even(a, bins, lower, upper, out=None, right_closed=False):
     """Histogram of equal bins over [lower, upper) (right_closed=True:
     np.histogram's bins): see Context.histogram_even."""
     return default_context().histogram_even(a, bins, lower, upper, out, right_closed)
+
+
+def histogram(a, bins=10, range=None, weights=None):  # noqa: A002 (NumPy's name)
+    """np.histogram's (counts, edges), counted by the C library: see
+    Context.histogram."""
+    return default_context().histogram(a, bins, range, weights)
 
 
 def histogram_range(a, edges, out=None):
@@ -242,6 +249,8 @@ for _f in (reduce, scan, argmin, argmax, count_nonzero, any, all, histogram_even
     _f.__doc__ = (getattr(Context, _f.__name__).__doc__.rstrip() +
                   "\n\n        Runs on the calling thread's default context (default_context()).\n")
 del _f
+histogram.__doc__ = (Context.histogram.__doc__.rstrip() +
+                     "\n\n        Runs on the calling thread's default context (default_context()).\n")
 
 # --------------------------------------------------------------------------
 # info

@@ -272,56 +272,6 @@ def check_no_overlap(out, arrays, what="out", allow_same=()):
 # --------------------------------------------------------------------------
 
 
-def edges_in(dtype, edges, what="edges"):
-    """Histogram edges as a contiguous NumPy array of the sample dtype.
-
-    Edges of another dtype are converted so that the comparisons keep their
-    meaning for every sample: each becomes the smallest value of the sample
-    type that is >= it (x >= e exactly when x >= that value), e.g. 2.5 is 3
-    for integer samples. An edge above the largest value of an integer type
-    (or NaN) is an InvalidArgument; edges below the smallest become the
-    smallest. GPU arrays are copied to the host (edges are host values)."""
-    if is_device_array(edges):
-        if hasattr(edges, "copy_to_host"):  # Numba
-            edges = edges.copy_to_host()
-        elif hasattr(edges, "get"):  # CuPy, DeviceArray
-            edges = edges.get()
-        elif hasattr(edges, "cpu"):  # PyTorch
-            edges = edges.cpu().numpy()
-        else:
-            raise InvalidArgument(f"parprim: {what} must be host numbers (a list or a NumPy array)")
-    try:
-        e = np.asarray(edges)
-    except Exception as exc:  # noqa: BLE001
-        raise InvalidArgument(f"parprim: {what} is not an array of numbers: {exc}") from None
-    if e.dtype == dtype:
-        return np.ascontiguousarray(e).reshape(-1)
-    if e.dtype.kind not in "iufb":
-        raise InvalidArgument(f"parprim: {what} has dtype {e.dtype}; edges must be numbers")
-    e = e.reshape(-1)
-    if dtype.kind == "f":
-        with np.errstate(over="ignore", invalid="ignore"):
-            r = e.astype(dtype)
-        # Python compares its ints and floats exactly: bump the edges that rounded down.
-        low = np.array([x < y for x, y in zip(r.tolist(), e.tolist())], dtype=bool)
-        if low.any():
-            r[low] = np.nextafter(r[low], dtype.type(np.inf))
-        return r
-    info = np.iinfo(dtype)
-    if e.dtype.kind == "f":
-        if np.isnan(e).any():
-            raise InvalidArgument(f"parprim: {what} holds NaN")
-        # ceil is exact for |e| < 2^53; above, a float is an integer already.
-        # Python ints compare exactly (float(info.max) of a 64-bit type rounds up).
-        vals = [int(x) if np.isfinite(x) else (int(info.max) + 1 if x > 0 else int(info.min))
-                for x in np.ceil(e).tolist()]
-    else:
-        vals = [int(x) for x in e.tolist()]
-    if any(v > int(info.max) for v in vals):
-        raise InvalidArgument(f"parprim: {what} has values above the largest {dtype} ({info.max})")
-    return np.array([max(v, int(info.min)) for v in vals], dtype=dtype)
-
-
 def index(x, what):
     try:
         return operator.index(x)

@@ -16,9 +16,10 @@ import numpy as np
 from . import _parprim as _c
 from ._arrays import CODE as _CODE
 from ._arrays import DTYPES as _DTYPES
-from ._arrays import U8, U64, edges_in, host_input, index, is_device_array
+from ._arrays import U8, U64, host_input, index, is_device_array
 from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
+from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, numpy_weighted
 from ._keyed import KeyedMethods, _order
 from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun
@@ -329,15 +330,20 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         integers and by the header's double expression for floats; samples
         outside [lower, upper) and NaN are not counted. lower and upper are
         values of a's dtype (an integer type takes integers it can hold;
-        float bounds must be finite), lower < upper.
+        float bounds must be finite), lower < upper. For integer types of up
+        to 32 bits, integer bounds beyond the type are taken too (uint8
+        samples over [0, 256) in 256 bins: one value a bin), counted over
+        the same bins' edges (pp_histogram_range).
 
         right_closed=True matches np.histogram(a, bins, range=(lower, upper))
         bin for bin: NumPy's bin edges (np.histogram_bin_edges, in NumPy's
-        dtype), and its last bin includes upper. parprim counts over those
-        edges (pp_histogram_range) with one more bin [upper, next value
-        above upper) whose count is added to the last bin. Integer samples
-        whose edges do not fit their type, or reach 2^53 in magnitude, are
-        counted as float64 values, as NumPy counts them (rounded above 2^53).
+        dtype), and its last bin includes upper: parprim counts over those
+        edges (pp_histogram_range, as parprim.histogram does; near-equal
+        edges are binned at the speed of the C semantics). Integer edges
+        above the type are above every sample; integer samples whose edges
+        reach 2^53 in magnitude are counted as float64 values, as NumPy
+        counts them (rounded above 2^53). parprim.histogram is NumPy's whole
+        call (edges returned, range=None, edge arrays).
         """
         bins = index(bins, "bins")
         if bins < 0:  # an array of bins counts is made first (pp_histogram_even refuses 0)
@@ -347,72 +353,89 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(U64, bins, out, inputs=(x,))
-            self._c.histogram_even(x.h, y.h, lower, upper, bins, x.code, x.n)
+            e = even_edges_beyond(x.dtype, lower, upper, bins)
+            if e is not None:  # bounds beyond an integer type (uint8 over [0, 256)): the same bins as edges
+                r.put(y, count_bins(self._c, r, x, e, closed_last=False))
+            else:
+                self._c.histogram_even(x.h, y.h, lower, upper, bins, x.code, x.n)
             return r.result(y)
 
     def _histogram_numpy(self, a, bins, lower, upper, out):
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(U64, bins, out, inputs=(x,))
-            dt = x.dtype
             try:
-                edges = np.histogram_bin_edges(np.empty(0, dt), bins, range=(lower, upper))
+                edges = np.histogram_bin_edges(np.empty(0, x.dtype), bins, range=(lower, upper))
             except (ValueError, TypeError) as e:
                 raise InvalidArgument(f"parprim: histogram_even(right_closed=True): {e}") from None
-            e = None
-            # NumPy bins integer samples as float64 (np.histogram casts them to
-            # its edges' type): exact below 2^53, rounded above, where a sample
-            # next to an edge can round onto it. Where an edge is that large,
-            # count the float64 values as NumPy does.
-            wide = dt.kind in "iu" and max(abs(float(edges[0])), abs(float(edges[-1]))) >= 2.0**53
-            try:
-                if not wide:
-                    e = edges_in(dt, edges)
-                if e is not None and dt.kind in "iu" and int(e[-1]) == int(np.iinfo(dt).max) and e[-1].item() == edges[-1].item():
-                    e = None  # no room above upper for the extra bin
-            except InvalidArgument:
-                pass
-            if e is None:  # integer edges beyond the type: count as float64, as NumPy does
-                x = r.as_f64(x)
-                e = edges.astype(np.float64)
-            # NumPy's last bin includes its last edge: count x == that edge in an extra bin
-            # [edge, next value up), if the samples' type has that value (no sample equals it otherwise).
-            extra = e[-1].item() == edges[-1].item()
-            if extra:
-                top = np.nextafter(e[-1], e.dtype.type(np.inf)) if e.dtype.kind == "f" else e[-1] + e.dtype.type(1)
-                e = np.append(e, np.array([top], dtype=e.dtype))
-            keep = np.ones(e.size, dtype=bool)
-            keep[1:] = e[1:] != e[:-1]
-            u = np.ascontiguousarray(e[keep])
-            first = np.flatnonzero(keep)
-            full = np.zeros(e.size - 1, dtype=U64)
-            if u.size > 1:  # else every bin is narrower than the type's values: all empty
-                t = r.scratch(U64, u.size - 1)
-                self._c.histogram_range(x.h, t.h, u, u.size - 1, x.code, x.n)
-                full[first[1:] - 1] = r.to_host(t)
-            counts = full[:bins]
-            if extra:
-                counts[-1] += full[bins]
-            r.put(y, counts)
+            r.put(y, count_bins(self._c, r, x, edges, closed_last=True))
             return r.result(y)
+
+    def histogram(self, a, bins=10, range=None, weights=None):  # noqa: A002 (NumPy's name)
+        """np.histogram(a, bins, range, weights=weights): (counts, edges),
+        the same counts (int64, in a's library for GPU arrays) and
+        the same edges (a NumPy array, np.histogram_bin_edges's: computed in
+        a's float type, float64 for integers), NumPy's errors included
+        (ValueError for a range that is not finite, or autodetected over
+        NaN; bins not increasing or not positive). a is flattened.
+
+        bins: an integer (equal bins over range, or over [a.min(), a.max()]
+        when range is None, widened by 0.5 each way when those are equal;
+        the last bin includes its right edge) or the edges (non-decreasing,
+        infinite and out-of-type edges allowed: bin i counts edges[i] <= x <
+        edges[i+1], the last bin also x == edges[-1]). Samples outside the
+        edges and NaN are not counted. String estimators ("auto", ...) are
+        not supported (InvalidArgument).
+
+        Unweighted: one pp_histogram_range count over NumPy's edges in a's
+        dtype (near-equal edges are binned at the speed of
+        pp_histogram_even), plus one pass for a.min()/a.max() when range is
+        None (as NumPy), and one more where the last edge is +inf for float
+        samples (to count +inf samples). NumPy's equal-bins rule (an index
+        estimate corrected once against the edges) gives each sample its
+        bin over the edges; parprim's count is exact over the same edges.
+
+        weights (a's shape): counted by NumPy itself (np.histogram on the
+        host, its sums in its order, bit for bit), not by the C library.
+        """
+        if weights is not None:
+            return numpy_weighted(a, bins, range, weights)
+        with self._run(a) as r:
+            x = r.input(a)
+            edges = numpy_edges(x, a, bins, range)
+            counts = count_bins(self._c, r, x, edges, closed_last=True).view(np.int64)
+            if is_device_array(a):  # counts in a's library, as cupy.histogram gives them
+                y = r.output(counts.dtype, counts.size, inputs=(x,))
+                r.put(y, counts)
+                return r.result(y), edges
+            return counts, edges
 
     def histogram_range(self, a, edges, out=None):
         """Histogram with explicit edges (pp_histogram_range): bin i counts
         edges[i] <= x < edges[i+1]; samples outside [edges[0], edges[-1]) and
         NaN are not counted. Returns a uint64 array of len(edges) - 1 counts.
 
-        edges: host numbers, strictly increasing in a's dtype (infinite float
+        edges: host numbers, strictly increasing in a's dtype (infinite
         edges are allowed). Edges of another dtype are converted to a's so
         that each comparison keeps its meaning: each becomes the smallest
-        value of a's dtype at or above it (2.5 is 3 for integer samples).
+        value of a's dtype at or above it (2.5 is 3 for integer samples;
+        -inf is the type's minimum). Edges above an integer type (+inf
+        included) are above every sample: histogram_range(np.arange(10),
+        [0, 1, 3, 6, np.inf]) is [1, 2, 3, 4], as np.histogram.
         out: a uint64 array of len(edges) - 1 elements, overwritten.
         """
         with self._run(a) as r:
             x = r.input(a)
-            e = edges_in(x.dtype, edges)
-            nb = max(e.size - 1, 0)  # pp_histogram_range refuses 0 bins
+            e, beyond = edges_in(x.dtype, edges, beyond=True)
+            nb = max(e.size + beyond - 1, 0)  # pp_histogram_range refuses 0 bins
             y = r.output(U64, nb, out, inputs=(x,))
-            self._c.histogram_range(x.h, y.h, e, nb, x.code, x.n)
+            if beyond and nb:  # integer edges above the type: counted from the edges as given
+                e = np.asarray(edges).reshape(-1)
+                if np.any(e[1:] <= e[:-1]):
+                    raise InvalidArgument("parprim: edges must increase strictly")
+                r.put(y, count_bins(self._c, r, x, e, closed_last=False))
+            else:
+                self._c.histogram_range(x.h, y.h, e, nb, x.code, x.n)
             return r.result(y)
 
     def select_flagged(self, a, flags):

@@ -58,8 +58,10 @@ def bool_as_u8(a):
     if library(x) == "torch":
         import torch
 
-        return (x.view(torch.uint8), True) if x.dtype == torch.bool else (x, False)
-    return (x.view(U8), True) if x.dtype == BOOL else (x, False)
+        return (x.view(torch.uint8), True) if x.dtype == torch.bool else (a, False)
+    # anything but bool goes on as it came (a host DLPack producer, for
+    # instance, keeps its path through the context's run)
+    return (x.view(U8), True) if x.dtype == BOOL else (a, False)
 
 
 def as_bool(y):

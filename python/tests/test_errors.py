@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import parprim
-from conftest import BACKENDS, INFO, PRIMITIVES, assert_bits, context, make_data
+from conftest import BACKENDS, INFO, PRIMITIVES, assert_bits, assert_same, context, make_data
 
 BAD_DTYPES = ["float16", "complex64", "complex128", "object", "U3", "datetime64[s]"]
 
@@ -139,7 +139,8 @@ def test_value_not_of_the_type(backend):
         raises(parprim.InvalidArgument, ctx.select_if, a, "<", v)
         raises(parprim.InvalidArgument, ctx.partition_if, a, ">=", v)
     raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0.5, 3)
-    raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2, 0, 2**31)
+    raises(parprim.InvalidArgument, ctx.histogram_even, np.arange(3, dtype=np.int64), 2, 0, 2**63)
+    assert_same(ctx.histogram_even(i32, 2, 0, 2**31), np.array([5, 0], np.uint64))  # beyond int32: taken
     raises(parprim.InvalidArgument, ctx.histogram_even, i32, 2.0, 0, 3)
 
 
@@ -287,8 +288,10 @@ def test_histogram_even_bad_bounds(backend):
                            (0.0, np.inf), (-np.inf, np.inf)):
                 raises(parprim.InvalidArgument, ctx.histogram_even, a, 4, lo, hi, out=out)
     a = np.arange(10, dtype=np.uint8)
-    raises(parprim.InvalidArgument, ctx.histogram_even, a, 4, 0, 300)  # 300 is no uint8
-    raises(parprim.InvalidArgument, ctx.histogram_even, a, 4, -1, 200)
+    # bounds beyond the integer type are taken (uint8 over [0, 256)); beyond a 64-bit type they are not
+    assert_same(ctx.histogram_even(a, 4, 0, 300), np.array([10, 0, 0, 0], np.uint64))
+    assert_same(ctx.histogram_even(a, 4, -1, 200), np.array([10, 0, 0, 0], np.uint64))
+    raises(parprim.InvalidArgument, ctx.histogram_even, a.astype(np.uint64), 4, 0, 2**64)
     assert (out == 5).all(), "a failed histogram wrote into out="
 
 

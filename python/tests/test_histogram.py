@@ -223,3 +223,131 @@ def test_right_closed_where_numpy_overflows(backend, rng):
                 continue
             assert got.dtype == np.uint64 and got.shape == (bins,)
             assert int(got.sum()) == a.size, f"bins={bins} range=({lo}, {hi}): {int(got.sum())} of {a.size} counted"
+
+
+# ---- parprim.histogram: np.histogram's counts and edges ------------------------------------------
+
+HIST_DTYPES = (np.float32, np.float64, np.int8, np.uint8, np.int32, np.int64, np.uint64)
+
+
+def _same_histogram(got, exp, msg):
+    (gc, ge), (ec, ee) = got, exp
+    assert isinstance(gc, np.ndarray) and gc.dtype == ec.dtype, f"{msg}: counts dtype {gc.dtype}, NumPy {ec.dtype}"
+    assert np.array_equal(gc, ec), f"{msg}: counts differ at {np.flatnonzero(gc != ec)[:8]}: {gc} vs NumPy {ec}"
+    assert ge.dtype == ee.dtype and ge.tobytes() == ee.tobytes(), f"{msg}: edges differ: {ge} vs NumPy {ee}"
+
+
+def _numpy_like_samples(rng, dt, n):
+    """Random samples with repeats, NumPy-edge values and, for floats, +-inf."""
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        a = (rng.standard_normal(n) * 10).astype(dt)
+        if n > 4:
+            a[rng.integers(0, n, 3)] = np.round(a[:3], 1)
+    else:
+        ii = np.iinfo(dt)
+        lo, hi = (int(ii.min), int(ii.max)) if dt.itemsize == 1 else (-1000 if ii.min else 0, 1000)
+        a = rng.integers(lo, hi, n, dtype=dt, endpoint=True)
+    return a
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_like_numpy(backend, rng):
+    """Counts and edges of np.histogram, bit for bit: every type, awkward
+    sizes, bins as an integer (range given and None) and as edges."""
+    ctx = context(backend)
+    for dt in HIST_DTYPES:
+        for n in (0, 1, 33, 1025, 65537):
+            a = _numpy_like_samples(rng, dt, n)
+            fl = np.dtype(dt).kind == "f"
+            lo, hi = sorted(rng.uniform(-15, 15, 2)) if fl or np.dtype(dt).kind == "i" else sorted(rng.uniform(0, 900, 2))
+            cases = [dict(bins=b) for b in (1, 7, 100)] + [dict(bins=b, range=(lo, hi)) for b in (3, 100, 1000)]
+            cases += [dict(bins=np.sort(rng.uniform(lo, hi, 6))), dict(bins=[lo, lo, hi]), dict(bins=[-np.inf, lo, np.inf])]
+            if fl:
+                cases.append(dict(bins=7, range=(np.float32(lo), np.float32(hi))))
+            else:
+                cases.append(dict(bins=5, range=(int(lo), int(hi) + 1)))
+            for kw in cases:
+                msg = f"{backend} {np.dtype(dt)} n={n} {kw}"
+                _same_histogram(ctx.histogram(a, **kw), np.histogram(a, **kw), msg)
+
+
+def test_histogram_issue_example():
+    """f32 samples 0.29, 0.57, 0.58 in 100 bins over [0, 1): NumPy's bins 29,
+    57, 58 (its edges are float32), where histogram_even's C expression
+    gives 28, 56, 57."""
+    a = np.array([0.29, 0.57, 0.58], dtype=np.float32)
+    counts, edges = parprim.histogram(a, 100, range=(0, 1))
+    assert list(np.flatnonzero(counts)) == [29, 57, 58]
+    _same_histogram((counts, edges), np.histogram(a, 100, range=(0, 1)), "issue example")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_integer_edges_beyond_the_type(backend, rng):
+    """uint8 over [0, 256) in 256 bins, edges of +-inf and beyond the type:
+    as np.histogram (and histogram_range, half-open, agrees below the top)."""
+    ctx = context(backend)
+    u8 = np.concatenate([rng.integers(0, 256, 70000, dtype=np.uint8), np.array([0, 255], np.uint8)])
+    for kw in (dict(bins=256, range=(0, 256)), dict(bins=256), dict(bins=[0, 100, 255]), dict(bins=[0, 255, 300]),
+               dict(bins=[-5, 3, 1e9]), dict(bins=[300, 400])):
+        _same_histogram(ctx.histogram(u8, **kw), np.histogram(u8, **kw), f"{backend} uint8 {kw}")
+    ar = np.arange(10)
+    assert list(ctx.histogram(ar, [0, 1, 3, 6, np.inf])[0]) == [1, 2, 3, 4]
+    assert_same(ctx.histogram_range(ar, [0, 1, 3, 6, np.inf]), np.array([1, 2, 3, 4], np.uint64))
+    assert_same(ctx.histogram_range(ar, [-np.inf, 2, 2.0**70]), np.array([2, 8], np.uint64))
+    i8 = rng.integers(-128, 128, 5000, dtype=np.int8)
+    assert_same(ctx.histogram_range(i8, [-np.inf, 0, 127, np.inf]),
+                np.array([np.sum(i8 < 0), np.sum((i8 >= 0) & (i8 < 127)), np.sum(i8 == 127)], np.uint64))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_floats_on_edges_inf_nan(backend, rng):
+    """Samples on the edges, outside them, +-inf and NaN; NaN with range=None
+    raises NumPy's ValueError."""
+    ctx = context(backend)
+    for dt in (np.float32, np.float64):
+        edges = np.histogram_bin_edges(np.empty(0, dt), 50, range=(-1, 1))
+        a = np.concatenate([edges, rng.uniform(-2, 2, 3000).astype(dt), np.array([np.inf, -np.inf, np.nan], dt)])
+        with np.errstate(invalid="ignore"):
+            for kw in (dict(bins=50, range=(-1, 1)), dict(bins=edges), dict(bins=[-np.inf, 0, np.inf]),
+                       dict(bins=[0, 1, np.inf]), dict(bins=[-np.inf, -1])):
+                _same_histogram(ctx.histogram(a, **kw), np.histogram(a, **kw), f"{backend} {np.dtype(dt)} {kw}")
+            with pytest.raises(ValueError, match=r"autodetected range of \[nan, nan\] is not finite"):
+                ctx.histogram(a, 10)
+        with pytest.raises(ValueError, match="autodetected range"):
+            ctx.histogram(np.array([1, np.inf], dt))
+        _same_histogram(ctx.histogram(np.full(5, 3, dt)), np.histogram(np.full(5, 3, dt)), "equal min and max")
+
+
+def test_histogram_errors_and_weights(rng):
+    """NumPy's errors; weights give np.histogram's (NumPy counts them)."""
+    a = rng.standard_normal(1000)
+    for kw in (dict(bins=0), dict(bins=10, range=(0, np.inf)), dict(bins=10, range=(1, 0)), dict(bins=[0, 2, 1])):
+        with pytest.raises(ValueError):
+            np.histogram(a, **kw)
+        with pytest.raises(ValueError):
+            parprim.histogram(a, **kw)
+    w = rng.uniform(0, 1, 1000).astype(np.float32)
+    for kw in (dict(bins=10), dict(bins=7, range=(-1, 1)), dict(bins=[-1, 0, 5])):
+        _same_histogram(parprim.histogram(a, weights=w, **kw), np.histogram(a, weights=w, **kw), f"weights {kw}")
+    _same_histogram(parprim.histogram(np.full(5, 7, np.int32), 3, weights=np.arange(5)),
+                    np.histogram(np.full(5, 7, np.int32), 3, weights=np.arange(5)), "int weights")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_histogram_even_bounds_beyond_the_type(backend, rng):
+    """histogram_even (C semantics) over integer bounds beyond a type of up to
+    32 bits: uint8 over [0, 256) in 256 bins is one value a bin; against
+    floor((x - lower) * bins / (upper - lower)) over [lower, upper)."""
+    ctx = context(backend)
+    for dt, lo, hi, bins in ((np.uint8, 0, 256, 256), (np.uint8, 0, 256, 7), (np.int8, -200, 200, 4),
+                             (np.int8, -128, 1000, 1000), (np.uint16, 5, 70000, 300), (np.int32, -2**40, 2**40, 9)):
+        ii = np.iinfo(dt)
+        a = np.concatenate([rng.integers(ii.min, ii.max, 20000, dtype=dt, endpoint=True),
+                            np.array([ii.min, ii.max], dt)])
+        x = a.astype(np.int64)
+        x = x[(x >= lo) & (x < hi)]
+        exp = np.bincount((x - lo) * bins // (hi - lo) if hi - lo < 2**31 else
+                          np.array([(int(v) - lo) * bins // (hi - lo) for v in x], dtype=np.int64),
+                          minlength=bins).astype(np.uint64)
+        assert_same(ctx.histogram_even(a, bins, lo, hi), exp, f"{backend} {np.dtype(dt)} [{lo}, {hi}) bins={bins}")

@@ -28,6 +28,44 @@ static int host_less(pp_type type, const void *a, const void *b)
     return 0;
 }
 
+/* The value of an element of type as a double (rounded to nearest for
+ * 64-bit integers, as a backend's conversion rounds it). */
+static double host_double(pp_type type, const void *a)
+{
+    switch (type) {
+#define X(E, T, S, K, U, W)      \
+    case E: {                    \
+        T x;                     \
+        memcpy(&x, a, sizeof x); \
+        return (double)x;        \
+    }
+        PP_FOR_EACH_TYPE(X)
+#undef X
+    }
+    return 0;
+}
+
+/* Range bins: whether the bin of every sample is found by pp_hist_guess
+ * and one step to a neighbour, which holds where the guess of each inner
+ * edge edges[i] is i or i - 1 (the guess is monotone in x, so a sample of
+ * bin i is guessed between the guesses of edges[i] and edges[i + 1], that
+ * is i - 1, i or i + 1). Sets a->guess_scale (0: search the edges). */
+static void histogram_guess(pp_histogram_args *a)
+{
+    const size_t sz = pp_type_size(a->type), nb = a->nbins;
+    const char *e = (const char *)a->edges;
+    const double lo = host_double(a->type, e), hi = host_double(a->type, e + nb * sz);
+    const double scale = (double)nb / (hi - lo);
+    a->guess_lo = lo;
+    a->guess_scale = 0;
+    if (nb < 2 || !isfinite(lo) || !isfinite(hi) || !(scale > 0) || !isfinite(scale)) return;
+    for (size_t i = 1; i < nb; i++) {
+        const uint64_t g = pp_hist_guess(host_double(a->type, e + i * sz), lo, scale, nb);
+        if (g != i && g + 1 != i) return;
+    }
+    a->guess_scale = scale;
+}
+
 static int host_finite(pp_type type, const void *a)
 {
     if (type == PP_F32) {
@@ -160,7 +198,7 @@ pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, 
     if (!host_finite(type, lower) || !host_finite(type, upper))
         INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
     if (!host_less(type, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
-    const pp_histogram_args a = {fn, type, samples, n, nbins, lower, upper, NULL, counts};
+    const pp_histogram_args a = {fn, type, samples, n, nbins, lower, upper, NULL, counts, 0, 0};
     DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
 }
 
@@ -178,7 +216,8 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
     for (size_t i = 0; i < nbins; i++)
         if (!host_less(type, e + i * sz, e + (i + 1) * sz))
             INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
-    const pp_histogram_args a = {fn, type, samples, n, nbins, NULL, NULL, edges, counts};
+    pp_histogram_args a = {fn, type, samples, n, nbins, NULL, NULL, edges, counts, 0, 0};
+    histogram_guess(&a);
     DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
 }
 

@@ -56,7 +56,22 @@ typedef struct pp_histogram_args {
     const void *lower, *upper; /* host, even bins; NULL for range bins */
     const void *edges;         /* host, nbins + 1 values; NULL for even bins */
     uint64_t *counts;
+    /* Range bins whose edges are close to equal (set by the core, see
+     * pp_hist_guess in api.c): guess_scale > 0, and for every sample x in
+     * [edges[0], edges[nbins]) pp_hist_guess(x) is x's bin or a neighbour of
+     * it, so one comparison with edges[g] and one with edges[g + 1] correct
+     * it. guess_scale == 0: no guess, search the edges. */
+    double guess_lo, guess_scale;
 } pp_histogram_args;
+
+/* The guessed bin of a range-bins sample x (converted to double): the
+ * backends evaluate this same expression (no fused multiply-add: a product
+ * alone) so that the core's check holds for them. */
+static inline uint64_t pp_hist_guess(double x, double lo, double scale, uint64_t nbins)
+{
+    const double k = (x - lo) * scale;
+    return k >= (double)(nbins - 1) ? nbins - 1 : k > 0 ? (uint64_t)k : 0;
+}
 
 typedef enum pp_select_mode {
     PP_SELECT_FLAGGED = 0,  /* flags[i] != 0 */

@@ -16,7 +16,9 @@
  * the edges is cut into about 8 * nbins buckets by a monotone map; a table
  * gives the edges before each bucket, so a sample is compared only with the
  * edges inside its own bucket (usually none); binary search where a
- * bucket holds many, and for PP_ALGO_SEQUENTIAL.
+ * bucket holds many, and for PP_ALGO_SEQUENTIAL. Near-equal edges (the
+ * core's guess, pp_hist_guess) need no table: the guessed bin is corrected
+ * by comparing with its two edges.
  *
  * The per-type binning and counting are the template cpu_histogram.inc,
  * instantiated for every type of the list (cpu_instances.h).
@@ -97,6 +99,7 @@ struct hist_plan {
     const uint32_t *bstart; /* range bins: interior edges in buckets before each bucket */
     size_t nbuckets;
     double blo, bscale;     /* bucket(x) = clamp(floor(((double)x / 2 - blo) * bscale)) */
+    double glo, gscale;     /* range bins: pp_hist_guess's (gscale == 0: none) */
     even_int ei;
     even_float ef;
     char lo[8], hi[8];  /* even bounds, in the sample type */
@@ -183,7 +186,8 @@ static pp_status cpu_histogram(pp_context *ctx, const pp_histogram_args *a, int 
     const int atomic = nt > 1 && nb > PP_PRIVATE_BINS_MAX / (size_t)nt;
     const size_t nvalues = p.value_bytes <= 2 ? (size_t)1 << (8 * p.value_bytes) : 0;
     const int use_lut = !seq && nvalues && n >= 4 * nvalues && nb < ((size_t)1 << 31);
-    const int use_buckets = !seq && !use_lut && a->edges && nb < ((size_t)1 << 31) && n >= 4 * nb;
+    const int use_buckets =
+        !seq && !use_lut && a->edges && !(a->guess_scale > 0) && nb < ((size_t)1 << 31) && n >= 4 * nb;
     const size_t nbuckets = use_buckets ? range_buckets(nb) : 0;
     const size_t priv_bins = (nt > 1 && !atomic) ? (size_t)nt * nb : 0;
     const size_t bytes = priv_bins * sizeof(uint64_t) + (use_lut ? nvalues * sizeof(int32_t) : 0) +

@@ -9,7 +9,9 @@
  *             nbins < 2^32 (fixed-point reciprocal, 32-bit products);
  *             1 integer even bins, any 64-bit range and nbins; 2 float even
  *             bins (the double expression of parprim.h); 3 range bins
- *             (binary search over the edges)
+ *             (binary search over the edges); 4 range bins with the core's
+ *             guess (pp_hist_guess: p1 = lo, p2 = scale as bits), corrected
+ *             by one step
  *   PP_LUT    1 (8- and 16-bit samples only): the counting kernels look
  *             the bin of each sample up in a table of the bin of every value
  *             (built by hist_lut in scratch: lut[lut_off + bits] = bin, or
@@ -54,7 +56,14 @@
 
 ulong bin_of(T x, BIN_PARAMS)
 {
-#if PP_HBIN == 3
+#if PP_HBIN == 4
+    /* the guess is x's bin or a neighbour of it (the core checked the edges) */
+    (void)lo_bits, (void)hi_bits, (void)p0, (void)p3;
+    if (!(x >= edges[0] && x < edges[nbins])) return nbins;
+    const double k = ((double)x - as_double(p1)) * as_double(p2);
+    const ulong g = k >= (double)(nbins - 1) ? nbins - 1 : k > 0 ? (ulong)k : (ulong)0;
+    return g - (x < edges[g] ? 1 : 0) + (x >= edges[g + 1] ? 1 : 0); /* at most one of them moves g */
+#elif PP_HBIN == 3
     /* the a with edges[a] <= x < edges[a + 1]: binary lifting from a = 0 with
      * steps p0 (the largest power of two <= nbins - 1, or 0), p0 / 2, ... */
     (void)lo_bits, (void)hi_bits, (void)p1, (void)p2, (void)p3;

@@ -28,7 +28,9 @@
  * ceil(2^64 nbins / range), three 32-bit products; otherwise a 128-bit
  * floor(2^64 nbins / range) and one 128-bit correction); float bins by the
  * double expression of parprim.h with FP_CONTRACT off (so f32 samples need
- * cl_khr_fp64 too); range bins by a binary search over the edges, which are
+ * cl_khr_fp64 too); range bins by a binary search over the edges, or where
+ * the core found them near-equal (and the device has cl_khr_fp64) by its
+ * guess corrected by one comparison with each of the bin's edges; they are
  * copied to a buffer of their own created with CL_MEM_COPY_HOST_PTR (read
  * before the call returns, without waiting for the queue) and released
  * once the kernels are queued (OpenCL keeps it until they finish). 8- and
@@ -47,6 +49,7 @@ __extension__ typedef unsigned __int128 hist_u128;
 #define BIN_INT_WIDE 1 /* even integer bins, any 64-bit range and nbins */
 #define BIN_FLOAT 2    /* even float bins: the double expression of parprim.h */
 #define BIN_RANGE 3    /* range bins: a binary search over the edges */
+#define BIN_GUESS 4    /* range bins with the core's guess (pp_hist_guess), corrected by one step */
 
 /* Samples per launch: every 32-bit counter stays below 2^31. A multiple
  * of 16, so chunks start on 16-byte boundaries. */
@@ -121,7 +124,7 @@ static void even_params(const pp_histogram_args *a, hist_params *hp)
     }
 }
 
-static void range_params(const pp_histogram_args *a, hist_params *hp)
+static void range_params(const pp_histogram_args *a, int fp64, hist_params *hp)
 {
     uint64_t top = 0; /* the largest power of two <= nbins - 1, 0 for one bin */
     if (a->nbins > 1) {
@@ -132,6 +135,11 @@ static void range_params(const pp_histogram_args *a, hist_params *hp)
     hp->lo = hp->hi = 0;
     hp->p[0] = top;
     hp->p[1] = hp->p[2] = hp->p[3] = 0;
+    if (a->guess_scale > 0 && fp64) { /* the guess is a double expression */
+        hp->mode = BIN_GUESS;
+        hp->p[1] = double_bits(a->guess_lo);
+        hp->p[2] = double_bits(a->guess_scale);
+    }
 }
 
 /* Work-group shape (*L work-items of *vpi 16-byte vectors each): GPUs 256
@@ -210,7 +218,7 @@ static pp_status ocl_histogram(pp_context *ctx, const pp_histogram_args *a, pp_a
     }
 
     hist_params hp;
-    if (a->edges) range_params(a, &hp);
+    if (a->edges) range_params(a, caps->fp64, &hp);
     else even_params(a, &hp);
 
 #ifdef PP_OCL_HIST_NO_INT64 /* a build option to test the 32-bit counter path */

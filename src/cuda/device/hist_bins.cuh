@@ -110,6 +110,7 @@ template <typename T, typename I, bool SMEM> struct BinRange {
     uint64_t nbins, top;
     T first, last;
     I none;
+    double glo, gscale; // the core's guess (pp_hist_guess in internal.h); gscale == 0: none
     __device__ __forceinline__ void setup(unsigned char *sm)
     {
         if constexpr (SMEM) {
@@ -118,15 +119,21 @@ template <typename T, typename I, bool SMEM> struct BinRange {
             edges = se; // the caller's __syncthreads() publishes them
         }
     }
+    __device__ __forceinline__ T edge(I j) const { return SMEM ? edges[j] : pp_ldg(edges + j); }
     __device__ __forceinline__ I operator()(T x) const
     {
+        if (gscale > 0) { // near-equal edges: the guess is x's bin or a neighbour (the core checked)
+            if (!(x >= first && x < last)) return none;
+            const double k = __dmul_rn(__dsub_rn((double)x, glo), gscale);
+            const I g = k >= (double)(nbins - 1) ? (I)(nbins - 1) : k > 0 ? (I)k : (I)0;
+            return g - (I)(x < edge(g)) + (I)(x >= edge(g + 1)); // at most one of them moves g
+        }
         I a = 0;
         const I nb = (I)nbins;
         for (I s = (I)top; s != 0; s >>= 1) {
             const I j = a + s;
             if (j < nb) {
-                const T e = SMEM ? edges[j] : pp_ldg(edges + j);
-                if (x >= e) a = j;
+                if (x >= edge(j)) a = j;
             }
         }
         return (x >= first && x < last) ? a : none;
@@ -147,11 +154,14 @@ inline uint64_t hist_range_top(uint64_t nb)
 }
 
 // Range bins over dev_edges (device copy of the nbins + 1 edges; host_edges
-// the caller's host array).
+// the caller's host array), with the core's guess of a's (guess_scale 0: none).
 template <typename T, typename I, bool SMEM>
-inline BinRange<T, I, SMEM> hist_make_range(const T *dev_edges, const T *host_edges, uint64_t nb)
+inline BinRange<T, I, SMEM> hist_make_range(const T *dev_edges, const T *host_edges, uint64_t nb,
+                                            const pp_histogram_args *a)
 {
     BinRange<T, I, SMEM> r;
+    r.glo = a->guess_lo;
+    r.gscale = a->guess_scale;
     r.edges = dev_edges;
     r.nbins = nb;
     r.top = hist_range_top(nb);
@@ -261,9 +271,9 @@ pp_status hist_with_binners(pp_context *ctx, const pp_histogram_args *a, uint64_
         PP_CUDA_TRY(ctx, cudaMemcpyAsync(dev_edges, a->edges, (size_t)edge_raw, cudaMemcpyHostToDevice,
                                          pp_cuda(ctx)->stream), fn);
         const T *he = (const T *)a->edges;
-        const BinRange<T, uint32_t, true> r32 = hist_make_range<T, uint32_t, true>(dev_edges, he, nb);
-        if (edges_smem) return run(r32, hist_make_range<T, uint64_t, true>(dev_edges, he, nb), extra_at);
-        return run(r32, hist_make_range<T, uint64_t, false>(dev_edges, he, nb), extra_at);
+        const BinRange<T, uint32_t, true> r32 = hist_make_range<T, uint32_t, true>(dev_edges, he, nb, a);
+        if (edges_smem) return run(r32, hist_make_range<T, uint64_t, true>(dev_edges, he, nb, a), extra_at);
+        return run(r32, hist_make_range<T, uint64_t, false>(dev_edges, he, nb, a), extra_at);
     }
     T lo, hi;
     memcpy(&lo, a->lower, sizeof lo);

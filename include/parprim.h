@@ -6,6 +6,8 @@
  * C++. How each backend does its work (tiles, launches, work-groups,
  * scratch layout), which may change from one version to the next:
  * docs/backends.md; the algorithms of pp_set_algorithm: docs/algorithms.md.
+ * One file past the 600-line rule on purpose: the whole manual in one place,
+ * every call beside the promises it shares with the others.
  *
  * ---------------------------------------------------------------------------
  * General rules (they hold for every function unless its comment says more)

@@ -12,6 +12,8 @@ On opencl (PoCL compiles a kernel per type and operator the first time a
 context needs it), the algorithms other than "auto" run a sample of the
 type x operator matrix; PARPRIM_TEST_FULL=1 runs all of it everywhere.
 PARPRIM_TEST_EXAMPLES=k multiplies the Hypothesis examples per property.
+
+One file past 600 lines: pytest shares fixtures through conftest.py alone.
 """
 
 from __future__ import annotations

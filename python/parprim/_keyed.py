@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _parprim as _c
 from ._arrays import CODE, I64, U64, library
+from ._numpy_rules import as_bool, bool_as_u8
 from ._parprim import InvalidArgument
 
 _INF = float("inf")
@@ -89,8 +90,13 @@ class KeyedMethods:
         in a; inverse: int64 with values[inverse] == a (a's shape where this
         NumPy gives it that shape); counts: int64. Results are arrays of a's
         library (index and inverse of GPU arrays: CuPy and PyTorch). a is
-        not changed.
+        not changed. Bool arrays: their 0/1 bytes as uint8, the values
+        returned as bool (np.unique's False, True).
         """
+        a8, is_bool = bool_as_u8(a)
+        if is_bool:
+            res = self.unique(a8, return_index, return_inverse, return_counts, equal_nan)
+            return (as_bool(res[0]),) + tuple(res[1:]) if isinstance(res, tuple) else as_bool(res)
         need_perm = bool(return_index or return_inverse)
         if not (need_perm or return_counts):
             return self._unique_values(a, equal_nan)

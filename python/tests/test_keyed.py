@@ -141,6 +141,17 @@ def test_unique(backend, dtype, rng):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_unique_bool(backend, rng):
+    ctx = context(backend)
+    for n in (0, 1, 7, 1000):
+        for p in (0.0, 0.3, 1.0):
+            a = rng.random(n) < p
+            check_unique(ctx, a, msg=f"bool n={n} p={p}")
+    a = rng.random((3, 5)) < 0.5
+    check_unique(ctx, a, msg="bool 2-D")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_unique_zeros_nans_and_shape(backend, rng):
     """-0.0 and +0.0 are one value, of the sign of a's first zero, whose
     index is that zero's; NaNs of every payload are one value at the end;

@@ -441,8 +441,9 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
     def select_flagged(self, a, flags):
         """The elements a[i] with flags[i] != 0, in input order
         (pp_select_flagged). flags: a bool or uint8 array of a's length.
-        Returns a new array of the selected elements (on cpu a view of an
-        array of len(a), trimmed to the count)."""
+        Returns a new array of the selected elements (trimmed to the count:
+        a copy where the count is at most half of a large input, else a
+        view of the len(a) output buffer)."""
         with self._run(a) as r:
             x = r.input(a)
             f = r.flags(flags, x.n)

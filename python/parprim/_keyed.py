@@ -189,8 +189,8 @@ class KeyedMethods:
         kept) and -0.0 equals +0.0 (the run's first is kept). pp_unique for
         the values alone, else pp_run_length_encode. inverse: int64 of a's
         shape, the run of each element (values[inverse] == a); counts:
-        int64, each run's length. Returns new arrays (on cpu views of arrays
-        of len(a), trimmed to the count). What parprim.unique(a) returned
+        int64, each run's length. Returns new arrays trimmed to the count
+        (as select_flagged's). What parprim.unique(a) returned
         before it followed np.unique."""
         if not (return_inverse or return_counts):
             with self._run(a) as r:

@@ -33,12 +33,24 @@ class _Op:
     """An array as a call sees it: h (what the C call takes: a NumPy array
     on the host, else an address or cl_mem handle), obj (what the caller
     gets back), dtype, code (pp_type or -1), n, count (elements to
-    return)."""
+    return), new (obj is an output the run made, not the caller's out=)."""
 
-    __slots__ = ("h", "obj", "dtype", "code", "n", "count")
+    __slots__ = ("h", "obj", "dtype", "code", "n", "count", "new")
 
-    def __init__(self, h, obj, dtype, code, n):
-        self.h, self.obj, self.dtype, self.code, self.n, self.count = h, obj, dtype, code, n, None
+    def __init__(self, h, obj, dtype, code, n, new=False):
+        self.h, self.obj, self.dtype, self.code, self.n, self.count, self.new = h, obj, dtype, code, n, None, new
+
+
+# A result of count elements at the front of a new output of n is copied out
+# (trimmed) where it is at most half of it and the output holds at least this
+# many bytes: a compaction that keeps 2 of 10^7 elements does not keep the
+# 10^7-element buffer alive; below this size the copy would cost more than
+# the memory it frees.
+_TRIM_BYTES = 1 << 16
+
+
+def _trims(y, count):
+    return y.new and count * 2 <= y.n and y.n * y.dtype.itemsize >= _TRIM_BYTES
 
 
 class _HostRun:
@@ -91,7 +103,7 @@ class _HostRun:
         code = CODE.get(dtype, -1)
         if out is None:
             y = np.empty(n, dtype)
-            return _Op(y, y, dtype, code, n)
+            return _Op(y, y, dtype, code, n, new=True)
         return _Op(host_out(out, dtype, n, what), out, dtype, code, n)  # the C call checks overlaps
 
     def scratch(self, dtype, n):
@@ -122,7 +134,11 @@ class _HostRun:
         return _Op(h, None, h.dtype, CODE[h.dtype], x.n)
 
     def result(self, y, count=None):
-        return self.wrap(y.obj if count is None else y.obj[:count])
+        """What the caller gets of output y: all of it, or its first count
+        elements (trimmed: see _TRIM_BYTES)."""
+        if count is None:
+            return self.wrap(y.obj)
+        return self.wrap(y.obj[:count].copy() if _trims(y, count) else y.obj[:count])
 
 
 def _download(run, x):
@@ -226,7 +242,7 @@ class _StagedRun:
             h = inplace.h
         else:
             h = self._alloc(n * dtype.itemsize)
-        y = _StagedOp(h, host, dtype, code, n)
+        y = _StagedOp(h, host, dtype, code, n, new=out is None)
         y.obj_flat = flat
         self.downloads.append(y)
         return y
@@ -254,6 +270,9 @@ class _StagedRun:
         if count is None:
             return self.wrap(y.obj)
         y.count = count
+        if _trims(y, count):
+            y.obj = y.obj_flat = np.empty(count, y.dtype)  # the download goes there (on exit)
+            return self.wrap(y.obj)
         return self.wrap(y.obj[:count])
 
 
@@ -385,7 +404,7 @@ class _DeviceRun:
             obj = self._empty(n, dtype)
             self.keep.append(obj)
             v = self._view(obj, what, writable=True)
-            y = _Op(v.ptr, obj, dtype, code, n)
+            y = _Op(v.ptr, obj, dtype, code, n, new=True)
         else:
             v = self._view(out, what, writable=True)
             if v.dtype != dtype:
@@ -437,6 +456,14 @@ class _DeviceRun:
         obj = y.obj
         if count is None:
             return obj
+        if _trims(y, count):
+            # a new array of the input's library, the prefix copied by the context (on the call's stream)
+            t = self._empty(count, y.dtype)
+            self.keep.append(t)
+            v = self._view(t, "result", writable=True)
+            if count:
+                self.c.copy(v.ptr, y.h, count * y.dtype.itemsize)
+            return t
         if getattr(obj, "ndim", 1) != 1:
             obj = obj.reshape(-1)
         return obj[:count]

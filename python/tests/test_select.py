@@ -130,3 +130,35 @@ def test_partition_if(backend, algo, dtype, rng):
             m = CMP_FN[cmp](a, value)
             assert int(count) == int(m.sum()), f"count {count}, expected {m.sum()}, n={n} x {cmp} {value!r}"
             assert_bits(got, np.concatenate([a[m], a[~m]]), f"n={n} x {cmp} {value!r}")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_small_results_own_their_memory(backend, rng):
+    """A result of a few elements at the front of a large output buffer is
+    copied out, so that it does not keep the len(a)-element buffer alive:
+    select, unique, unique_consecutive, run_length_encode, reduce_by_key."""
+    ctx = context(backend)
+    n = 100003
+    a = rng.integers(0, 3, n).astype(np.int64)
+    a[rng.choice(n, 2, replace=False)] = 7 + rng.integers(0, 2**40, 2)
+    flags = np.zeros(n, bool)
+    flags[rng.choice(n, 2, replace=False)] = True
+    s = np.sort(a)
+    vals, counts = np.unique(a, return_counts=True)
+    cases = {
+        "select_flagged": (ctx.select_flagged(a, flags), a[flags]),
+        "select_if": (ctx.select_if(a, ">", 6), a[a > 6]),
+        "unique": (ctx.unique(a), vals),
+        "unique counts": (ctx.unique(a, return_counts=True), (vals, counts)),
+        "unique_consecutive": (ctx.unique_consecutive(s), vals),
+        "run_length_encode": (ctx.run_length_encode(s), (vals, counts)),
+        "reduce_by_key": (ctx.reduce_by_key(s, np.ones(n, np.int32)), (vals, counts.astype(np.int32))),
+    }
+    for what, (got, want) in cases.items():
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want):
+            assert_bits(g, w, what)
+            assert g.flags.owndata and g.base is None, f"{what}: a view of a buffer of {g.base.nbytes} bytes"
+    # a result of most of the buffer is the buffer's prefix (no copy)
+    most = ctx.select_if(a, "<", 6)
+    assert_bits(most, a[a < 6])

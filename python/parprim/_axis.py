@@ -32,8 +32,18 @@ _F64 = np.dtype(np.float64)
 
 
 def _ndim(a):
+    """a's number of dimensions: its shape's, its CUDA Array Interface's, a
+    host DLPack producer's through NumPy; 1 for a GPU DLPack producer
+    without a shape (taken as its elements in order)."""
     shape = getattr(a, "shape", None)
-    return len(shape) if shape is not None else np.ndim(a)
+    if shape is not None:
+        return len(shape)
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return len(cai["shape"])
+    if hasattr(a, "__dlpack__"):
+        return 1 if is_device_array(a) else as_ndarray(a).ndim
+    return np.ndim(a)
 
 
 def _axis_index(axis, ndim):
@@ -55,6 +65,8 @@ def one_axis(a, axis, flat_0d):
     if axis is None:
         return None
     nd = _ndim(a)
+    if nd == 1 and type(axis) is int and -1 <= axis <= 0:  # the common case, quickly
+        return None
     if nd == 0 and flat_0d:
         nd = 1
     ax = _axis_index(axis, nd)
@@ -67,7 +79,7 @@ def reduce_axes(a, axis, keepdims):
     nd = _ndim(a)
     if axis is None:
         return tuple(range(nd)) if keepdims and nd else None
-    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
     if nd == 0:  # NumPy reduces a 0-d array over axis 0 or -1 as one element
         for ax in axes:
             if not _ax_ok_0d(ax):

@@ -31,7 +31,8 @@ def _along(args):
 def _cmd_reduce(ctx, args, progress):
     a = load_array(args.input, shaped=True)
     progress.step(f"reduce/{args.op} of {describe(a)}{_along(args)} on {ctx.backend}")
-    r = ctx.reduce(a, op=args.op, exact=args.exact or None, axis=args.axis)  # NumPy's result type; float sums exact by default
+    # NumPy's result type; float sums exact by default
+    r = ctx.reduce(a, op=args.op, exact=args.exact or None, axis=args.axis)
     show(r)
     if args.output:
         progress.step(f"writing {args.output}")

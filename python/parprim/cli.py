@@ -130,7 +130,8 @@ def build_parser():
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")
     _axis_option(s, None, "all elements")
     s.add_argument("--exact", action="store_true", help="float sums correctly rounded (the exact algorithm)")
-    s.add_argument("-o", "--output", metavar="OUT.npy", help="also write the value as a 0-d .npy")
+    s.add_argument("-o", "--output", metavar="OUT.npy",
+                   help="also write the value as a 0-d .npy (along --axis: the array)")
 
     s = add("scan", "inclusive (default) or exclusive prefix scan")
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")

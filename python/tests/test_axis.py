@@ -169,6 +169,21 @@ def test_errors():
         parprim.sort(a, out=np.empty(24, np.float32), axis=1)  # out= of a's shape along an axis
 
 
+def test_gpu_arrays_of_other_libraries():
+    """The GPU-array path (a fake CUDA Array Interface on a cpu context in
+    test device mode): N-D arrays of libraries other than CuPy and PyTorch
+    take no axis (InvalidArgument), and are taken flat with axis=None."""
+    from parprim._selfcheck import FakeCAI
+
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::-1].copy()
+    with parprim.Context("cpu") as ctx:
+        ctx._test_device_mode = True
+        with pytest.raises(parprim.InvalidArgument, match="CuPy and PyTorch"):
+            ctx.sort(FakeCAI(a))
+        np.testing.assert_array_equal(np.asarray(ctx.sort(FakeCAI(a), axis=None)), np.sort(a, axis=None))
+        assert ctx.reduce(FakeCAI(a)) == a.sum()
+
+
 def test_cli(tmp_path, rng):
     a = _data(rng, np.int16, (4, 5, 3))
     np.save(tmp_path / "a.npy", a)

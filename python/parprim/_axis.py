@@ -189,11 +189,23 @@ class Rows:
         y = y.reshape(shape)
         return self.wrap(y) if self.wrap is not None else y
 
-    def into(self, out, y):
-        """Writes y into out (a's shape), returns out."""
+    def out_flat(self, out):
+        """out's elements as the segmented call's out=, where it can write
+        them directly: the axis is a's last (the rows are a's elements in C
+        order) and out is C-contiguous; else None (into() copies the result
+        in). out must have a's shape (InvalidArgument, before any work)."""
         if tuple(out.shape) != self.shape:
             raise InvalidArgument(f"parprim: out has shape {tuple(out.shape)}; with axis= it takes a's shape "
                                   f"{self.shape}")
+        if self.axes != self.last:
+            return None
+        if library(out) == "torch":
+            return out.reshape(-1) if out.is_contiguous() else None
+        flags = getattr(out, "flags", None)
+        return out.reshape(-1) if flags is not None and flags.c_contiguous else None
+
+    def into(self, out, y):
+        """Writes y (a's shape) into out, returns out."""
         if library(out) == "torch":
             import torch
 
@@ -206,7 +218,10 @@ class Rows:
 def sort_rows(ctx, a, axis, descending, nan_last, out):
     """sort along one axis: pp_segmented_sort of the rows."""
     rows = Rows(a, (axis,))
-    y = ctx.segmented_sort(rows.flat, rows.offsets, descending, nan_last)
+    flat = None if out is None else rows.out_flat(out)
+    y = ctx.segmented_sort(rows.flat, rows.offsets, descending, nan_last, flat)
+    if flat is not None:
+        return out
     res = rows.back(y)
     return res if out is None else rows.into(out, res)
 
@@ -253,8 +268,11 @@ def scan_rows(ctx, a, axis, op, exclusive, out, exact, dtype, is_bool):
     rows = Rows(a, (axis,))
     code = code_of(rows.dtype)
     oc = _out_code(code, op, dtype, is_bool, "scan")
+    flat = None if out is None else rows.out_flat(out)
     x = _widened(ctx, rows, rows.flat, code, oc, op)
-    y = ctx.segmented_scan(x, rows.offsets, op, exclusive, None, exact)
+    y = ctx.segmented_scan(x, rows.offsets, op, exclusive, flat, exact)
+    if flat is not None:
+        return out, oc
     res = rows.back(y)
     return (res if out is None else rows.into(out, res)), oc
 

@@ -332,7 +332,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         axis for each position of the others, as np.cumsum(a, axis)
         (pp_segmented_scan over rows of the axis's elements, moved last;
         the result has a's shape, a view in a's axis order; out= then of
-        a's shape, written from it). A 0-d a is one element. initial=
+        a's shape, written by the C call along the last axis where out is
+        C-contiguous, else copied into). A 0-d a is one element. initial=
         takes axis None or one-dimensional a only (InvalidArgument).
         """
         if axis is not None:
@@ -534,7 +535,9 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         elements in C order, sorted into a one-dimensional result). Along
         an axis of an N-D a: pp_segmented_sort over rows of that axis's
         elements, moved last; the result has a's shape (a view in a's axis
-        order; out= then of a's shape, written from it).
+        order). out= then has a's shape: along the last axis a C-contiguous
+        out is the C call's output (out=a: in place), else the result is
+        copied into it.
         """
         ax = one_axis(a, axis, flat_0d=False)
         if ax is not None:

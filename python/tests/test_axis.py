@@ -139,6 +139,15 @@ def test_out_and_zero_d(backend, rng):
     out = np.empty(a.shape, np.int64)
     assert ctx.scan(a, out=out, axis=1) is out
     np.testing.assert_array_equal(out, np.cumsum(a, axis=1))
+    b = a.copy()
+    assert ctx.sort(b, out=b) is b  # in place along the last axis (the segmented sort writes b)
+    np.testing.assert_array_equal(b, np.sort(a))
+    b = a.astype(np.float64)
+    assert ctx.scan(b, "max", out=b, axis=-1) is b
+    np.testing.assert_array_equal(b, np.maximum.accumulate(a, axis=-1))
+    out = np.zeros((6, 5), np.int32).T  # not C-contiguous: written from the result
+    assert ctx.sort(a, out=out, axis=1) is out
+    np.testing.assert_array_equal(out, np.sort(a, axis=1))
     z = np.array(7, np.int8)
     np.testing.assert_array_equal(ctx.sort(z, axis=None), np.sort(z, axis=None))
     np.testing.assert_array_equal(ctx.argsort(z), np.argsort(z))

@@ -22,7 +22,12 @@ Arrays:
 
 - NumPy arrays on the cpu backend are used in place (zero copy) when they
   are C-contiguous (of any shape: their elements in C order); others are
-  copied once. Results are one-dimensional NumPy arrays (or out=).
+  copied once. Results are one-dimensional NumPy arrays (or out=),
+  except along an axis: sort, argsort, scan, reduce and top_k take
+  NumPy's axis= (np.sort's and np.argsort's default -1, np.cumsum's and
+  np.sum's None: all elements in C order; top_k: the last axis, as
+  torch.topk), run over rows of the axis's elements by the segmented
+  primitives, and return arrays of NumPy's shapes.
 - On a cuda context, CUDA arrays (``__cuda_array_interface__``: CuPy,
   Numba; or ``__dlpack__``: PyTorch, JAX) are used in place, ordered on
   their producer's stream, and results are arrays of the same library on
@@ -76,20 +81,20 @@ def default_context():
         return ctx
 
 
-def reduce(a, op="sum", exact=None, dtype=None):
+def reduce(a, op="sum", exact=None, dtype=None, axis=None, keepdims=False):
     """a[0] op a[1] op ... op a[n-1]: see Context.reduce. Returns a NumPy
     scalar of NumPy's result type (np.sum's for "sum")."""
     try:
         ctx = _tls.ctx
     except AttributeError:
         ctx = default_context()
-    return ctx.reduce(a, op, exact, dtype)
+    return ctx.reduce(a, op, exact, dtype, axis, keepdims)
 
 
-def scan(a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None):
+def scan(a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None, axis=None):
     """Inclusive or exclusive prefix scan: see Context.scan. exact=True:
     float sums correctly rounded; initial: the value to start from."""
-    return default_context().scan(a, op, exclusive, out, exact, initial, dtype)
+    return default_context().scan(a, op, exclusive, out, exact, initial, dtype, axis)
 
 
 def argmin(a):
@@ -159,9 +164,9 @@ def partition_if(a, cmp, value):
     return default_context().partition_if(a, cmp, value)
 
 
-def sort(a, descending=False, out=None, nan_last=True):
+def sort(a, descending=False, out=None, nan_last=True, axis=-1):
     """Stable radix sort: see Context.sort."""
-    return default_context().sort(a, descending, out, nan_last)
+    return default_context().sort(a, descending, out, nan_last, axis)
 
 
 def sort_pairs(keys, values, descending=False, nan_last=True):
@@ -169,9 +174,9 @@ def sort_pairs(keys, values, descending=False, nan_last=True):
     return default_context().sort_pairs(keys, values, descending, nan_last)
 
 
-def argsort(a, descending=False, nan_last=True):
+def argsort(a, descending=False, nan_last=True, axis=-1):
     """The stable sort's permutation: see Context.argsort."""
-    return default_context().argsort(a, descending, nan_last)
+    return default_context().argsort(a, descending, nan_last, axis)
 
 
 def segmented_reduce(a, offsets, op="sum", exact=False):
@@ -224,9 +229,9 @@ def merge_pairs(a_keys, a_values, b_keys, b_values, descending=False, nan_last=T
     return default_context().merge_pairs(a_keys, a_values, b_keys, b_values, descending, nan_last)
 
 
-def top_k(a, k, largest=True, nan_last=False):
+def top_k(a, k, largest=True, nan_last=False, axis=-1):
     """(values, indices) of the k largest or smallest, as torch.topk: see Context.top_k."""
-    return default_context().top_k(a, k, largest, nan_last)
+    return default_context().top_k(a, k, largest, nan_last, axis)
 
 
 def set_algorithm(primitive, algorithm):

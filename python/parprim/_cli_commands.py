@@ -22,10 +22,17 @@ ALGO_PRIMITIVE = {
 }
 
 
+def _along(args):
+    """' along axis N' for the progress line of a command with --axis, where
+    the input has more than one dimension."""
+    return "" if args.axis is None else f" along axis {args.axis}"
+
+
 def _cmd_reduce(ctx, args, progress):
-    a = load_array(args.input, flat=True)
-    progress.step(f"reduce/{args.op} of {describe(a)} on {ctx.backend}")
-    r = ctx.reduce(a, op=args.op, exact=args.exact or None)  # NumPy's result type; float sums exact by default
+    a = load_array(args.input, shaped=True)
+    progress.step(f"reduce/{args.op} of {describe(a)}{_along(args)} on {ctx.backend}")
+    # NumPy's result type; float sums exact by default
+    r = ctx.reduce(a, op=args.op, exact=args.exact or None, axis=args.axis)
     show(r)
     if args.output:
         progress.step(f"writing {args.output}")
@@ -33,10 +40,10 @@ def _cmd_reduce(ctx, args, progress):
 
 
 def _cmd_scan(ctx, args, progress):
-    a = load_array(args.input)
+    a = load_array(args.input, shaped=True)
     kind = "exclusive" if args.exclusive else "inclusive"
-    progress.step(f"{kind} scan/{args.op} of {describe(a)} on {ctx.backend}")
-    r = ctx.scan(a, op=args.op, exclusive=args.exclusive, exact=args.exact)
+    progress.step(f"{kind} scan/{args.op} of {describe(a)}{_along(args)} on {ctx.backend}")
+    r = ctx.scan(a, op=args.op, exclusive=args.exclusive, exact=args.exact, axis=args.axis)
     _finish(r, args, progress)
 
 
@@ -135,10 +142,11 @@ def _cmd_unique_consecutive(ctx, args, progress):
 
 
 def _cmd_argsort(ctx, args, progress):
-    a = load_array(args.input)
+    a = load_array(args.input, shaped=True)
     order = "descending" if args.descending else "ascending"
-    progress.step(f"argsort of {describe(a)} ({order}) on {ctx.backend}")
-    _finish(ctx.argsort(a, descending=args.descending, nan_last=not args.nan_first), args, progress)
+    progress.step(f"argsort of {describe(a)}{_along(args)} ({order}) on {ctx.backend}")
+    _finish(ctx.argsort(a, descending=args.descending, nan_last=not args.nan_first, axis=args.axis), args,
+            progress)
 
 
 def _cmd_partition_if(ctx, args, progress):
@@ -155,10 +163,10 @@ def _cmd_partition_if(ctx, args, progress):
 
 
 def _cmd_sort(ctx, args, progress):
-    a = load_array(args.input)
+    a = load_array(args.input, shaped=True)
     order = "descending" if args.descending else "ascending"
-    progress.step(f"sorting {describe(a)} ({order}) on {ctx.backend}")
-    r = ctx.sort(a, descending=args.descending, nan_last=not args.nan_first)
+    progress.step(f"sorting {describe(a)}{_along(args)} ({order}) on {ctx.backend}")
+    r = ctx.sort(a, descending=args.descending, nan_last=not args.nan_first, axis=args.axis)
     _finish(r, args, progress)
 
 
@@ -175,10 +183,11 @@ def _cmd_sort_pairs(ctx, args, progress):
 
 
 def _cmd_top_k(ctx, args, progress):
-    a = load_array(args.input, flat=True)
+    a = load_array(args.input, shaped=True)
     which = "smallest" if args.smallest else "largest"
-    progress.step(f"top-{args.k} ({which}) of {describe(a)} on {ctx.backend}")
-    _finish_all(ctx.top_k(a, args.k, largest=not args.smallest, nan_last=args.nan_last), args, progress)
+    progress.step(f"top-{args.k} ({which}) of {describe(a)}{_along(args)} on {ctx.backend}")
+    _finish_all(ctx.top_k(a, args.k, largest=not args.smallest, nan_last=args.nan_last, axis=args.axis), args,
+                progress)
 
 
 def _cmd_searchsorted(ctx, args, progress):

@@ -28,12 +28,13 @@ def describe(a):
     return f"{a.size} {a.dtype} element{'s' if a.size != 1 else ''}"
 
 
-def load_array(path, what="input", flat=False, allow_bool=False):
+def load_array(path, what="input", flat=False, allow_bool=False, shaped=False):
     """Opens a .npy file memory-mapped and checks that parprim can take it.
 
     Returns a native-byte-order ndarray (a read-only memmap where the file
     allows it). flat: any shape is taken as its elements in C order;
-    otherwise the array must be one-dimensional.
+    shaped: any shape is kept (commands with --axis); otherwise the array
+    must be one-dimensional.
     """
     try:
         try:
@@ -56,7 +57,7 @@ def load_array(path, what="input", flat=False, allow_bool=False):
     if a.dtype.name not in TYPE_NAMES and not (allow_bool and a.dtype == np.bool_):
         raise CliError(f"{what} '{path}' holds {a.dtype} elements; parprim takes "
                        f"{', '.join(TYPE_NAMES)}")
-    if a.ndim != 1:
+    if a.ndim != 1 and not shaped:
         if not flat:
             raise CliError(f"{what} '{path}' has shape {a.shape}; this command takes a "
                            f"one-dimensional array")

@@ -21,10 +21,12 @@ from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, numpy_weighted
 from ._keyed import KeyedMethods, _order
+from ._axis import one_axis, reduce_axes, reduce_rows, scan_rows, sort_rows
 from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun
 
 _ndarray = np.ndarray
+_U8_CODE = _CODE[U8]
 
 # The per-thread default contexts of the module functions (parprim/__init__.py).
 _tls = threading.local()
@@ -202,7 +204,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         return [ALGORITHMS[i] for i in self._c.algorithms(_code(primitive, _PRIM_CODE, "primitive"))]
 
     # ---- primitives ----------------------------------------------------------
-    def reduce(self, a, op="sum", exact=None, dtype=None):
+    def reduce(self, a, op="sum", exact=None, dtype=None, axis=None, keepdims=False):
         """a[0] op a[1] op ... op a[n-1] (pp_reduce, pp_reduce_to); the
         identity for an empty array.
 
@@ -239,7 +241,24 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         every backend, device and thread count (docs/exact.md); Unsupported
         where the backend has none, and for a float sum into another dtype;
         other types and operators are exact already.
+
+        axis: None (the default: all of a, np.sum's default), an int or a
+        tuple of ints (negative ones count from the end; out of range:
+        numpy.exceptions.AxisError; repeated: ValueError), as np.sum's
+        axis: one value per position of the other axes
+        (pp_segmented_reduce over rows of the axes' elements, moved last;
+        in NumPy's result dtype, the rows converted to it first where it is
+        wider than a's; exact=None as above). keepdims=True: the reduced
+        axes kept with length 1. Returns an array of a's library (a NumPy
+        scalar where every axis is reduced without keepdims). An empty row
+        gives op's identity (NumPy raises for min and max).
         """
+        if axis is not None or keepdims:
+            axes = reduce_axes(a, axis, keepdims)
+            if axes is not None:
+                x_in, is_bool = bool_as_u8(a)
+                res, oc = reduce_rows(self, x_in, axes, op, exact, dtype, is_bool, keepdims)
+                return as_bool(res) if is_bool and oc == _U8_CODE else res
         if dtype is None and self._host and type(a) is _ndarray and a.dtype.kind != "b":
             try:  # -2: NumPy's result type, chosen in C
                 return self._c.reduce(a, op, -1, -1, exact, -2)
@@ -277,7 +296,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         finally:
             self._release_stream()
 
-    def scan(self, a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None):
+    def scan(self, a, op="sum", exclusive=False, out=None, exact=False, initial=None, dtype=None, axis=None):
         """Prefix scan (pp_scan, pp_scan_to): inclusive out[i] = a[0] op ...
         op a[i]; exclusive out[0] = identity, out[i] = a[0] op ... op a[i-1].
 
@@ -306,7 +325,26 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         reduce); with initial, initial takes part in the exact sum.
         Unsupported where the backend has no exact scan (with initial: cpu
         only, for now).
+
+        axis: None (the default, np.cumsum's: a's elements in C order, a
+        one-dimensional result) or an int (negative ones count from the
+        end; out of range: numpy.exceptions.AxisError): a scan along that
+        axis for each position of the others, as np.cumsum(a, axis)
+        (pp_segmented_scan over rows of the axis's elements, moved last;
+        the result has a's shape, a view in a's axis order; out= then of
+        a's shape, written by the C call along the last axis where out is
+        C-contiguous, else copied into). A 0-d a is one element. initial=
+        takes axis None or one-dimensional a only (InvalidArgument).
         """
+        if axis is not None:
+            ax = one_axis(a, axis, flat_0d=True)
+            if ax is not None:
+                if initial is not None:
+                    raise InvalidArgument("parprim: scan(initial=) runs on the whole array: axis=None, or a "
+                                          "one-dimensional array")
+                x_in, is_bool = bool_as_u8(a)
+                res, oc = scan_rows(self, x_in, ax, op, exclusive, out, exact, dtype, is_bool)
+                return as_bool(res) if is_bool and oc == _U8_CODE else res
         x_in, is_bool = bool_as_u8(a)
         with self._run(a) as r:
             x = r.input(x_in)
@@ -475,7 +513,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
             count = self._c.partition_if(x.h, y.h, cmp, value, x.code, x.n)
             return r.result(y), count
 
-    def sort(self, a, descending=False, out=None, nan_last=True):
+    def sort(self, a, descending=False, out=None, nan_last=True, axis=-1):
         """Stable radix sort (pp_sort_copy: the sort reads a and writes the
         result, with no copy of a first; only cuda's study algorithms copy a
         into the result and sort it there).
@@ -491,7 +529,20 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         reverse of ascending, as np.sort(a)[::-1] also has them) puts them;
         nan_last=False gives that order. nan_last has no effect on ascending
         sorts and integers.
+
+        axis: as np.sort's: -1 (the default: each row along the last axis),
+        another int (negative ones count from the end; out of range, or
+        any int for a 0-d a: numpy.exceptions.AxisError), or None (a's
+        elements in C order, sorted into a one-dimensional result). Along
+        an axis of an N-D a: pp_segmented_sort over rows of that axis's
+        elements, moved last; the result has a's shape (a view in a's axis
+        order). out= then has a's shape: along the last axis a C-contiguous
+        out is the C call's output (out=a: in place), else the result is
+        copied into it.
         """
+        ax = one_axis(a, axis, flat_0d=False)
+        if ax is not None:
+            return sort_rows(self, a, ax, descending, nan_last, out)
         order = _order(descending, nan_last)
         with self._run(a) as r:
             x = r.input(a)

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _parprim as _c
 from ._arrays import CODE, I64, U64, library
+from ._axis import argsort_rows, one_axis
 from ._numpy_rules import as_bool, bool_as_u8
 from ._parprim import InvalidArgument
 
@@ -52,7 +53,7 @@ def _xp(obj, what):
 class KeyedMethods:
     """The segmented, by-key and index primitives (a base of Context)."""
 
-    def argsort(self, a, descending=False, nan_last=True):
+    def argsort(self, a, descending=False, nan_last=True, axis=-1):
         """The stable sort's permutation (pp_argsort): int64 indices such that
         a[indices] is sort(a, descending, nan_last); np.argsort(a,
         kind="stable") for ascending order.
@@ -63,7 +64,19 @@ class KeyedMethods:
         descending and nan_last as for sort(). Returns a new int64 array of
         a's size (the C call's uint64 indices, whose bits are the same below
         2^63). a is not changed.
+
+        axis: as np.argsort's: -1 (the default: along the last axis), another
+        int (negative ones count from the end; out of range:
+        numpy.exceptions.AxisError) or None (a's elements in C order, a
+        one-dimensional result); a 0-d a is one element. Along an axis of
+        an N-D a: each element's position along the axis, sorted with the
+        keys by pp_segmented_sort_pairs over rows of the axis's elements
+        (moved last); the result has a's shape (a view in a's axis order),
+        np.argsort(a, axis, kind="stable") for ascending order.
         """
+        ax = one_axis(a, axis, flat_0d=True)
+        if ax is not None:
+            return argsort_rows(self, a, ax, descending, nan_last)
         order = _order(descending, nan_last)
         with self._run(a) as r:
             x = r.input(a)

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _parprim as _c
 from ._arrays import CODE, I64, as_ndarray, device_view, index, is_device_array, library, torch_dtype
+from ._axis import one_axis, top_k_rows
 from ._keyed import _order
 from ._parprim import InvalidArgument
 
@@ -248,7 +249,7 @@ class SearchMethods:
             self._c.merge(ka.h, kb.h, ko.h, va.h, vb.h, vo.h, va.dtype.itemsize, order, kb.n, ka.code, ka.n)
             return r.result(ko), r.result(vo)
 
-    def top_k(self, a, k, largest=True, nan_last=False):
+    def top_k(self, a, k, largest=True, nan_last=False, axis=-1):
         """The k largest (largest=True) or smallest elements of a, sorted, and
         their positions (pp_top_k): (values, indices) as torch.topk(a, k,
         largest=largest, sorted=True) gives them, values of a's dtype and
@@ -262,13 +263,23 @@ class SearchMethods:
         largest=False last. nan_last=True with largest=True puts NaNs last
         (they are taken only when fewer than k other elements exist).
         k > len(a) is clamped to len(a) (the C call's rule; torch raises);
-        k = 0 gives empty arrays; a negative k is InvalidArgument. a of any
-        shape is taken flat (its elements in C order; torch.topk works
-        along the last dimension).
+        k = 0 gives empty arrays; a negative k is InvalidArgument.
+
+        axis: -1 (the default: along the last axis, as torch.topk's dim=-1),
+        another int (negative ones count from the end; out of range:
+        numpy.exceptions.AxisError) or None (a's elements in C order, taken
+        flat). Along an axis of an N-D a: the first k of each row of the
+        axis's elements (moved last) sorted with their positions by
+        pp_segmented_sort_pairs (the same order and ties as pp_top_k);
+        values and indices have a's shape with min(k, a.shape[axis]) along
+        the axis (views in a's axis order). A 0-d a is one element.
         """
         k = index(k, "k")
         if k < 0:
             raise InvalidArgument(f"parprim: k = {k} is negative")
+        ax = one_axis(a, axis, flat_0d=True)
+        if ax is not None:
+            return top_k_rows(self, a, k, ax, largest, nan_last)
         order = _order(largest, nan_last)
         with self._run(a) as r:
             x = r.input(a)

@@ -74,6 +74,22 @@ def _nonneg_int(text):
     return v
 
 
+def _axis(text):
+    """--axis: an integer (negative from the end) or 'none'."""
+    if text.lower() == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer or 'none'") from None
+
+
+def _axis_option(s, default, what):
+    s.add_argument("--axis", type=_axis, default=default, metavar="AXIS",
+                   help=f"the axis of an N-D input (negative: from the end; 'none': all elements in C order); "
+                        f"default {'none' if default is None else default}: {what}")
+
+
 def build_parser():
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -110,13 +126,16 @@ def build_parser():
             s.add_argument(i, metavar=f"{i}.npy" if i != "input" else "x.npy", help=helps[i])
         return s
 
-    s = add("reduce", "reduce an array to one value (printed)")
+    s = add("reduce", "reduce an array to one value (printed), or along --axis (np.sum's axis)")
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")
+    _axis_option(s, None, "all elements")
     s.add_argument("--exact", action="store_true", help="float sums correctly rounded (the exact algorithm)")
-    s.add_argument("-o", "--output", metavar="OUT.npy", help="also write the value as a 0-d .npy")
+    s.add_argument("-o", "--output", metavar="OUT.npy",
+                   help="also write the value as a 0-d .npy (along --axis: the array)")
 
     s = add("scan", "inclusive (default) or exclusive prefix scan")
     s.add_argument("--op", choices=OPS, default="sum", help="operator (default sum)")
+    _axis_option(s, None, "all elements in C order, as np.cumsum")
     s.add_argument("--exclusive", action="store_true", help="exclusive scan (out[0] = identity)")
     s.add_argument("--exact", action="store_true", help="float sums correctly rounded (the exact algorithm)")
     s.add_argument("-o", "--output", metavar="OUT.npy", help=out_help)
@@ -164,6 +183,7 @@ def build_parser():
                         "(default: print them)")
 
     s = add("argsort", "the stable sort's permutation as int64 indices (np.argsort(kind='stable'))")
+    _axis_option(s, -1, "the last axis, as np.argsort")
     s.add_argument("--descending", action="store_true", help="descending order")
     s.add_argument("--nan-first", action="store_true",
                    help="with --descending, float keys: NaNs first (default: last)")
@@ -178,6 +198,8 @@ def build_parser():
     for name, text in (("sort", "stable radix sort of keys"),
                        ("sort-pairs", "stable radix sort of keys, moving values with them")):
         s = add(name, text, inputs=("input",) if name == "sort" else ("keys", "values"))
+        if name == "sort":
+            _axis_option(s, -1, "the last axis, as np.sort")
         s.add_argument("--descending", action="store_true", help="descending order")
         s.add_argument("--nan-first", action="store_true",
                        help="with --descending, float keys: NaNs first, the reverse of the ascending "
@@ -192,6 +214,7 @@ def build_parser():
                      "ties by index)")
     s.add_argument("-k", type=_nonneg_int, required=True, metavar="K",
                    help="how many (more than the input holds: all of them)")
+    _axis_option(s, -1, "the last axis, as torch.topk")
     s.add_argument("--smallest", action="store_true", help="the K smallest (default: largest)")
     s.add_argument("--nan-last", action="store_true",
                    help="float input: NaNs count as the smallest when taking the largest (default: the "

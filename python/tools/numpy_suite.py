@@ -9,8 +9,8 @@ QUICK: the histogram and unique modules alone) with pytest, after replacing
 np.sort, np.cumsum, np.sum, np.histogram and np.unique (the numpy module's
 attributes, and the names a test module imported from numpy) by wrappers.
 A wrapper calls parprim (a Context of --backend) where parprim covers the
-arguments (covers() of each wrapper: today's element types, and axis=None
-or the one axis of a 1-D array), else the saved NumPy function. Where parprim
+arguments (COVERS: today's element types, and axis= as NumPy takes it
+for sort, cumsum and sum), else the saved NumPy function. Where parprim
 raises on a call it covers, NumPy is called too: its result is returned if
 it has one (counted as "refused by parprim"), else parprim's error is raised
 (the test sees parprim's exception). ndarray methods (a.sort(), a.sum(),
@@ -89,18 +89,17 @@ def _array(a):
 
 
 def _axis_ok(x, axis):
-    """parprim works on the elements in C order: axis=None, or the one axis
-    of a 1-D array (widen here once parprim takes axis=)."""
+    """parprim takes NumPy's axis= (an int, None, or for sum a tuple of
+    ints); anything else (an array, a float) is NumPy's to refuse."""
     if axis is None:
         return True
-    if x.ndim != 1:
-        return False
-    if isinstance(axis, tuple) and len(axis) == 1:
-        axis = axis[0]
+    axes = axis if isinstance(axis, tuple) else (axis,)
     try:
-        return operator.index(axis) in (0, -1)
+        for a in axes:
+            operator.index(a)
     except TypeError:
         return False
+    return True
 
 
 class Cover:
@@ -127,11 +126,12 @@ class Cover:
 
 
 COVERS = {
-    "sort": Cover(NUMERIC, (("order", (None,)),), True, lambda ctx, x, b: ctx.sort(x)),
-    "cumsum": Cover(WITH_BOOL, (("out", (None,)),), True, lambda ctx, x, b: ctx.scan(x, "sum", dtype=b["dtype"])),
-    "sum": Cover(WITH_BOOL, (("out", (None,)), ("keepdims", (np._NoValue, False)), ("initial", (np._NoValue,)),
-                             ("where", (np._NoValue, True))), True,
-                 lambda ctx, x, b: ctx.reduce(x, "sum", dtype=b["dtype"])),
+    "sort": Cover(NUMERIC, (("order", (None,)),), True, lambda ctx, x, b: ctx.sort(x, axis=b["axis"])),
+    "cumsum": Cover(WITH_BOOL, (("out", (None,)),), True,
+                    lambda ctx, x, b: ctx.scan(x, "sum", dtype=b["dtype"], axis=b["axis"])),
+    "sum": Cover(WITH_BOOL, (("out", (None,)), ("initial", (np._NoValue,)), ("where", (np._NoValue, True))), True,
+                 lambda ctx, x, b: ctx.reduce(x, "sum", dtype=b["dtype"], axis=b["axis"],
+                                              keepdims=b["keepdims"] is True)),
     # weights: parprim.histogram hands them to NumPy, so they stay NumPy's here
     "histogram": Cover(NUMERIC, (("density", (None, False)), ("weights", (None,))), False,
                        lambda ctx, x, b: ctx.histogram(x, b["bins"], b["range"])),

@@ -167,6 +167,9 @@ pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a);
  * written) if x holds a NaN, whose bits the caller's fold then decides
  * (cpu_minmax.c). */
 int pp_cpu_fminmax(pp_type type, int max, const void *x, size_t n, void *out);
+/* The first i < n with x[i] == *v, or (v NULL) with x[i] a NaN, in f32 or
+ * f64 x (type); there must be one (cpu_minmax.c). */
+size_t pp_cpu_ffirst(pp_type type, const void *x, size_t n, const void *v);
 /* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
  * pp_unique), in[] of type (cpu_select.c). */
 size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);

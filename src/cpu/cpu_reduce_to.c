@@ -321,6 +321,21 @@ PP_FOR_EACH_TYPE(ARG_)
 #undef ARG_
 
 typedef size_t (*arg_fn)(const void *x, size_t lo, size_t hi, int *nan);
+
+/* f32 and f64: the vectorized MIN or MAX of the range (pp_cpu_fminmax),
+ * then its first position; with a NaN, the first NaN's. */
+#define FARG_(S, T, TYPE, O, MAX)                                               \
+    static size_t farg_##S##_##O(const void *x, size_t lo, size_t hi, int *nan) \
+    {                                                                           \
+        const T *p = (const T *)x + lo;                                         \
+        T v;                                                                    \
+        *nan = !pp_cpu_fminmax(TYPE, MAX, p, hi - lo, &v);                      \
+        return lo + pp_cpu_ffirst(TYPE, p, hi - lo, *nan ? NULL : &v);          \
+    }
+FARG_(f32, float, PP_F32, min, 0)
+FARG_(f32, float, PP_F32, max, 1)
+FARG_(f64, double, PP_F64, min, 0)
+FARG_(f64, double, PP_F64, max, 1)
 typedef int (*better_fn)(const void *x, size_t i, size_t k, int max);
 #define ARG_ENTRY_(E, T, S, K, U, W) [E] = {ARG_FIND_(S), better_##S},
 static const struct {
@@ -350,8 +365,10 @@ static void arg_block(const void *job, size_t b, int thread)
 
 pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a)
 {
+    static const arg_fn ffind[2][2] = {{farg_f32_min, farg_f32_max}, {farg_f64_min, farg_f64_max}};
     const int isa = pp_cpu_avx512() ? 2 : pp_cpu_avx2() ? 1 : 0;
-    const arg_fn find = arg_table[a->type].find[isa][a->max != 0];
+    const arg_fn find = a->type == PP_F32 || a->type == PP_F64 ? ffind[a->type == PP_F64][a->max != 0]
+                                                               : arg_table[a->type].find[isa][a->max != 0];
     const better_fn better = arg_table[a->type].better;
     uint64_t r;
     if (pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2) <= 1) {

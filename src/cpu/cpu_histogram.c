@@ -182,7 +182,7 @@ static pp_status cpu_histogram(pp_context *ctx, const pp_histogram_args *a, int 
     hist_plan p;
     k->plan(a, &p);
     const size_t n = a->n, nb = a->nbins;
-    const int nt = seq ? 1 : pp_cpu_threads_for(ctx, n, 2 * HIST_TILE);
+    const int nt = seq ? 1 : pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_HISTOGRAM / 2);
     const int atomic = nt > 1 && nb > PP_PRIVATE_BINS_MAX / (size_t)nt;
     const size_t nvalues = p.value_bytes <= 2 ? (size_t)1 << (8 * p.value_bytes) : 0;
     const int use_lut = !seq && nvalues && n >= 4 * nvalues && nb < ((size_t)1 << 31);

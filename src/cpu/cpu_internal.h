@@ -30,6 +30,22 @@ void *pp_cpu_runs_scratch(pp_context *ctx, size_t bytes, const char *fn);
 #define PP_RB 8192
 #define PP_ST 8192
 
+/* ---- small arrays ------------------------------------------------------------------
+ * Below these element counts a call runs inline on the calling thread: no
+ * parallel region (whose start and join cost more than such work, and far
+ * more when other processes hold the cores) and no scratch beyond what the
+ * algorithm itself needs. From them on, one thread per half of the count
+ * (pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_x / 2)). Measured in
+ * bench/studies/cpu-small-arrays.md. */
+#define PP_CPU_INLINE_REDUCE ((size_t)1 << 16)    /* reduce, reduce_to, argmin and argmax */
+#define PP_CPU_INLINE_SCAN ((size_t)1 << 15)      /* scan, scan_to */
+#define PP_CPU_INLINE_HISTOGRAM ((size_t)1 << 16) /* histogram_even, histogram_range */
+#define PP_CPU_INLINE_SELECT ((size_t)1 << 16)    /* select, unique, partition */
+#define PP_CPU_INLINE_SORT ((size_t)1 << 18)      /* sort, sort_pairs and their copies, argsort */
+/* Sorts of at most this many keys: by insertion, stable, on the calling
+ * thread, no scratch (the radix sort's setup costs more). */
+#define PP_CPU_SORT_INSERTION 48
+
 /* Threads worth using for work on n elements, at least grain per thread. */
 static inline int pp_cpu_threads_for(const pp_context *ctx, size_t n, size_t grain)
 {
@@ -146,6 +162,14 @@ pp_status pp_cpu_merge_sequential(pp_context *ctx, const pp_merge_args *a);
 pp_status pp_cpu_reduce_to(pp_context *ctx, const pp_convert_args *a);
 pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a);
 pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a);
+/* The f32 or f64 (type) MIN (max == 0) or MAX of x[0..n), n >= 1, into
+ * *out, vectorized, in the bits of the operator's fold; 0 (nothing
+ * written) if x holds a NaN, whose bits the caller's fold then decides
+ * (cpu_minmax.c). */
+int pp_cpu_fminmax(pp_type type, int max, const void *x, size_t n, void *out);
+/* The first i < n with x[i] == *v, or (v NULL) with x[i] a NaN, in f32 or
+ * f64 x (type); there must be one (cpu_minmax.c). */
+size_t pp_cpu_ffirst(pp_type type, const void *x, size_t n, const void *v);
 /* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
  * pp_unique), in[] of type (cpu_select.c). */
 size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);

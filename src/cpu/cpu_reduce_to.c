@@ -82,7 +82,7 @@ static double lanes_total(double *acc)
     return acc[0];
 }
 
-static uint64_t sum_f32_f64_plain(const float *x, size_t n)
+static PP_ALWAYS_INLINE uint64_t sum_f32_f64_lanes(const float *x, size_t n)
 {
     double acc[PP_FL];
     for (int l = 0; l < PP_FL; l++) acc[l] = -0.0; /* the sum's identity: a sum of -0.0 stays -0.0 */
@@ -96,7 +96,12 @@ static uint64_t sum_f32_f64_plain(const float *x, size_t n)
     return bits;
 }
 
+static uint64_t sum_f32_f64_plain(const float *x, size_t n) { return sum_f32_f64_lanes(x, n); }
+
 #if PP_CPU_HAVE_AVX512
+/* The same loop compiled for AVX2, which vectorizes it. */
+PP_CPU_AVX2 static uint64_t sum_f32_f64_avx2(const float *x, size_t n) { return sum_f32_f64_lanes(x, n); }
+
 PP_CPU_AVX512 static uint64_t sum_f32_f64_avx512(const float *x, size_t n)
 {
     __m512d a0 = _mm512_set1_pd(-0.0), a1 = a0, a2 = a0, a3 = a0; /* -0.0: the sum's identity */
@@ -125,6 +130,7 @@ static uint64_t sum_f32_f64(const void *x, size_t n)
 {
 #if PP_CPU_HAVE_AVX512
     if (pp_cpu_avx512()) return sum_f32_f64_avx512((const float *)x, n);
+    if (pp_cpu_avx2()) return sum_f32_f64_avx2((const float *)x, n);
 #endif
     return sum_f32_f64_plain((const float *)x, n);
 }
@@ -158,13 +164,16 @@ static pp_status cpu_reduce_to(pp_context *ctx, const pp_convert_args *a)
     conv_job j = conv_job_of(a, 0);
     if (a->in_type == PP_F32 && a->out_type == PP_F64 && a->op == PP_SUM) j.fused = sum_f32_f64;
     uint64_t r;
-    if (a->n <= PP_RB) {
-        r = conv_fold(&j, 0, a->n);
+    if (pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2) <= 1) {
+        /* on one thread: the blocks in order, combined as they come */
+        r = conv_fold(&j, 0, a->n < PP_RB ? a->n : PP_RB);
+        for (size_t lo = PP_RB; lo < a->n; lo += PP_RB)
+            r = j.k.combine(r, conv_fold(&j, lo, a->n - lo < PP_RB ? a->n : lo + PP_RB));
     } else {
         const size_t nb = (a->n + PP_RB - 1) / PP_RB;
         j.part = (uint64_t *)pp_cpu_scratch(ctx, nb * sizeof(uint64_t), a->fn);
         if (!j.part) return PP_ERROR_OUT_OF_MEMORY;
-        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, (size_t)1 << 15), nb, conv_reduce_block, &j);
+        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2), nb, conv_reduce_block, &j);
         r = j.part[0];
         for (size_t b = 1; b < nb; b++) r = j.k.combine(r, j.part[b]);
     }
@@ -220,11 +229,12 @@ static pp_status cpu_scan_to(pp_context *ctx, const pp_convert_args *a)
         conv_scan(&j, 0, a->n, j.k.identity);
     } else {
         const size_t ntiles = (a->n + PP_ST - 1) / PP_ST;
-        void *scratch = pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn);
-        if (!scratch) return PP_ERROR_OUT_OF_MEMORY;
+        const int nt = pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_SCAN / 2);
+        void *scratch = nt > 1 ? pp_cpu_scratch(ctx, pp_cpu_chain_scratch_bytes(ntiles, 1), a->fn) : NULL;
+        if (nt > 1 && !scratch) return PP_ERROR_OUT_OF_MEMORY;
         const pp_cpu_chain_spec spec = {ntiles,         1,  &j.k.identity, conv_tile_value, conv_combine,
                                         conv_tile_body, &j, NULL};
-        pp_cpu_chain(&spec, pp_cpu_threads_for(ctx, a->n, 2 * PP_ST), scratch, NULL);
+        pp_cpu_chain(&spec, nt, scratch, NULL);
     }
     if (j.exclusive) j.k.public_identity(a->out);
     return PP_SUCCESS;
@@ -239,6 +249,29 @@ pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a) { return cpu
  * *nan = 1), else of the first minimum (maximum). better_S: 1 if x[i] is
  * strictly better than x[k] (NaNs excluded by the caller). */
 #define BETTER_(max, a, b) ((max) ? (a) > (b) : (a) < (b))
+/* arg_S_min and arg_S_max, compiled with target attribute ATTR, named with
+ * suffix X: the body once for generic x86-64, once for AVX2 and once for
+ * AVX-512 (chosen per call, pp_cpu_arg). */
+#define ARG_AT_(T, S, ATTR, X)                                                         \
+    ATTR static size_t arg_##S##_min##X(const void *x, size_t lo, size_t hi, int *nan) \
+    {                                                                                  \
+        return arg_##S##_body((const T *)x, lo, hi, nan, 0);                           \
+    }                                                                                  \
+    ATTR static size_t arg_##S##_max##X(const void *x, size_t lo, size_t hi, int *nan) \
+    {                                                                                  \
+        return arg_##S##_body((const T *)x, lo, hi, nan, 1);                           \
+    }
+#if PP_CPU_HAVE_AVX512
+#define ARG_VEC_(T, S) ARG_AT_(T, S, PP_CPU_AVX2, _avx2) ARG_AT_(T, S, PP_CPU_AVX512, _avx512)
+/* find[isa][max]: the generic, AVX2 and AVX-512 builds */
+#define ARG_FIND_(S)                                                                                   \
+    {{arg_##S##_min, arg_##S##_max}, {arg_##S##_min_avx2, arg_##S##_max_avx2},                           \
+     {arg_##S##_min_avx512, arg_##S##_max_avx512}}
+#else
+#define ARG_VEC_(T, S)
+#define ARG_FIND_(S)                                                                                   \
+    {{arg_##S##_min, arg_##S##_max}, {arg_##S##_min, arg_##S##_max}, {arg_##S##_min, arg_##S##_max}}
+#endif
 #define ARG_(E, T, S, K, U, W)                                                                               \
     static PP_ALWAYS_INLINE size_t arg_##S##_body(const T *x, size_t lo, size_t hi, int *nan, const int max) \
     {                                                                                                        \
@@ -277,14 +310,8 @@ pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a) { return cpu
         *nan = 0;                                                                                            \
         return bi;                                                                                           \
     }                                                                                                        \
-    static size_t arg_##S##_min(const void *x, size_t lo, size_t hi, int *nan)                               \
-    {                                                                                                        \
-        return arg_##S##_body((const T *)x, lo, hi, nan, 0);                                                 \
-    }                                                                                                        \
-    static size_t arg_##S##_max(const void *x, size_t lo, size_t hi, int *nan)                               \
-    {                                                                                                        \
-        return arg_##S##_body((const T *)x, lo, hi, nan, 1);                                                 \
-    }                                                                                                        \
+    ARG_AT_(T, S, , )                                                                                        \
+    ARG_VEC_(T, S)                                                                                           \
     static int better_##S(const void *x_, size_t i, size_t k, int max)                                       \
     {                                                                                                        \
         const T *x = (const T *)x_;                                                                          \
@@ -294,10 +321,25 @@ PP_FOR_EACH_TYPE(ARG_)
 #undef ARG_
 
 typedef size_t (*arg_fn)(const void *x, size_t lo, size_t hi, int *nan);
+
+/* f32 and f64: the vectorized MIN or MAX of the range (pp_cpu_fminmax),
+ * then its first position; with a NaN, the first NaN's. */
+#define FARG_(S, T, TYPE, O, MAX)                                               \
+    static size_t farg_##S##_##O(const void *x, size_t lo, size_t hi, int *nan) \
+    {                                                                           \
+        const T *p = (const T *)x + lo;                                         \
+        T v;                                                                    \
+        *nan = !pp_cpu_fminmax(TYPE, MAX, p, hi - lo, &v);                      \
+        return lo + pp_cpu_ffirst(TYPE, p, hi - lo, *nan ? NULL : &v);          \
+    }
+FARG_(f32, float, PP_F32, min, 0)
+FARG_(f32, float, PP_F32, max, 1)
+FARG_(f64, double, PP_F64, min, 0)
+FARG_(f64, double, PP_F64, max, 1)
 typedef int (*better_fn)(const void *x, size_t i, size_t k, int max);
-#define ARG_ENTRY_(E, T, S, K, U, W) [E] = {{arg_##S##_min, arg_##S##_max}, better_##S},
+#define ARG_ENTRY_(E, T, S, K, U, W) [E] = {ARG_FIND_(S), better_##S},
 static const struct {
-    arg_fn find[2];
+    arg_fn find[3][2]; /* generic, AVX2, AVX-512 */
     better_fn better;
 } arg_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(ARG_ENTRY_)};
 #undef ARG_ENTRY_
@@ -323,18 +365,27 @@ static void arg_block(const void *job, size_t b, int thread)
 
 pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a)
 {
-    const arg_fn find = arg_table[a->type].find[a->max != 0];
+    static const arg_fn ffind[2][2] = {{farg_f32_min, farg_f32_max}, {farg_f64_min, farg_f64_max}};
+    const int isa = pp_cpu_avx512() ? 2 : pp_cpu_avx2() ? 1 : 0;
+    const arg_fn find = a->type == PP_F32 || a->type == PP_F64 ? ffind[a->type == PP_F64][a->max != 0]
+                                                               : arg_table[a->type].find[isa][a->max != 0];
     const better_fn better = arg_table[a->type].better;
     uint64_t r;
-    if (a->n <= PP_RB) {
+    if (pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2) <= 1) {
+        /* on one thread: the blocks in order, a later one winning if strictly better */
         int nan;
-        r = find(a->in, 0, a->n, &nan);
+        r = find(a->in, 0, a->n < PP_RB ? a->n : PP_RB, &nan);
+        for (size_t lo = PP_RB; lo < a->n && !nan; lo += PP_RB) {
+            int bnan;
+            const size_t p = find(a->in, lo, a->n - lo < PP_RB ? a->n : lo + PP_RB, &bnan);
+            if (bnan || better(a->in, p, r, a->max)) r = p, nan = bnan;
+        }
     } else {
         const size_t nb = (a->n + PP_RB - 1) / PP_RB;
         uint64_t *part = (uint64_t *)pp_cpu_scratch(ctx, 2 * nb * sizeof(uint64_t), a->fn);
         if (!part) return PP_ERROR_OUT_OF_MEMORY;
         const arg_job j = {find, a->in, a->n, part, part + nb};
-        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, (size_t)1 << 15), nb, arg_block, &j);
+        pp_cpu_for_tiles(pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2), nb, arg_block, &j);
         r = part[0];
         int nan = (int)j.nan[0];
         for (size_t b = 1; b < nb && !nan; b++)

@@ -382,7 +382,7 @@ static pp_status cpu_select(pp_context *ctx, const pp_select_args *a, int sequen
         *a->count = 0;
         return PP_SUCCESS;
     }
-    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SEL_TILE_MIN);
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_SELECT / 2);
     j.tile = SEL_TILE_MAX;
     while (j.tile > SEL_TILE_MIN && n / j.tile < 4 * (size_t)nt) j.tile /= 2;
     const size_t ntiles = (n + j.tile - 1) / j.tile;

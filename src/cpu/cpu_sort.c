@@ -94,7 +94,13 @@ static pp_status cpu_sort(pp_context *ctx, const pp_sort_args *a, int sequential
     size_t vsize = a->value_size;
     const size_t n = a->n;
     const uint64_t mask = pp_cpu_sort_mask(a->order);
-    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, 2 * SORT_TILE_MIN);
+    if (n <= PP_CPU_SORT_INSERTION) { /* by insertion of radix keys: stable, the same order */
+        if (kin != keys) memcpy(keys, kin, n * k->size);
+        if (vals && vin != vals) memcpy(vals, vin, n * vsize);
+        k->insert(keys, vals, vals ? vsize : 0, 0, n, mask);
+        return PP_SUCCESS;
+    }
+    const int nt = sequential ? 1 : pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_SORT / 2);
     const size_t tile = sort_tile(n, nt), ntiles = (n + tile - 1) / tile;
     if (!vals) vsize = 0;
     if (n > (SIZE_MAX / 4) / (k->size + vsize))
@@ -259,7 +265,7 @@ static pp_status cpu_iota(pp_context *ctx, const char *fn, pp_type index_type, v
 {
     (void)fn;
     const iota_job j = {out, n, index_type == PP_U64};
-    pp_cpu_for_tiles(pp_cpu_threads_for(ctx, n, 2 * SORT_TILE_MIN), (n + SORT_TILE_MIN - 1) / SORT_TILE_MIN,
+    pp_cpu_for_tiles(pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_SORT / 2), (n + SORT_TILE_MIN - 1) / SORT_TILE_MIN,
                      iota_tile, &j);
     return PP_SUCCESS;
 }

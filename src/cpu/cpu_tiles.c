@@ -3,6 +3,7 @@
 
 #include <omp.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -81,9 +82,29 @@ static void prefix_of(const chain_state *s, size_t t, uint64_t *run)
     }
 }
 
+/* pp_cpu_chain on the calling thread: the tiles in order, each prefix the
+ * running fold of the values before it (the same combinations, in the same
+ * order, as every look-back makes), no state. */
+static void chain_inline(const pp_cpu_chain_spec *sp, uint64_t *total)
+{
+    uint64_t v[PP_CPU_CHAIN_MAX_WIDTH], prefix[PP_CPU_CHAIN_MAX_WIDTH];
+    memcpy(prefix, sp->identity, sp->width * sizeof *prefix);
+    for (size_t t = 0; t < sp->ntiles; t++) {
+        if (sp->own) sp->own(sp->job, t, v, 0);
+        else sp->value(sp->job, t, v);
+        sp->body(sp->job, t, prefix, v);
+        sp->combine(sp->job, prefix, v);
+    }
+    if (total) memcpy(total, prefix, sp->width * sizeof *total);
+}
+
 void pp_cpu_chain(const pp_cpu_chain_spec *sp, int nt, void *scratch, uint64_t *total)
 {
     const size_t ntiles = sp->ntiles, w = sp->width;
+    if (nt <= 1 || ntiles <= 1) {
+        chain_inline(sp, total);
+        return;
+    }
     chain_state s;
     s.sp = sp;
     s.value = (_Atomic uint64_t *)scratch;
@@ -161,3 +182,19 @@ void pp_cpu_copy_stream(void *dst_, const void *src_, size_t bytes)
     memcpy(dst, src, bytes);
 #endif
 }
+
+#if PP_CPU_HAVE_AVX512
+int pp_cpu_avx512(void)
+{
+    static _Atomic int known; /* 0: not yet asked; 1: no; 2: yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (!k) {
+        const char *off = getenv("PARPRIM_CPU_NO_AVX512");
+        const int has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+        k = has && !(off && *off && strcmp(off, "0")) ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+#endif

@@ -55,7 +55,9 @@ size_t pp_cpu_chain_scratch_bytes(size_t ntiles, size_t width);
 
 /* Runs spec->body on every tile on up to nt threads, tiles claimed in
  * increasing order, each body given its exclusive prefix. scratch:
- * pp_cpu_chain_scratch_bytes bytes, 64-byte aligned. A body may overwrite
+ * pp_cpu_chain_scratch_bytes bytes, 64-byte aligned; with nt <= 1 the
+ * tiles run in order on the calling thread, which needs no scratch (NULL
+ * is fine). A body may overwrite
  * its own tile's input (in-place scans): a look-back that reads an input to
  * compute a missing value discards what it read if the owner published the
  * value meanwhile, and owners write only after publishing. total (width
@@ -109,22 +111,26 @@ void pp_cpu_copy_stream(void *dst, const void *src, size_t bytes);
 
 /* ---- vector instructions ----------------------------------------------------------
  * The library is compiled for generic x86-64; kernels written with AVX-512
- * intrinsics carry PP_CPU_AVX512 (a target attribute: that function alone
- * is compiled for it, and so must be every inline function it calls) and
- * run only where pp_cpu_avx512() finds the instructions. Elsewhere, or
- * built with -DPP_CPU_NO_AVX512, the plain C loops run. */
+ * or AVX2 intrinsics carry PP_CPU_AVX512 or PP_CPU_AVX2 (a target
+ * attribute: that function alone is compiled for it, and so must be every
+ * inline function it calls) and run only where pp_cpu_avx512() or
+ * pp_cpu_avx2() finds the instructions. Elsewhere, or built with
+ * -DPP_CPU_NO_AVX512, the plain C loops run. PARPRIM_CPU_NO_AVX512=1 (or
+ * any value but 0) in the environment makes pp_cpu_avx512() say no, so an
+ * AVX-512 machine takes the paths of an AVX2-only one (docs/backends.md). */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(PP_CPU_NO_AVX512)
 #define PP_CPU_HAVE_AVX512 1
 #include <immintrin.h>
 #define PP_CPU_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,popcnt,bmi,bmi2")))
-static inline int pp_cpu_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-}
+#define PP_CPU_AVX2 __attribute__((target("avx2,popcnt,bmi,bmi2")))
+/* pp_cpu_avx512() (cpu_tiles.c): the processor's answer and the
+ * environment's, read once. */
+int pp_cpu_avx512(void);
+static inline int pp_cpu_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #else
 #define PP_CPU_HAVE_AVX512 0
 static inline int pp_cpu_avx512(void) { return 0; }
+static inline int pp_cpu_avx2(void) { return 0; }
 #endif
 
 #endif

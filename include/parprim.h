@@ -333,7 +333,17 @@ PP_API pp_status pp_copy(pp_context *ctx, void *dst, const void *src, size_t byt
  * run to run: on cpu they are also independent of the thread count; on
  * cuda and opencl they may differ from one device model to another, but
  * not from run to run on one device. The rounding differs from a
- * left-to-right sum; the error bound is that of sequential summation.
+ * left-to-right sum. A PP_SUM of f32 or f64 under PP_ALGO_AUTO is
+ * compensated on every backend: each running partial sum keeps the
+ * rounding errors of its additions beside it (each found exactly), and the
+ * partials are combined in a fixed tree, so the error is at most about
+ * (2 log2(n) + 8) u sum|in[i]| (u = 2^-24 for f32, 2^-53 for f64), however
+ * long the stretch one thread folds, where sequential summation's bound is
+ * n u sum|in[i]| (tests/test_sum_accuracy.c checks the bound against an
+ * exact sum). Special values are plain summation's: a NaN input, or both
+ * infinities, gives NaN; else an infinity gives that infinity; a sum of
+ * -0.0 alone is -0.0. (The named algorithms of pp_set_algorithm fold as
+ * named, without compensation; PP_ALGO_EXACT rounds once.)
  * Exact sums (pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_EXACT); cpu, cuda
  * and opencl; a backend without it refuses the choice with
  * PP_ERROR_UNSUPPORTED; opencl without cl_khr_fp64 returns

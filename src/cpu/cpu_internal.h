@@ -159,6 +159,8 @@ pp_status pp_cpu_merge(pp_context *ctx, const pp_merge_args *a);
 pp_status pp_cpu_merge_sequential(pp_context *ctx, const pp_merge_args *a);
 /* pp_reduce_to, pp_scan_to (converting pairs) and pp_argmin / pp_argmax
  * (cpu_reduce_to.c). */
+/* The default f32/f64 PP_SUM of pp_reduce, n >= 1, compensated (cpu_comp_sum.c). */
+pp_status pp_cpu_comp_sum(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_reduce_to(pp_context *ctx, const pp_convert_args *a);
 pp_status pp_cpu_scan_to(pp_context *ctx, const pp_convert_args *a);
 pp_status pp_cpu_arg(pp_context *ctx, const pp_arg_args *a);

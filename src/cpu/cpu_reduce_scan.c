@@ -459,6 +459,8 @@ static pp_status cpu_reduce(pp_context *ctx, const pp_reduce_args *a, int sequen
         k->public_identity(out);
     } else if (sequential) {
         k->reduce_seq(in, n, out);
+    } else if (a->op == PP_SUM && pp_type_kind(a->type) == PP_KIND_FLOAT) {
+        return pp_cpu_comp_sum(ctx, a); /* compensated (cpu_comp_sum.c) */
     } else if (pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_REDUCE / 2) <= 1) {
         /* on one thread: the blocks in order, combined as they come */
         const fold_fn fold = fold_kernel_of(a->type, a->op);

@@ -2,7 +2,9 @@
 //
 // Each thread folds a grid-strided share of the input, read as 16-byte
 // vectors (RED_U of them in flight per iteration), into 16 / sizeof(T)
-// independent accumulators. The few elements before the first 16-byte
+// independent accumulators (float sums with compensation: each accumulator
+// carries the rounding errors of its additions, device/comp_sum.cuh). The
+// few elements before the first 16-byte
 // boundary of `in` (head) and after the last whole vector (tail) are folded
 // in by the first threads of the grid. A block combines its threads in a
 // fixed order (warp shuffles, then one warp over the warp results).
@@ -24,6 +26,7 @@
 #include "cuda_state.cuh"
 #include "device/block_scan.cuh"
 #include "device/cluster.cuh"
+#include "device/comp_sum.cuh"
 #include "device/dispatch.cuh"
 #include "device/ops.cuh"
 #include "device/util.cuh"
@@ -77,6 +80,31 @@ template <typename T, typename Op> __device__ __forceinline__ void fold_vec(pp_v
     }
 }
 
+// Float sums fold with compensation (device/comp_sum.cuh): each
+// accumulator keeps the rounding errors of its additions beside it, so a
+// thread's share is summed with an error independent of its length.
+template <typename T, typename Op> __device__ __forceinline__ constexpr bool comp_sum()
+{
+    return pp_is_float<T>() && pp_same<Op, Op_sum>::value;
+}
+
+// fold_vec, compensated where comp_sum: err holds the accumulators' errors.
+template <typename T, typename Op>
+__device__ __forceinline__ void fold_vec_c(pp_vec16<T> &acc, pp_vec16<T> &err, const pp_vec16<T> &x)
+{
+    if constexpr (comp_sum<T, Op>()) {
+#pragma unroll
+        for (int e = 0; e < pp_vec16<T>::N; e++) {
+            T s = acc.get(e), c = err.get(e);
+            pp_comp_add(s, c, x.get(e));
+            acc.set(e, s);
+            err.set(e, c);
+        }
+    } else {
+        fold_vec<T, Op>(acc, x);
+    }
+}
+
 template <typename T, typename Op> __device__ __forceinline__ void fill_identity(pp_vec16<T> &v)
 {
 #pragma unroll
@@ -90,6 +118,8 @@ template <typename T, typename Op> __device__ __forceinline__ T thread_fold(cons
     constexpr int E = pp_vec16<T>::N;
     pp_vec16<T> acc; // E independent accumulators, packed
     fill_identity<T, Op>(acc);
+    pp_vec16<T> err; // their rounding errors (float sums: comp_sum)
+    fill_identity<T, Op_sum>(err);
     T lone = Op::template identity<T>(); // head and tail elements
 
     // Head: elements before the first 16-byte boundary (in is element aligned).
@@ -108,7 +138,7 @@ template <typename T, typename Op> __device__ __forceinline__ T thread_fold(cons
 #pragma unroll
         for (int k = 0; k < RED_U; k++) x[k].load(vin + (i + k * G) * E);
 #pragma unroll
-        for (int k = 0; k < RED_U; k++) fold_vec<T, Op>(acc, x[k]);
+        for (int k = 0; k < RED_U; k++) fold_vec_c<T, Op>(acc, err, x[k]);
     }
     // Fewer than RED_U vectors left for this thread: guarded, still issued together.
     {
@@ -119,14 +149,17 @@ template <typename T, typename Op> __device__ __forceinline__ T thread_fold(cons
             if (i + k * G < body) x[k].load(vin + (i + k * G) * E);
         }
 #pragma unroll
-        for (int k = 0; k < RED_U - 1; k++) fold_vec<T, Op>(acc, x[k]);
+        for (int k = 0; k < RED_U - 1; k++) fold_vec_c<T, Op>(acc, err, x[k]);
     }
     if (g < tail) lone = Op::apply(lone, in[tail0 + g]);
 
     // Fold the accumulators (once per thread, in a fixed order).
     T r = lone;
 #pragma unroll
-    for (int e = 0; e < E; e++) r = Op::apply(r, acc.get(e));
+    for (int e = 0; e < E; e++) {
+        if constexpr (comp_sum<T, Op>()) r = Op::apply(r, pp_comp_value(acc.get(e), err.get(e)));
+        else r = Op::apply(r, acc.get(e));
+    }
     return r;
 }
 

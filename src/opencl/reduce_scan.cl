@@ -46,6 +46,26 @@ void group_reduce(__local T *red, uint lid)
     }
 }
 
+/* Float sums fold with compensation: each lane accumulator s carries the
+ * sum of the rounding errors of its additions in c (each error exact, by
+ * Knuth's TwoSum), so a work-item's share is summed with an error that
+ * does not grow with its length; s + c, rounded once, is the lane's value.
+ * An infinity or NaN makes s non-finite (and c NaN): s alone is then the
+ * value, as a plain sum gives it; c == 0 leaves s (a sum of -0.0 stays
+ * -0.0). */
+#if defined(OP_SUM) && T_IS_FLOAT
+#define COMP_SUM 1
+#define COMP_ADD(s, c, x)                                                                                    \
+    do {                                                                                                     \
+        const T t_ = (s) + (x), z_ = t_ - (s);                                                               \
+        (c) += ((s) - (t_ - z_)) + ((x) - z_);                                                               \
+        (s) = t_;                                                                                            \
+    } while (0)
+T comp_value(T s, T c) { return (c != (T)0 && isfinite(s) && isfinite(c)) ? s + c : s; }
+#else
+#define COMP_SUM 0
+#endif
+
 /* ---- reduce ---------------------------------------------------------------------------------------------
  * Group g folds in[in_off + g*chunk .. min(n, (g+1)*chunk)): work-item i
  * loads the 16-byte vectors i, i + L, ... of the chunk into T_VEC lane
@@ -68,6 +88,10 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__glo
         __global const IN_T *p = in + in_off + lo;
         T acc[T_VEC];
         for (int j = 0; j < T_VEC; j++) acc[j] = OP_NEUTRAL;
+#if COMP_SUM
+        T err[T_VEC]; /* the lanes' rounding errors */
+        for (int j = 0; j < T_VEC; j++) err[j] = OP_NEUTRAL;
+#endif
         const ulong nvec = (hi - lo) / T_VEC;
         for (ulong v = lid; v < nvec; v += L) {
             T e[T_VEC];
@@ -76,9 +100,16 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void reduce_chunks(__glo
 #else
             VSTORE(VLOAD(v, p), 0, e);
 #endif
+#if COMP_SUM
+            for (int j = 0; j < T_VEC; j++) COMP_ADD(acc[j], err[j], e[j]);
+#else
             for (int j = 0; j < T_VEC; j++) acc[j] = pp_combine(acc[j], e[j]);
+#endif
         }
         for (ulong t = nvec * T_VEC + lid; lo + t < hi; t += L) acc[0] = pp_combine(acc[0], (T)p[t]);
+#if COMP_SUM
+        for (int j = 0; j < T_VEC; j++) acc[j] = comp_value(acc[j], err[j]);
+#endif
         for (int w = T_VEC / 2; w > 0; w >>= 1)
             for (int j = 0; j < w; j++) acc[j] = pp_combine(acc[j], acc[j + w]);
         red[lid] = acc[0];

@@ -231,10 +231,13 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         (pp_reduce_to) and rounded once to float32, at least as accurate as
         np.sum's pairwise sum (bench/studies/python-sums.md), where the
         context's reduce algorithm is "auto" (and the device has float64);
-        everything else as exact=False. float64 sums run the fast sum: the
-        exact one costs 2-9x on the cpu backend (python-sums.md); ask for
-        exact=True where its accuracy matters. exact=False: the context's
-        algorithm in a's own type (the fast sum, as parprim summed before:
+        everything else as exact=False. float64 sums run pp_reduce's default
+        sum, which is compensated (include/parprim.h: error at most about
+        (2 log2(n) + 8) * 2^-53 * sum|a|; as accurate as the exact sum in
+        every row of python-sums.md, at the speed of an integer sum of the
+        same bytes); the exact one costs 1.5-7x on the cpu backend. exact=False:
+        the context's algorithm in a's own type (with "auto", pp_reduce's
+        compensated sum; a named algorithm sums as it is named:
         reproducible, within the error bound of sequential summation).
         exact=True: PP_ALGO_EXACT for this call: a float32 or float64 sum is
         the correctly rounded value of the exact sum, bitwise the same on

@@ -114,10 +114,10 @@ def _relerr(x, ref):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_default_float_sum_accuracy(backend, rng):
-    """float32: no worse than np.sum (pairwise) on 10^6 values of 0.1 and on
-    random data at 10^6 .. 10^7 (relative error, or float32's rounding of
-    the result); float32 and float64 results are NumPy scalars of the input
-    type."""
+    """float32 and float64: no worse than np.sum (pairwise) on 10^6 values
+    of 0.1 and on random data at 10^6 .. 10^7 (relative error, or a
+    rounding of the result); float32 and float64 results are NumPy scalars
+    of the input type."""
     ctx = context(backend)
     a = np.full(10**6, 0.1, np.float32)
     ref = math.fsum(a.astype(np.float64))
@@ -134,6 +134,19 @@ def test_default_float_sum_accuracy(backend, rng):
         assert _relerr(got, ref) <= max(_relerr(np.sum(a), ref), 2**-24), (n, data, got, np.sum(a), ref)
     f = make_data(rng, np.float64, 1000)
     assert run(ctx.reduce, f).dtype == np.float64
+    # float64: pp_reduce's compensated sum, no worse than np.sum (or a
+    # rounding of the result) on the same kinds of data
+    for n, data in ((10**6, "tenths"), (10**6 + 7, "wide"), (3 * 10**6 + 1, "uniform")):
+        if data == "tenths":
+            a = np.full(n, 0.1)
+        elif data == "uniform":
+            a = rng.random(n)
+        else:
+            a = rng.standard_normal(n) * np.exp2(rng.integers(-20, 21, n))
+        ref = math.fsum(a)
+        got = ctx.reduce(a)
+        assert got.dtype == np.float64
+        assert _relerr(got, ref) <= max(_relerr(np.sum(a), ref), 2**-53), (n, data, got, np.sum(a), ref)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

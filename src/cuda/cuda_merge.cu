@@ -1,6 +1,6 @@
 // pp_merge and pp_merge_pairs on the cuda backend: the merge path in two
 // launches. split_kernel (merge/split.cuh) finds, for each bound of the
-// output's tiles of kMergeTile outputs, how many of a's keys come before it
+// output's tiles of merge_tile<U, V>() outputs, how many of a's keys come before it
 // (a binary search on the diagonal, by the sort's radix keys,
 // device/sort_keys.cuh: a's key first among equals, so the merge is
 // stable); merge_tile_kernel (merge/tile.cuh) then merges each tile in
@@ -17,7 +17,7 @@ namespace {
 template <bool FLOAT, typename U, typename V>
 pp_status merge_typed(pp_context *ctx, const pp_merge_args *a, const KeyMap &km)
 {
-    const size_t n = a->na + a->nb, tiles = ceil_div(n, kMergeTile);
+    const size_t n = a->na + a->nb, tiles = ceil_div(n, (size_t)merge_tile<U, V>());
     MergeArgs p;
     p.a_keys = a->a_keys;
     p.a_vals = VInfo<V>::has ? a->a_values : NULL;
@@ -28,6 +28,7 @@ pp_status merge_typed(pp_context *ctx, const pp_merge_args *a, const KeyMap &km)
     p.keys_out = a->keys_out;
     p.vals_out = VInfo<V>::has ? a->values_out : NULL;
     p.tiles = tiles;
+    p.tile = (uint32_t)merge_tile<U, V>();
     p.xmask = km.xmask;
     p.nan_key = km.nan_key;
     p.splits = (uint64_t *)pp_cuda_scratch(ctx, (tiles + 1) * sizeof(uint64_t), a->fn);

@@ -14,8 +14,19 @@
 namespace {
 
 constexpr int kMergeBlock = 256;
-constexpr int kMergeItems = 7; // outputs per thread (odd: fewer bank conflicts through shared memory)
-constexpr int kMergeTile = kMergeBlock * kMergeItems;
+
+// Outputs per thread (odd: fewer bank conflicts through shared memory):
+// more where a tile's keys, values and sources still fit the 48 KiB of
+// static shared memory, so the per-thread split and the block's barriers
+// are paid over more outputs (bench/studies/cuda-search-topk.md, merge).
+template <typename U, typename V> __host__ __device__ constexpr int merge_items()
+{
+    return (int)sizeof(U) + VInfo<V>::bytes <= 4 ? 23 : (int)sizeof(U) + VInfo<V>::bytes <= 8 ? 15 : 7;
+}
+template <typename U, typename V> __host__ __device__ constexpr int merge_tile()
+{
+    return kMergeBlock * merge_items<U, V>();
+}
 
 // The split of diagonal d <= na + nb: the number i of a's keys among the
 // first d outputs, in [max(0, d - nb), min(d, na)], whatever the keys hold.
@@ -43,12 +54,13 @@ struct MergeArgs {
     uint64_t nb;
     void *keys_out, *vals_out; // vals: NULL for keys alone
     uint64_t *splits;          // tiles + 1 splits, one per tile bound
-    uint64_t tiles;            // ceil((na + nb) / kMergeTile)
+    uint64_t tiles;            // ceil((na + nb) / tile)
+    uint32_t tile;             // outputs per tile: merge_tile<U, V>()
     unsigned long long xmask;
     long long nan_key; // with xmask, the KeyMap of Radix::map
 };
 
-// splits[p] = the split of diagonal min(p * kMergeTile, na + nb), for every
+// splits[p] = the split of diagonal min(p * tile, na + nb), for every
 // tile bound p in [0, tiles], grid-stride.
 template <bool FLOAT, typename U> __global__ void __launch_bounds__(kMergeBlock) split_kernel(const MergeArgs p)
 {
@@ -56,7 +68,7 @@ template <bool FLOAT, typename U> __global__ void __launch_bounds__(kMergeBlock)
     const uint64_t n = p.na + p.nb;
     const uint64_t stride = (uint64_t)gridDim.x * kMergeBlock;
     for (uint64_t t = (uint64_t)blockIdx.x * kMergeBlock + threadIdx.x; t <= p.tiles; t += stride) {
-        const uint64_t d = t < p.tiles ? t * kMergeTile : n;
+        const uint64_t d = t < p.tiles ? t * p.tile : n;
         p.splits[t] = merge_split<FLOAT, U, uint64_t>((const U *)p.a_keys, p.na, (const U *)p.b_keys, p.nb, d, xm, nk);
     }
 }

@@ -4,6 +4,7 @@
     python bench/py_compare.py --backend cpu  [--n 2^24] [--types u32,f32]
     python bench/py_compare.py --backend cuda [--n 2^28]
     python bench/py_compare.py --types u32,f32,u64,f64 --ops sort   # the sorts alone
+    python bench/py_compare.py --small [--types u32,f32,f64]   # per-call times at n = 10 .. 10^4 (cpu)
 
 Each row times one operation on the same input array with parprim (a
 Context of the backend; NumPy arrays on cpu, CuPy arrays on cuda) and with
@@ -44,6 +45,14 @@ differ):
   top_k 1000                top_k(a, 1000)       np.sort(np.partition(a, n - 1000)[n - 1000:])[::-1]
                                    (values compared; with indices: np.argpartition, then the k
                                    sorted, a row of its own)
+
+--small (cpu): per-call times in microseconds of the module functions
+(parprim.sum ... on the default context, with NumPy arrays, as a user calls
+them) beside NumPy's at n = 10, 100, 1000, 10^4: sum (parprim.reduce /
+np.sum), max, cumsum (parprim.scan / np.cumsum, both in NumPy's result
+type), sort (np.sort's default kind), argsort (kind="stable"), unique and
+searchsorted (10 queries of a's type); the best of 5 timings of a loop of
+calls, after checking the results are the same. Default types u32,f32,f64.
 
 NumPy picks its sort's instruction set when it is imported. On AMD Zen 4
 its AVX-512 sort is several times slower than its AVX2 one (the
@@ -187,16 +196,86 @@ def rows(side, ctx, a, lo, hi):
     ]
 
 
+SMALL_N = (10, 100, 1000, 10_000)
+
+
+def small_rows(a, q):
+    """The --small rows: (name, parprim call, NumPy call, same result?)."""
+    srt = np.sort(a)
+    eq = np.array_equal
+    feq = (lambda x, y: np.allclose(x, y, rtol=1e-5)) if a.dtype.kind == "f" else eq
+    return [
+        ("sum", lambda: parprim.reduce(a), lambda: np.sum(a), feq),
+        ("max", lambda: parprim.reduce(a, "max"), lambda: np.max(a), eq),
+        ("cumsum", lambda: parprim.scan(a), lambda: np.cumsum(a), feq),
+        ("sort", lambda: parprim.sort(a), lambda: np.sort(a), eq),
+        ("argsort", lambda: parprim.argsort(a), lambda: np.argsort(a, kind="stable"), eq),
+        ("unique", lambda: parprim.unique(a), lambda: np.unique(a), eq),
+        ("searchsorted", lambda: parprim.searchsorted(srt, q), lambda: np.searchsorted(srt, q), eq),
+    ]
+
+
+def per_call_us(fn, n):
+    """The best of 5 timings of a loop of calls, in microseconds per call."""
+    k = max(20, 200_000 // (n + 100))
+    fn()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(k):
+            fn()
+        best = min(best, time.perf_counter() - t0)
+    return best / k * 1e6
+
+
+def small_main(args):
+    types = args.types if args.types_given else "u32,f32,f64"
+    other = "NumPy " + np.__version__
+    ctx = parprim.default_context()
+    print(f"parprim {parprim.__version__} module functions on {ctx.backend} ({ctx.device_name}) against {other}; "
+          "microseconds per call, best of 5 loops")
+    print("| type | operation | " + " | ".join(f"n={n} parprim | NumPy" for n in SMALL_N) + " |")
+    print("| --- | --- |" + " ---: | ---: |" * len(SMALL_N))
+    ok, out = True, []
+    for tn in types.split(","):
+        rng = np.random.default_rng(7)
+        table = {}
+        for n in SMALL_N:
+            a, _, _ = data(Side("cpu"), TYPES[tn], n, 7)
+            q = a[rng.integers(0, n, 10)]
+            for name, ours, theirs, same in small_rows(a, q):
+                if args.ops and not name.startswith(tuple(args.ops.split(","))):
+                    continue
+                good = bool(same(ours(), theirs()))
+                ok &= good
+                t0, t1 = per_call_us(ours, n), per_call_us(theirs, n)
+                table.setdefault(name, []).append(f"{t0:.2f}{'' if good else ' DIFFER'} | {t1:.2f}")
+                out.append({"type": tn, "op": name, "n": n, "parprim_us": t0, "numpy_us": t1, "same_result": good})
+        for name, cells in table.items():
+            print(f"| {tn} | {name} | " + " | ".join(cells) + " |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"backend": ctx.backend, "device": ctx.device_name, "small": True, "rows": out}, f, indent=1)
+    return 0 if ok else 1
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--n", default=None, help="elements (2^k allowed); default 2^24 on cpu, 2^28 on cuda")
-    p.add_argument("--types", default="u32,f32")
+    p.add_argument("--types", default=None, help="default u32,f32 (--small: u32,f32,f64)")
     p.add_argument("--ops", default=None, help="rows whose operation starts with one of these (comma separated)")
     p.add_argument("--repeat", type=int, default=None, help="default 10 on cpu, 20 on cuda")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--json", default=None)
+    p.add_argument("--small", action="store_true", help="per-call times at n = 10 .. 10^4 (cpu, module functions)")
     args = p.parse_args(argv)
+    args.types_given = args.types is not None
+    args.types = args.types or "u32,f32"
+    if args.small:
+        if args.backend != "cpu":
+            p.error("--small runs on the cpu backend")
+        return small_main(args)
     n = parse_n(args.n) if args.n else (1 << 28 if args.backend == "cuda" else 1 << 24)
     repeat = args.repeat or (20 if args.backend == "cuda" else 10)
     side = Side(args.backend)

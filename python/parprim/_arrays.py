@@ -27,6 +27,8 @@ U8 = np.dtype(np.uint8)
 
 # One-element arrays the extension returns single results through (see ppy_make_scalar in python/src/values.c).
 _c._set_scalar_arrays([np.zeros(1, dt) for dt in DTYPES])
+# What the extension's direct calls (python/src/direct.c) allocate their new outputs with.
+_c._set_allocator(np.empty, DTYPES)
 
 _SUPPORTED = ", ".join(TYPE_NAMES)
 

@@ -23,7 +23,7 @@ from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, nu
 from ._keyed import KeyedMethods, _order
 from ._axis import one_axis, reduce_axes, reduce_rows, scan_rows, sort_rows
 from ._search import SearchMethods
-from ._runs import _DeviceRun, _HostRun, _StagedRun
+from ._runs import _DeviceRun, _HostRun, _StagedRun, trimmed
 
 _ndarray = np.ndarray
 _U8_CODE = _CODE[U8]
@@ -348,6 +348,13 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
                 x_in, is_bool = bool_as_u8(a)
                 res, oc = scan_rows(self, x_in, ax, op, exclusive, out, exact, dtype, is_bool)
                 return as_bool(res) if is_bool and oc == _U8_CODE else res
+        if self._host and type(a) is _ndarray and out is None and initial is None and dtype is None:
+            code = _CODE.get(a.dtype)
+            if code is not None:
+                try:  # the direct call (python/src/direct.c) in NumPy's result type
+                    return self._c.scan_new(a, op, exclusive, exact, _out_code(code, op, None, False, "scan"))
+                except _NotDirect:
+                    pass
         x_in, is_bool = bool_as_u8(a)
         with self._run(a) as r:
             x = r.input(x_in)
@@ -391,6 +398,11 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
             raise InvalidArgument(f"parprim: bins = {bins} is negative")
         if right_closed:
             return self._histogram_numpy(a, bins, lower, upper, out)
+        if self._host and out is None and type(a) is _ndarray:
+            try:  # the direct call (python/src/direct.c): bounds of a's type
+                return self._c.histogram_even_new(a, lower, upper, bins)
+            except _NotDirect:
+                pass
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(U64, bins, out, inputs=(x,))
@@ -485,6 +497,11 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         Returns a new array of the selected elements (trimmed to the count:
         a copy where the count is at most half of a large input, else a
         view of the len(a) output buffer)."""
+        if self._host and type(a) is _ndarray and type(flags) is _ndarray:
+            try:  # the direct call (python/src/direct.c)
+                return trimmed(*self._c.select_flagged_new(a, flags))
+            except _NotDirect:
+                pass
         with self._run(a) as r:
             x = r.input(a)
             f = r.flags(flags, x.n)
@@ -543,6 +560,11 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         out is the C call's output (out=a: in place), else the result is
         copied into it.
         """
+        if self._host and type(a) is _ndarray and out is None and (axis is None or (type(axis) is int and axis == -1 and a.ndim == 1)):
+            try:  # the direct call (python/src/direct.c)
+                return self._c.sort_new(a, _order(descending, nan_last))
+            except _NotDirect:
+                pass
         ax = one_axis(a, axis, flat_0d=False)
         if ax is not None:
             return sort_rows(self, a, ax, descending, nan_last, out)

@@ -16,7 +16,8 @@ from . import _parprim as _c
 from ._arrays import CODE, I64, U64, library
 from ._axis import argsort_rows, one_axis
 from ._numpy_rules import as_bool, bool_as_u8
-from ._parprim import InvalidArgument
+from ._runs import trimmed
+from ._parprim import InvalidArgument, _NotDirect
 
 _INF = float("inf")
 _U64_CODE = CODE[U64]
@@ -74,6 +75,11 @@ class KeyedMethods:
         (moved last); the result has a's shape (a view in a's axis order),
         np.argsort(a, axis, kind="stable") for ascending order.
         """
+        if self._host and type(a) is np.ndarray and (axis is None or (type(axis) is int and axis == -1 and a.ndim == 1)):
+            try:  # the direct call (python/src/direct.c)
+                return self._c.argsort_new(a, _order(descending, nan_last))
+            except _NotDirect:
+                pass
         ax = one_axis(a, axis, flat_0d=True)
         if ax is not None:
             return argsort_rows(self, a, ax, descending, nan_last)
@@ -106,6 +112,12 @@ class KeyedMethods:
         not changed. Bool arrays: their 0/1 bytes as uint8, the values
         returned as bool (np.unique's False, True).
         """
+        if (self._host and type(a) is np.ndarray and a.dtype.kind in "iu" and
+                not (return_index or return_inverse or return_counts)):
+            try:  # the direct call (python/src/direct.c): integers' values
+                return trimmed(*self._c.unique_new(a))
+            except _NotDirect:
+                pass
         a8, is_bool = bool_as_u8(a)
         if is_bool:
             res = self.unique(a8, return_index, return_inverse, return_counts, equal_nan)

@@ -53,6 +53,12 @@ def _trims(y, count):
     return y.new and count * 2 <= y.n and y.n * y.dtype.itemsize >= _TRIM_BYTES
 
 
+def trimmed(y, count):
+    """The first count elements of y, a new NumPy output of a direct call,
+    trimmed as _HostRun.result trims (see _TRIM_BYTES)."""
+    return y[:count].copy() if count * 2 <= y.size and y.nbytes >= _TRIM_BYTES else y[:count]
+
+
 class _HostRun:
     """cpu context, NumPy arrays (or PyTorch CPU tensors, seen through
     NumPy): C works on the arrays' own memory."""

@@ -15,7 +15,7 @@ from . import _parprim as _c
 from ._arrays import CODE, I64, as_ndarray, device_view, index, is_device_array, library, torch_dtype
 from ._axis import one_axis, top_k_rows
 from ._keyed import _order
-from ._parprim import InvalidArgument
+from ._parprim import InvalidArgument, _NotDirect
 
 _SIDES = ("left", "right")
 
@@ -183,6 +183,12 @@ class SearchMethods:
         if side not in _SIDES:
             raise InvalidArgument(f"parprim: side {side!r} is not 'left' or 'right'")
         order = _order(descending, nan_last)
+        if (self._host and sorter is None and type(a) is np.ndarray and type(v) is np.ndarray and v.ndim == 1 and
+                a.dtype == v.dtype and a.dtype.kind in "iu"):
+            try:  # the direct call (python/src/direct.c): integers of one dtype
+                return self._c.search_new(a, v, side == "right", order)
+            except _NotDirect:
+                pass
         primary = a  # results in its library (a PyTorch CPU tensor gives tensors)
         if sorter is not None:
             a = _take(a, sorter)

@@ -42,6 +42,8 @@
  *   keyed.c       the Context's segmented, by-key and index primitives,
  *                 search, merge and top_k
  *   dlpack.c      DLPack capsules: reading one, making one
+ *   direct.c      direct host calls: new NumPy outputs made here, for the
+ *                 package's short path of plain arrays on a cpu context
  * Functions used across files have the prefix ppy_ and are declared here;
  * everything else is static.
  */
@@ -189,6 +191,18 @@ PyObject *ppy_Ctx_run_length_encode(Ctx *self, PyObject *const *args, Py_ssize_t
 PyObject *ppy_Ctx_search(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_merge(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_top_k(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* ------------------------------------------------------------------------ */
+/* Direct host calls with new outputs (direct.c)                            */
+/* ------------------------------------------------------------------------ */
+PyObject *ppy_set_allocator(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_sort_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_argsort_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_scan_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_search_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_select_flagged_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_histogram_even_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *ppy_Ctx_unique_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack (dlpack.c)                                                        */

@@ -131,6 +131,8 @@ static PyMethodDef module_methods[] = {
     {"backend_status", py_backend_status, METH_O, "pp_backend_status(backend) -> pp_status"},
     {"status_string", py_status_string, METH_O, "pp_status_string(status)"},
     {"_set_scalar_arrays", ppy_set_scalar_arrays, METH_O, "one-element NumPy arrays in pp_type order"},
+    {"_set_allocator", (PyCFunction)(void (*)(void))ppy_set_allocator, METH_FASTCALL,
+     "_set_allocator(empty, dtypes): the direct calls' np.empty and dtypes in pp_type order"},
     {"dlpack_info", ppy_dlpack_info, METH_O, "dlpack_info(capsule) -> tuple (not consumed)"},
     {"make_dlpack", (PyCFunction)(void (*)(void))ppy_make_dlpack, METH_FASTCALL,
      "make_dlpack(owner, address, n, code, bits, device_type, device_id) -> capsule"},

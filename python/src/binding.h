@@ -134,10 +134,9 @@ extern PyTypeObject ppy_CtxType;
  * message while the lock is held. On a closed context msg is set to ""
  * (ppy_raise_status does not read it for ST_CLOSED, but now that it is in
  * another file the compiler cannot see that). */
-#define LOCKED(self, st, msg, body)                                              \
+/* The part of LOCKED run with the context's lock held. */
+#define LOCKED_BODY(self, st, msg, body)                                         \
     do {                                                                         \
-        Py_BEGIN_ALLOW_THREADS                                                   \
-        PyThread_acquire_lock((self)->lock, WAIT_LOCK);                          \
         if (!(self)->ctx) {                                                      \
             st = ST_CLOSED;                                                      \
             msg[0] = 0;                                                          \
@@ -145,6 +144,12 @@ extern PyTypeObject ppy_CtxType;
             body;                                                                \
             if (st != PP_SUCCESS) ppy_copy_msg(msg, pp_last_error((self)->ctx)); \
         }                                                                        \
+    } while (0)
+#define LOCKED(self, st, msg, body)                                              \
+    do {                                                                         \
+        Py_BEGIN_ALLOW_THREADS                                                   \
+        PyThread_acquire_lock((self)->lock, WAIT_LOCK);                          \
+        LOCKED_BODY(self, st, msg, body);                                        \
         PyThread_release_lock((self)->lock);                                     \
         Py_END_ALLOW_THREADS                                                     \
     } while (0)

@@ -43,13 +43,7 @@ PyObject *ppy_set_allocator(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 #define DIRECT_RUN(self, n, st, msg, body)                                               \
     do {                                                                                 \
         if ((n) <= DIRECT_SMALL_N && PyThread_acquire_lock((self)->lock, NOWAIT_LOCK)) { \
-            if (!(self)->ctx) {                                                          \
-                st = ST_CLOSED;                                                          \
-                msg[0] = 0;                                                              \
-            } else {                                                                     \
-                body;                                                                    \
-                if (st != PP_SUCCESS) ppy_copy_msg(msg, pp_last_error((self)->ctx));     \
-            }                                                                            \
+            LOCKED_BODY(self, st, msg, body);                                            \
             PyThread_release_lock((self)->lock);                                         \
         } else {                                                                         \
             LOCKED(self, st, msg, body);                                                 \
@@ -90,6 +84,17 @@ static PyObject *new_array(int t, size_t n, void **ptr)
     return y;
 }
 
+/* new_array, releasing the inputs a and b (b may be NULL) where it fails. */
+static PyObject *new_output(int t, size_t n, void **ptr, Arr *a, Arr *b)
+{
+    PyObject *y = new_array(t, n, ptr);
+    if (!y) {
+        ppy_arr_release(a);
+        if (b) ppy_arr_release(b);
+    }
+    return y;
+}
+
 /* The end of every direct call: y (or (y, count)) where st is success, else
  * the status raised and y dropped. a and b are released. */
 static PyObject *finish_new(PyObject *y, pp_status st, const char *msg, Arr *a, Arr *b, int counted, uint64_t count)
@@ -116,11 +121,8 @@ static PyObject *sort_like(Ctx *self, PyObject *const *args, Py_ssize_t nargs, i
     if (direct_input(self, args[0], "a", &a)) return NULL;
     const size_t n = (size_t)a.len;
     void *out;
-    PyObject *y = new_array(arg ? PP_I64 : a.type, n, &out);
-    if (!y) {
-        ppy_arr_release(&a);
-        return NULL;
-    }
+    PyObject *y = new_output(arg ? PP_I64 : a.type, n, &out, &a, NULL);
+    if (!y) return NULL;
     pp_status st;
     char msg[MSG_LEN];
     DIRECT_RUN(self, n, st, msg,
@@ -155,11 +157,8 @@ PyObject *ppy_Ctx_scan_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (direct_input(self, args[0], "a", &a)) return NULL;
     const size_t n = (size_t)a.len;
     void *out;
-    PyObject *y = new_array((int)ot, n, &out);
-    if (!y) {
-        ppy_arr_release(&a);
-        return NULL;
-    }
+    PyObject *y = new_output((int)ot, n, &out, &a, NULL);
+    if (!y) return NULL;
     const pp_scan_kind kind = excl ? PP_EXCLUSIVE : PP_INCLUSIVE;
     pp_status st;
     char msg[MSG_LEN];
@@ -197,12 +196,8 @@ PyObject *ppy_Ctx_search_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     }
     const size_t n = (size_t)a.len, m = (size_t)q.len;
     void *out;
-    PyObject *y = new_array(PP_I64, m, &out);
-    if (!y) {
-        ppy_arr_release(&a);
-        ppy_arr_release(&q);
-        return NULL;
-    }
+    PyObject *y = new_output(PP_I64, m, &out, &a, &q);
+    if (!y) return NULL;
     pp_status st;
     char msg[MSG_LEN];
     DIRECT_RUN(self, m, st, msg,
@@ -231,12 +226,8 @@ PyObject *ppy_Ctx_select_flagged_new(Ctx *self, PyObject *const *args, Py_ssize_
     }
     const size_t n = (size_t)a.len;
     void *out;
-    PyObject *y = new_array(a.type, n, &out);
-    if (!y) {
-        ppy_arr_release(&a);
-        ppy_arr_release(&f);
-        return NULL;
-    }
+    PyObject *y = new_output(a.type, n, &out, &a, &f);
+    if (!y) return NULL;
     uint64_t count = 0;
     pp_status st;
     char msg[MSG_LEN];
@@ -268,11 +259,8 @@ PyObject *ppy_Ctx_histogram_even_new(Ctx *self, PyObject *const *args, Py_ssize_
     }
     const size_t n = (size_t)a.len;
     void *out;
-    PyObject *y = new_array(PP_U64, (size_t)nbins, &out);
-    if (!y) {
-        ppy_arr_release(&a);
-        return NULL;
-    }
+    PyObject *y = new_output(PP_U64, (size_t)nbins, &out, &a, NULL);
+    if (!y) return NULL;
     pp_status st;
     char msg[MSG_LEN];
     DIRECT_RUN(self, n, st, msg,

@@ -184,8 +184,8 @@ class SearchMethods:
             raise InvalidArgument(f"parprim: side {side!r} is not 'left' or 'right'")
         order = _order(descending, nan_last)
         if (self._host and sorter is None and type(a) is np.ndarray and type(v) is np.ndarray and v.ndim == 1 and
-                a.dtype == v.dtype and a.dtype.kind in "iu"):
-            try:  # the direct call (python/src/direct.c): integers of one dtype
+                a.dtype == v.dtype and a.dtype.kind in "iuf"):
+            try:  # the direct call (python/src/direct.c): a and v of one dtype (float queries without zeros)
                 return self._c.search_new(a, v, side == "right", order)
             except _NotDirect:
                 pass

@@ -174,6 +174,25 @@ PyObject *ppy_Ctx_scan_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     return finish_new(y, st, msg, &a, NULL, 0, 0);
 }
 
+/* 1 where a holds a float zero of either sign: NumPy's searchsorted has
+ * -0.0 == +0.0, the C call orders -0.0 first, so the package gives such
+ * queries the sign that makes the answers NumPy's (_search.py, _zero_side)
+ * on its general path. Integers: 0. */
+static int has_zero(const Arr *a)
+{
+    const size_t m = (size_t)a->len;
+    if (a->type == PP_F32) {
+        const float *x = (const float *)a->ptr;
+        for (size_t i = 0; i < m; i++)
+            if (x[i] == 0.0f) return 1;
+    } else if (a->type == PP_F64) {
+        const double *x = (const double *)a->ptr;
+        for (size_t i = 0; i < m; i++)
+            if (x[i] == 0.0) return 1;
+    }
+    return 0;
+}
+
 /* search_new(sorted, queries, right, order) -> pp_lower_bound (or
  * pp_upper_bound where right) of queries, a's type, in a new int64 array */
 PyObject *ppy_Ctx_search_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
@@ -189,10 +208,12 @@ PyObject *ppy_Ctx_search_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
         ppy_arr_release(&a);
         return NULL;
     }
-    if (q.type != a.type) {
+    if (q.type != a.type || has_zero(&q)) {
         ppy_arr_release(&a);
         ppy_arr_release(&q);
-        return ppy_not_direct("queries", "another type than sorted");
+        ppy_not_direct("queries",
+                       q.type != a.type ? "another type than sorted" : "a float zero (its sign is set first)");
+        return NULL;
     }
     const size_t n = (size_t)a.len, m = (size_t)q.len;
     void *out;

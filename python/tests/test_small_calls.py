@@ -100,3 +100,20 @@ def test_threads_share_one_context(ctx):
     for t in threads:
         t.join()
     assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_float_searchsorted_short_and_general(ctx, rng, dt):
+    """Float queries without zeros take the short path, with a zero the
+    general one (which gives zeros their sign): NumPy's answers either way,
+    for a holding zeros of both signs and NaNs."""
+    for n in (1, 10, 100, 5000):
+        a = (rng.standard_normal(n) * 10).astype(dt)
+        a[rng.random(n) < 0.2] = 0.0
+        a[rng.random(n) < 0.1] = -0.0
+        a[rng.random(n) < 0.05] = np.nan
+        s = np.sort(a)
+        q = np.concatenate([(rng.standard_normal(7) * 10).astype(dt), np.array([np.nan, np.inf, -np.inf], dt)])
+        for queries in (q, np.concatenate([q, np.array([0.0, -0.0], dt)])):
+            for side in ("left", "right"):
+                np.testing.assert_array_equal(ctx.searchsorted(s, queries, side), np.searchsorted(s, queries, side))

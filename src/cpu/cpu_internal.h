@@ -29,6 +29,9 @@ void *pp_cpu_runs_scratch(pp_context *ctx, size_t bytes, const char *fn);
  * the unit of the prefix chain. */
 #define PP_RB 8192
 #define PP_ST 8192
+/* The accumulators of a fold of sums (cpu_reduce_scan.inc, cpu_sum_vec.c):
+ * element i + j into accumulator j, then a fixed tree; part of the bits. */
+#define PP_LANES 16
 
 /* ---- small arrays ------------------------------------------------------------------
  * Below these element counts a call runs inline on the calling thread: no
@@ -175,6 +178,15 @@ size_t pp_cpu_ffirst(pp_type type, const void *x, size_t n, const void *v);
 /* The number of i in [b, e) with i == 0 or in[i] != in[i - 1] (C's !=, as
  * pp_unique), in[] of type (cpu_select.c). */
 size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e);
+
+/* The vector kernels of sums of 4- (size 4) and 8-byte elements, integer
+ * or float (flt), for the processor (cpu_sum_vec.c): the tile scan (nt:
+ * streaming stores, for outputs larger than the caches) and the fold;
+ * NULL where there is none (integers without AVX2), the template's then. */
+typedef void (*pp_cpu_scan_fn)(const void *x, void *y, size_t n, uint64_t carry, int exclusive);
+typedef uint64_t (*pp_cpu_fold_fn)(const void *x, size_t n);
+pp_cpu_scan_fn pp_cpu_scan_sum_of(size_t size, int flt, int nt);
+pp_cpu_fold_fn pp_cpu_fold_sum_of(size_t size, int flt);
 
 /* The kernels of reduce and scan on one type and operator, for other
  * files that fold and scan pieces of arrays (cpu_segmented.c). Values

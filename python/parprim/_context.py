@@ -233,8 +233,11 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         context's reduce algorithm is "auto" (and the device has float64);
         everything else as exact=False. float64 sums run pp_reduce's default
         sum, which is compensated (include/parprim.h: error at most about
-        (2 log2(n) + 8) * 2^-53 * sum|a|; as accurate as the exact sum in
-        every row of python-sums.md, at the speed of an integer sum of the
+        (2 log2(n) + 8) * 2^-53 * sum|a|; on cpu, where every addition
+        is compensated, no worse than np.sum in every row of
+        python-sums.md; the GPU backends add their threads' compensated
+        values in a plain tree, which on cancelling data can leave a few
+        ulps where np.sum is exact; at the speed of an integer sum of the
         same bytes); the exact one costs 1.5-7x on the cpu backend. exact=False:
         the context's algorithm in a's own type (with "auto", pp_reduce's
         compensated sum; a named algorithm sums as it is named:

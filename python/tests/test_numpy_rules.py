@@ -134,8 +134,12 @@ def test_default_float_sum_accuracy(backend, rng):
         assert _relerr(got, ref) <= max(_relerr(np.sum(a), ref), 2**-24), (n, data, got, np.sum(a), ref)
     f = make_data(rng, np.float64, 1000)
     assert run(ctx.reduce, f).dtype == np.float64
-    # float64: pp_reduce's compensated sum, no worse than np.sum (or a
-    # rounding of the result) on the same kinds of data
+    # float64: pp_reduce's compensated sum. cpu (every addition
+    # compensated): no worse than np.sum, or one ulp of the result. The
+    # GPU backends compensate each thread's (work-item's) share and add
+    # those values in a plain tree: within parprim.h's bound, (2 log2 n +
+    # 8) u sum|a|, which on cancelling data can be a few ulps of the result
+    # where np.sum is exact.
     for n, data in ((10**6, "tenths"), (10**6 + 7, "wide"), (3 * 10**6 + 1, "uniform")):
         if data == "tenths":
             a = np.full(n, 0.1)
@@ -146,7 +150,11 @@ def test_default_float_sum_accuracy(backend, rng):
         ref = math.fsum(a)
         got = ctx.reduce(a)
         assert got.dtype == np.float64
-        assert _relerr(got, ref) <= max(_relerr(np.sum(a), ref), 2**-53), (n, data, got, np.sum(a), ref)
+        if backend == "cpu":
+            tol = max(_relerr(np.sum(a), ref), 2**-52)
+        else:
+            tol = (2 * math.log2(n) + 8) * 2**-53 * math.fsum(np.abs(a)) / abs(ref)
+        assert _relerr(got, ref) <= tol, (n, data, got, np.sum(a), ref)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -21,56 +21,47 @@
 #include <string.h>
 
 /* (s, c) += x: s the running sum, c its accumulated rounding error. */
-#define TWO_SUM_(s, c, x)                                                                                    \
-    do {                                                                                                     \
-        const __typeof__(s) t_ = (s) + (x), z_ = t_ - (s);                                                   \
-        (c) += ((s) - (t_ - z_)) + ((x) - z_);                                                               \
-        (s) = t_;                                                                                            \
+#define TWO_SUM_(s, c, x)                                  \
+    do {                                                   \
+        const __typeof__(s) t_ = (s) + (x), z_ = t_ - (s); \
+        (c) += ((s) - (t_ - z_)) + ((x)-z_);               \
+        (s) = t_;                                          \
     } while (0)
 
 /* Lanes: 128 bytes of elements (32 f32, 16 f64), lane j taking the
- * elements i with i % lanes == j, two lanes' worth of elements at a time
- * (element j and element lanes + j added plainly, one rounding each, and
- * their sum added with compensation: half the work of compensating every
- * element, for a bound larger by u sum|x|), held in R vectors of VB bytes: the
+ * elements i with i % lanes == j, every element added with compensation
+ * (adding pairs plainly first halved the work in cache but lost accuracy
+ * on cancelling data: bench/studies/python-sums.md), held in R vectors of VB bytes: the
  * processor's own width (64 for AVX-512, 32 for AVX2, 16 for SSE2), so
  * that the vectors stay in registers; the lanes and their additions are
  * the same whatever VB. */
-#define COMP_FOLD_(NAME, T, VB, ATTR)                                                                        \
-    ATTR static void NAME(const T *x, size_t n, T *sum, T *err)                                              \
-    {                                                                                                        \
-        typedef T V __attribute__((vector_size(VB)));                                                        \
-        enum { L = VB / sizeof(T), R = 128 / VB, N = 128 / sizeof(T) };                                      \
-        V s[R], c[R];                                                                                        \
-        V neg0; /* the neutral element of a float sum in every lane */                                     \
-        for (int j = 0; j < L; j++) neg0[j] = (T)-0.0;                                                       \
-        for (int r = 0; r < R; r++) s[r] = c[r] = neg0;                                                      \
-        size_t i = 0;                                                                                        \
-        for (; i + 2 * N <= n; i += 2 * N) /* pairs (i + j, i + N + j) added, then compensated */          \
-            for (int r = 0; r < R; r++) {                                                                    \
-                V a, b;                                                                                      \
-                memcpy(&a, x + i + r * L, sizeof a);                                                         \
-                memcpy(&b, x + i + N + r * L, sizeof b);                                                     \
-                a += b;                                                                                      \
-                TWO_SUM_(s[r], c[r], a);                                                                     \
-            }                                                                                                \
-        for (; i + N <= n; i += N)                                                                           \
-            for (int r = 0; r < R; r++) {                                                                    \
-                V v;                                                                                         \
-                memcpy(&v, x + i + r * L, sizeof v);                                                         \
-                TWO_SUM_(s[r], c[r], v);                                                                     \
-            }                                                                                                \
-        T sl[N], cl[N];                                                                                      \
-        memcpy(sl, s, sizeof sl);                                                                            \
-        memcpy(cl, c, sizeof cl);                                                                            \
-        for (int j = 0; i < n; i++, j++) TWO_SUM_(sl[j], cl[j], x[i]);                                       \
-        for (int w = N / 2; w > 0; w /= 2)                                                                   \
-            for (int j = 0; j < w; j++) {                                                                    \
-                cl[j] += cl[j + w];                                                                          \
-                TWO_SUM_(sl[j], cl[j], sl[j + w]);                                                           \
-            }                                                                                                \
-        *sum = sl[0];                                                                                        \
-        *err = cl[0];                                                                                        \
+#define COMP_FOLD_(NAME, T, VB, ATTR)                                   \
+    ATTR static void NAME(const T *x, size_t n, T *sum, T *err)         \
+    {                                                                   \
+        typedef T V __attribute__((vector_size(VB)));                   \
+        enum { L = VB / sizeof(T), R = 128 / VB, N = 128 / sizeof(T) }; \
+        V s[R], c[R];                                                   \
+        V neg0; /* the neutral element of a float sum in every lane */  \
+        for (int j = 0; j < L; j++) neg0[j] = (T)-0.0;                  \
+        for (int r = 0; r < R; r++) s[r] = c[r] = neg0;                 \
+        size_t i = 0;                                                   \
+        for (; i + N <= n; i += N)                                      \
+            for (int r = 0; r < R; r++) {                               \
+                V v;                                                    \
+                memcpy(&v, x + i + r * L, sizeof v);                    \
+                TWO_SUM_(s[r], c[r], v);                                \
+            }                                                           \
+        T sl[N], cl[N];                                                 \
+        memcpy(sl, s, sizeof sl);                                       \
+        memcpy(cl, c, sizeof cl);                                       \
+        for (int j = 0; i < n; i++, j++) TWO_SUM_(sl[j], cl[j], x[i]);  \
+        for (int w = N / 2; w > 0; w /= 2)                              \
+            for (int j = 0; j < w; j++) {                               \
+                cl[j] += cl[j + w];                                     \
+                TWO_SUM_(sl[j], cl[j], sl[j + w]);                      \
+            }                                                           \
+        *sum = sl[0];                                                   \
+        *err = cl[0];                                                   \
     }
 
 COMP_FOLD_(fold_f32, float, 16, )
@@ -113,29 +104,29 @@ static void comp_block(const void *job_, size_t b, int thread)
 /* The blocks' (sum, error) pairs added in index order, in the type (f32
  * pairs in float arithmetic), and the result rounded once; on one thread
  * each block is added as it is folded (no scratch), in the same order. */
-#define COMP_TOTAL_(NAME, T, FOLD)                                                                           \
-    static T NAME(const comp_job *j, size_t nb, int inline_)                                                 \
-    {                                                                                                        \
-        T s = 0, c = 0;                                                                                      \
-        for (size_t b = 0; b < nb; b++) {                                                                    \
-            T bs, bc;                                                                                        \
-            if (inline_) {                                                                                   \
-                size_t lo, hi;                                                                               \
-                pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);                                                 \
-                j->FOLD((const T *)j->in + lo, hi - lo, &bs, &bc);                                           \
-            } else {                                                                                         \
-                bs = (T)j->part[2 * b];                                                                      \
-                bc = (T)j->part[2 * b + 1];                                                                  \
-            }                                                                                                \
-            if (b == 0) {                                                                                    \
-                s = bs;                                                                                      \
-                c = bc;                                                                                      \
-            } else {                                                                                         \
-                c += bc;                                                                                     \
-                TWO_SUM_(s, c, bs);                                                                          \
-            }                                                                                                \
-        }                                                                                                    \
-        return (c != 0 && isfinite(s) && isfinite(c)) ? s + c : s;                                           \
+#define COMP_TOTAL_(NAME, T, FOLD)                                 \
+    static T NAME(const comp_job *j, size_t nb, int inline_)       \
+    {                                                              \
+        T s = 0, c = 0;                                            \
+        for (size_t b = 0; b < nb; b++) {                          \
+            T bs, bc;                                              \
+            if (inline_) {                                         \
+                size_t lo, hi;                                     \
+                pp_cpu_tile_range(j->n, PP_RB, b, &lo, &hi);       \
+                j->FOLD((const T *)j->in + lo, hi - lo, &bs, &bc); \
+            } else {                                               \
+                bs = (T)j->part[2 * b];                            \
+                bc = (T)j->part[2 * b + 1];                        \
+            }                                                      \
+            if (b == 0) {                                          \
+                s = bs;                                            \
+                c = bc;                                            \
+            } else {                                               \
+                c += bc;                                           \
+                TWO_SUM_(s, c, bs);                                \
+            }                                                      \
+        }                                                          \
+        return (c != 0 && isfinite(s) && isfinite(c)) ? s + c : s; \
     }
 COMP_TOTAL_(total_f32, float, f32_fold)
 COMP_TOTAL_(total_f64, double, f64_fold)
@@ -145,8 +136,10 @@ pp_status pp_cpu_comp_sum(pp_context *ctx, const pp_reduce_args *a)
     const int f64 = a->type == PP_F64;
     comp_job j = {a->in, a->n, f64, fold_f32, fold_f64, NULL};
 #if PP_CPU_HAVE_AVX512
-    if (pp_cpu_avx512()) j.f32_fold = fold_f32_avx512, j.f64_fold = fold_f64_avx512;
-    else if (pp_cpu_avx2()) j.f32_fold = fold_f32_avx2, j.f64_fold = fold_f64_avx2;
+    if (pp_cpu_avx512())
+        j.f32_fold = fold_f32_avx512, j.f64_fold = fold_f64_avx512;
+    else if (pp_cpu_avx2())
+        j.f32_fold = fold_f32_avx2, j.f64_fold = fold_f64_avx2;
 #endif
     const size_t nb = (a->n + PP_RB - 1) / PP_RB;
     const int nt = pp_cpu_threads_for(ctx, a->n, PP_CPU_INLINE_REDUCE / 2);

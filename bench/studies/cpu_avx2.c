@@ -7,7 +7,9 @@
  *   gcc -O2 -fopenmp -Iinclude bench/studies/cpu_avx2.c -Lbuild-x -Wl,-rpath,$PWD/build-x \
  *       -lparprim -lm -o /tmp/cpu_avx2 && OMP_NUM_THREADS=1 /tmp/cpu_avx2 [rows] [R] [offset]
  * rows: "mem" (copy, reduce, scan, histogram_even, select_flagged), "sort",
- * "scan" (the inclusive and exclusive scans alone) or "all" (default);
+ * "scan" (the inclusive and exclusive scans alone), "select" (copy and the
+ * compactions: select_flagged, select_if and partition_if keeping about
+ * half, unique of distinct values) or "all" (default);
  * "layout XO YO [R]": the inclusive scans with input and output XO and YO
  * bytes past a page (where they lie modulo 4096 decides whether a store
  * aliases a later load: bench/studies/cpu-avx2.md).
@@ -61,6 +63,21 @@ static void r_hist(row *r)
     pp_histogram_even(r->ctx, r->type, r->in, r->n, l, h, 100, r->counts);
 }
 static void r_select(row *r) { pp_select_flagged(r->ctx, r->type, r->in, r->flags, r->n, r->out, r->counts); }
+/* select_if and partition_if keep the elements above the middle of the fill's range (about half) */
+static const void *r_half(const row *r)
+{
+    static const uint32_t h4 = UINT32_C(1) << 31;
+    static const uint64_t h8 = UINT64_C(1) << 63;
+    static const float hf = 0.5f;
+    static const double hd = 0.5;
+    return r->type == PP_U32   ? (const void *)&h4
+           : r->type == PP_U64 ? (const void *)&h8
+           : r->type == PP_F32 ? (const void *)&hf
+                               : (const void *)&hd;
+}
+static void r_select_if(row *r) { pp_select_if(r->ctx, r->type, r->in, r->n, PP_GT, r_half(r), r->out, r->counts); }
+static void r_partition(row *r) { pp_partition_if(r->ctx, r->type, r->in, r->n, PP_GT, r_half(r), r->out, r->counts); }
+static void r_unique(row *r) { pp_unique(r->ctx, r->type, r->in, r->n, r->out, r->counts); }
 static void r_sort(row *r)
 {
     memcpy(r->keys, r->in, r->n * pp_type_size(r->type));
@@ -125,7 +142,7 @@ int main(int argc, char **argv)
     }
     const int reps = argc > 2 ? atoi(argv[2]) : 15;
     const int mem = !strcmp(rows, "all") || !strcmp(rows, "mem"), sort = !strcmp(rows, "all") || !strcmp(rows, "sort");
-    const int scan = !strcmp(rows, "scan");
+    const int scan = !strcmp(rows, "scan"), sel = !strcmp(rows, "select");
     const size_t n = (size_t)1 << LOG2N;
     row r;
     memset(&r, 0, sizeof r);
@@ -147,6 +164,22 @@ int main(int argc, char **argv)
         if (scan) {
             printf("%s scan %.2f escan %.2f\n", nm, best_ms(r_scan, &r, reps), best_ms(r_escan, &r, reps));
             continue;
+        }
+        if (sel) {
+            static const struct {
+                const char *name;
+                void (*fn)(row *);
+            } prim[] = {{"select_flagged", r_select},
+                        {"select_if", r_select_if},
+                        {"partition_if", r_partition},
+                        {"unique", r_unique}};
+            const double c = best_ms(r_copy, &r, reps);
+            printf("%s copy %.2f |", nm, c);
+            for (size_t k = 0; k < sizeof prim / sizeof *prim; k++) {
+                const double ms = best_ms(prim[k].fn, &r, reps);
+                printf(" %s %.2f (%.2f)", prim[k].name, ms, c / ms);
+            }
+            printf("\n");
         }
         if (mem) {
             const double c = best_ms(r_copy, &r, reps), red = best_ms(r_reduce, &r, reps);

@@ -14,7 +14,9 @@
  * processor has AVX-512, go 64 bytes at a time instead: a compare (or the
  * flags) gives a mask, the selected lanes are compressed and stored with a
  * mask straight into the output (vec_loop below); for large inputs through
- * a staging buffer and streaming stores of whole lines (vec_out).
+ * a staging buffer and streaming stores of whole lines (vec_out). Where
+ * it has AVX2 but not AVX-512, the twins in cpu_select_avx2.c go 32 bytes
+ * at a time through a staging buffer, with the same output bytes.
  * PP_ALGO_SEQUENTIAL: the plain loop over the whole input on one thread.
  *
  * The predicate loops are the template cpu_select.inc, instantiated for
@@ -22,7 +24,7 @@
  * predicate a compile-time constant in each); the tiling is plain C over
  * their table.
  */
-#include "cpu_tiles.h"
+#include "cpu_select.h"
 
 #include <omp.h>
 
@@ -34,22 +36,12 @@
 #define SEL_TILE_MAX ((size_t)65536)
 #define SEL_TILE_MIN ((size_t)16384)
 
-/* Predicates: the six comparisons keep their pp_cmp values. */
-enum { MC_FLAG = 6, MC_UNIQUE = 7 };
-
 /* Every predicate of the generic loops (unique has loops of its own). */
 #define SEL_PREDICATES(X) X(PP_LT) X(PP_LE) X(PP_GT) X(PP_GE) X(PP_EQ) X(PP_NE) X(MC_FLAG)
 
 #define PP_CPU_TEMPLATE "cpu_select.inc"
 #include "cpu_each_type.inc"
 
-/* Per type: counts, and writes, the elements of [b, e) that predicate mc
- * selects (to sel; with part the others to rej); unique looks at in[b - 1]. */
-typedef struct sel_kernels {
-    size_t (*count)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e, int mc);
-    size_t (*write)(const void *in, const uint8_t *fl, const void *v, size_t b, size_t e, void *sel, void *rej, int mc,
-                    int part);
-} sel_kernels;
 /* The table: the X-macro of types.h over the names the template defined. */
 #define SEL_ENTRY(E, T, S, K, U, W) [E] = {count_##S, write_##S},
 static const sel_kernels sel_table[PP_TYPE_COUNT] = {PP_FOR_EACH_TYPE(SEL_ENTRY)};
@@ -61,28 +53,6 @@ size_t pp_cpu_count_heads(pp_type type, const void *in, size_t b, size_t e)
     return sel_table[type].count(in, NULL, &unused, b, e, MC_UNIQUE);
 }
 
-typedef struct select_job select_job;
-typedef size_t (*vec_kernel)(const select_job *j, size_t b, size_t e, size_t sel, size_t rej, int mode);
-struct select_job {
-    const sel_kernels *k;
-    vec_kernel vec; /* AVX-512 loops, or NULL: the table's */
-    int mc, part;
-    const char *in;
-    const uint8_t *flags;
-    const void *value;
-    char *out;
-    size_t n, size;
-    uint64_t *tile_count; /* partition: the selected count of each tile */
-    uint64_t *offset;     /* partition: selected before each tile */
-    uint64_t total;       /* partition */
-    int stream;           /* vector kernels: write whole output lines with streaming stores */
-    size_t tile;          /* elements per tile */
-    char *stage;          /* select, unique: per thread, `tile` elements (select_own) */
-};
-
-/* What a vector kernel does with a range. */
-enum { VEC_COUNT, VEC_SELECT, VEC_PARTITION };
-
 #if PP_CPU_HAVE_AVX512
 /* ---- AVX-512: elements of 4 and 8 bytes, 64 bytes at a time ------------------------
  * A mask of the selected lanes (a compare, or the flags' nonzero bytes),
@@ -93,15 +63,6 @@ enum { VEC_COUNT, VEC_SELECT, VEC_PARTITION };
 
 /* x cmp y lane by lane, as C compares T (kind, w bytes): floats ordered,
  * but != true for NaN. */
-#define VEC_CMP_(F, x, y, mc, LT, LE, GT, GE, EQ, NE)                                                     \
-    switch (mc) {                                                                                       \
-    case PP_LT: return F(x, y, LT);                                                                     \
-    case PP_LE: return F(x, y, LE);                                                                     \
-    case PP_GT: return F(x, y, GT);                                                                     \
-    case PP_GE: return F(x, y, GE);                                                                     \
-    case PP_EQ: return F(x, y, EQ);                                                                     \
-    default: return F(x, y, NE);                                                                        \
-    }
 #define VEC_INT_CMP_(F, x, y, mc) \
     VEC_CMP_(F, x, y, mc, _MM_CMPINT_LT, _MM_CMPINT_LE, _MM_CMPINT_NLE, _MM_CMPINT_NLT, _MM_CMPINT_EQ, _MM_CMPINT_NE)
 #define VEC_FLOAT_CMP_(F, x, y, mc) \
@@ -223,8 +184,7 @@ PP_CPU_AVX512 static PP_ALWAYS_INLINE void vec_step(const select_job *j, __m512i
     if (mode == VEC_PARTITION) *kr += vec_pack(j->out + *kr * w, x, ~m & live, w);
 }
 
-/* Counts (VEC_COUNT), or writes the selected of [b, e) from out[sel] and
- * with VEC_PARTITION the rejected from out[rej]; returns the selected. */
+/* A vector kernel's loop (cpu_select.h). */
 PP_CPU_AVX512 static PP_ALWAYS_INLINE size_t vec_loop(const select_job *j, size_t b, size_t e, size_t sel, size_t rej,
                                                        int w, int kind, int mc, int mode)
 {
@@ -254,37 +214,10 @@ PP_CPU_AVX512 static PP_ALWAYS_INLINE size_t vec_loop(const select_job *j, size_
     return ks - sel;
 }
 
-/* One function per element width and kind, with a loop per predicate and mode. */
-#define VEC_MODES_(MC, W, K)                                                                              \
-    case MC: return mode == VEC_COUNT    ? vec_loop(j, b, e, sel, rej, W, K, MC, VEC_COUNT)                \
-                    : mode == VEC_SELECT ? vec_loop(j, b, e, sel, rej, W, K, MC, VEC_SELECT)               \
-                                         : vec_loop(j, b, e, sel, rej, W, K, MC, VEC_PARTITION);
-#define VEC_KERNEL_(NAME, W, K)                                                                           \
-    PP_CPU_AVX512 static size_t NAME(const select_job *j, size_t b, size_t e, size_t sel, size_t rej, int mode) \
-    {                                                                                                     \
-        switch (j->mc) {                                                                                  \
-            VEC_MODES_(PP_LT, W, K) VEC_MODES_(PP_LE, W, K) VEC_MODES_(PP_GT, W, K)                        \
-            VEC_MODES_(PP_GE, W, K) VEC_MODES_(PP_EQ, W, K) VEC_MODES_(PP_NE, W, K)                        \
-            VEC_MODES_(MC_FLAG, W, K)                                                                     \
-        default: return vec_loop(j, b, e, sel, rej, W, K, MC_UNIQUE, mode == VEC_COUNT ? VEC_COUNT : VEC_SELECT); \
-        }                                                                                                 \
-    }
-VEC_KERNEL_(vec_4_sint, 4, PP_KIND_SINT)
-VEC_KERNEL_(vec_4_uint, 4, PP_KIND_UINT)
-VEC_KERNEL_(vec_4_float, 4, PP_KIND_FLOAT)
-VEC_KERNEL_(vec_8_sint, 8, PP_KIND_SINT)
-VEC_KERNEL_(vec_8_uint, 8, PP_KIND_UINT)
-VEC_KERNEL_(vec_8_float, 8, PP_KIND_FLOAT)
+VEC_KERNELS_(PP_CPU_AVX512, vec512, vec_loop)
 
 /* The kernel of the type, or NULL where the plain loops serve it. */
-static vec_kernel vec_kernel_of(pp_type type)
-{
-    static const vec_kernel by_kind[2][3] = {{vec_4_sint, vec_4_uint, vec_4_float},
-                                             {vec_8_sint, vec_8_uint, vec_8_float}};
-    const size_t size = pp_type_size(type);
-    if ((size != 4 && size != 8) || !pp_cpu_avx512()) return NULL;
-    return by_kind[size == 8][pp_type_kind(type)];
-}
+static vec_kernel vec_kernel_of(pp_type type) { return pp_cpu_avx512() ? vec512_of(type) : pp_cpu_select_avx2(type); }
 #else
 static vec_kernel vec_kernel_of(pp_type type)
 {

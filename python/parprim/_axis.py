@@ -57,6 +57,15 @@ def _axis_index(axis, ndim):
     return ax % ndim
 
 
+def flat_direct(ctx, a, axis):
+    """1 where a sort-like call on a may take the binding's direct call
+    (python/src/direct.c): a plain NumPy array on a host context, sorted
+    flat (axis None, or -1 of a 1-D array); the call itself may still
+    refuse it (_NotDirect)."""
+    return (ctx._host and type(a) is np.ndarray and
+            (axis is None or (type(axis) is int and axis == -1 and a.ndim == 1)))
+
+
 def one_axis(a, axis, flat_0d):
     """The axis of a call that takes one (sort, argsort, scan, top_k), or
     None where the call runs on a's elements in C order as before: axis

@@ -21,7 +21,7 @@ from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, numpy_weighted
 from ._keyed import KeyedMethods, _order
-from ._axis import one_axis, reduce_axes, reduce_rows, scan_rows, sort_rows
+from ._axis import flat_direct, one_axis, reduce_axes, reduce_rows, scan_rows, sort_rows
 from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun, trimmed
 
@@ -563,7 +563,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         out is the C call's output (out=a: in place), else the result is
         copied into it.
         """
-        if self._host and type(a) is _ndarray and out is None and (axis is None or (type(axis) is int and axis == -1 and a.ndim == 1)):
+        if out is None and flat_direct(self, a, axis):
             try:  # the direct call (python/src/direct.c)
                 return self._c.sort_new(a, _order(descending, nan_last))
             except _NotDirect:

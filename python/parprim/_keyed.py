@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _parprim as _c
 from ._arrays import CODE, I64, U64, library
-from ._axis import argsort_rows, one_axis
+from ._axis import argsort_rows, flat_direct, one_axis
 from ._numpy_rules import as_bool, bool_as_u8
 from ._runs import trimmed
 from ._parprim import InvalidArgument, _NotDirect
@@ -75,7 +75,7 @@ class KeyedMethods:
         (moved last); the result has a's shape (a view in a's axis order),
         np.argsort(a, axis, kind="stable") for ascending order.
         """
-        if self._host and type(a) is np.ndarray and (axis is None or (type(axis) is int and axis == -1 and a.ndim == 1)):
+        if flat_direct(self, a, axis):
             try:  # the direct call (python/src/direct.c)
                 return self._c.argsort_new(a, _order(descending, nan_last))
             except _NotDirect:

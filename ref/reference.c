@@ -493,8 +493,46 @@ static void merge_runs(const ref_item *a, size_t na, const ref_item *b, size_t n
     while (j < nb) out[k++] = b[j++];
 }
 
+/* LSD radix sort by rank, 16 bits a pass over the digits where the ranks
+ * differ (stable: each pass keeps the order of equal digits). */
+static void radix_sort_items(ref_item *a, size_t n)
+{
+    uint64_t all_or = 0, all_and = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        all_or |= a[i].rank;
+        all_and &= a[i].rank;
+    }
+    ref_item *tmp = (ref_item *)xmalloc(n * sizeof *tmp);
+    size_t *count = (size_t *)xmalloc(65536 * sizeof *count);
+    ref_item *src = a, *dst = tmp;
+    for (unsigned shift = 0; shift < 64; shift += 16) {
+        if ((((all_or ^ all_and) >> shift) & 0xffff) == 0) continue;
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++) count[(src[i].rank >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) dst[count[(src[i].rank >> shift) & 0xffff]++] = src[i];
+        ref_item *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+    free(count);
+    free(tmp);
+}
+
+/* Merge sort of runs of 32 sorted by insertion; from 2^16 items the radix
+ * sort above (the large tests' references took most of their time here). */
 static void stable_sort_items(ref_item *a, size_t n)
 {
+    if (n >= 65536) {
+        radix_sort_items(a, n);
+        return;
+    }
     const size_t run = 32;
     for (size_t lo = 0; lo < n; lo += run) insertion_sort(a + lo, n - lo < run ? n - lo : run);
     if (n <= run) return;
@@ -514,6 +552,23 @@ static void stable_sort_items(ref_item *a, size_t n)
     free(tmp);
 }
 
+/* dst[i] = src[items[i].index], elements of size bytes (a copy of a
+ * constant size per case, not a library call per element) */
+static void permute(unsigned char *dst, const unsigned char *src, const ref_item *items, size_t n, size_t size)
+{
+#define PERMUTE(S)                                                                      \
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * (S), src + items[i].index * (S), (S)); \
+    return;
+    switch (size) {
+    case 1: PERMUTE(1)
+    case 2: PERMUTE(2)
+    case 4: PERMUTE(4)
+    case 8: PERMUTE(8)
+    default: PERMUTE(size)
+    }
+#undef PERMUTE
+}
+
 void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, size_t n, pp_order order)
 {
     size_t ks = ref_type_size(type);
@@ -528,14 +583,13 @@ void ref_sort_pairs(pp_type type, void *keys, void *values, size_t value_size, s
 
     unsigned char *copy = (unsigned char *)xmalloc(n * ks);
     memcpy(copy, k, n * ks);
-    for (size_t i = 0; i < n; i++) memcpy(k + i * ks, copy + items[i].index * ks, ks);
+    permute(k, copy, items, n, ks);
     free(copy);
     if (values && value_size) {
         unsigned char *v = (unsigned char *)values;
         unsigned char *vcopy = (unsigned char *)xmalloc(n * value_size);
         memcpy(vcopy, v, n * value_size);
-        for (size_t i = 0; i < n; i++)
-            memcpy(v + i * value_size, vcopy + items[i].index * value_size, value_size);
+        permute(v, vcopy, items, n, value_size);
         free(vcopy);
     }
     free(items);

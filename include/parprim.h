@@ -264,6 +264,18 @@ PP_API const char *pp_last_error(const pp_context *ctx);
  *  for (pp_synchronize): then PP_ERROR_UNSUPPORTED. */
 PP_API pp_status pp_set_stream(pp_context *ctx, void *native_stream);
 
+/** *native_stream = the native stream the context queues its work on: the
+ *  cudaStream_t on cuda (the one given to pp_set_stream, else the context's
+ *  own, never the legacy default stream), the cl_command_queue on opencl
+ *  (not retained for the caller), NULL on cpu, whose calls finish before
+ *  they return. Valid until the next pp_set_stream or pp_destroy. Every
+ *  call queues its device work on that stream in call order, so work the
+ *  caller queues there after a call (a cudaMemcpyAsync, an NCCL
+ *  collective, an event) runs after that call's work, and a call's work
+ *  runs after what was queued there before it: ordering without a host
+ *  synchronization. native_stream NULL: PP_ERROR_INVALID_ARGUMENT. */
+PP_API pp_status pp_context_stream(const pp_context *ctx, void **native_stream);
+
 /** Waits until all work queued on the context is complete. */
 PP_API pp_status pp_synchronize(pp_context *ctx);
 

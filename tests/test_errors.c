@@ -129,6 +129,16 @@ static void errors_misc(fixture *f)
     EXPECT(ctx, pp_synchronize(ctx), PP_SUCCESS, "pp_synchronize", NULL);
     EXPECT(NULL, pp_synchronize(NULL), PP_ERROR_INVALID_ARGUMENT, "pp_synchronize", "ctx");
     EXPECT(NULL, pp_set_stream(NULL, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_set_stream", "ctx");
+    /* pp_context_stream: NULL on cpu, the queue or stream elsewhere (cuda:
+     * never the legacy default stream); the same one on every call */
+    void *s1 = (void *)1, *s2 = (void *)2;
+    EXPECT(ctx, pp_context_stream(ctx, &s1), PP_SUCCESS, "pp_context_stream", NULL);
+    EXPECT(ctx, pp_context_stream(ctx, &s2), PP_SUCCESS, "pp_context_stream", NULL);
+    TC_REQUIRE(s1 == s2, "pp_context_stream gave two different streams");
+    TC_REQUIRE((s1 == NULL) == (pp_context_backend(ctx) == PP_BACKEND_CPU),
+               "pp_context_stream: NULL exactly on cpu (got %p on %s)", s1, pp_backend_name(pp_context_backend(ctx)));
+    EXPECT(ctx, pp_context_stream(ctx, NULL), PP_ERROR_INVALID_ARGUMENT, "pp_context_stream", "native_stream");
+    EXPECT(NULL, pp_context_stream(NULL, &s1), PP_ERROR_INVALID_ARGUMENT, "pp_context_stream", "ctx");
 }
 
 /* ---- pp_context_memory ---------------------------------------------------------------------------- */

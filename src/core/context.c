@@ -118,6 +118,16 @@ pp_status pp_set_stream(pp_context *ctx, void *native)
     return pp_end(ctx, "pp_set_stream", ctx->ops->set_stream(ctx, native));
 }
 
+pp_status pp_context_stream(const pp_context *ctx, void **native_stream)
+{
+    static const char fn[] = "pp_context_stream";
+    PP_BEGIN(ctx, fn);
+    pp_context *c = (pp_context *)ctx;
+    if (!native_stream) return pp_fail(c, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'native_stream' is NULL", fn);
+    *native_stream = ctx->ops->stream(ctx);
+    return PP_SUCCESS;
+}
+
 pp_status pp_synchronize(pp_context *ctx)
 {
     PP_BEGIN(ctx, "pp_synchronize");

@@ -297,6 +297,8 @@ typedef struct pp_backend_ops {
     pp_status (*create)(pp_context *ctx, const pp_options *opt);
     void (*destroy)(pp_context *ctx);
     pp_status (*set_stream)(pp_context *ctx, void *native);
+    /* The native stream or queue the context's work is queued on (cpu: NULL). */
+    void *(*stream)(const pp_context *ctx);
     pp_status (*synchronize)(pp_context *ctx);
     pp_status (*mem_alloc)(pp_context *ctx, void **p, size_t bytes);
     pp_status (*mem_free)(pp_context *ctx, void *p);

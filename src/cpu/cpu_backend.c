@@ -69,6 +69,12 @@ void *pp_cpu_runs_scratch(pp_context *ctx, size_t bytes, const char *fn)
     return grow(ctx, &st->runs, &st->runs_bytes, bytes, fn);
 }
 
+static void *cpu_stream(const pp_context *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
 static pp_status cpu_set_stream(pp_context *ctx, void *native)
 {
     (void)ctx;
@@ -184,6 +190,7 @@ const pp_backend_ops pp_cpu_ops = {
     .create = cpu_create,
     .destroy = cpu_destroy,
     .set_stream = cpu_set_stream,
+    .stream = cpu_stream,
     .synchronize = cpu_synchronize,
     .mem_alloc = cpu_alloc,
     .mem_free = cpu_free,

@@ -256,6 +256,8 @@ void pp_cuda_destroy(pp_context *ctx)
     ctx->impl = NULL;
 }
 
+void *pp_cuda_stream(const pp_context *ctx) { return (void *)pp_cuda((pp_context *)ctx)->stream; }
+
 pp_status pp_cuda_set_stream(pp_context *ctx, void *native)
 {
     static const char fn[] = "pp_set_stream";

@@ -19,6 +19,7 @@ pp_status pp_cuda_enter(pp_context *ctx, const char *fn);
 pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt);
 void pp_cuda_destroy(pp_context *ctx);
 pp_status pp_cuda_set_stream(pp_context *ctx, void *native);
+void *pp_cuda_stream(const pp_context *ctx);
 pp_status pp_cuda_synchronize(pp_context *ctx);
 pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes);
 pp_status pp_cuda_free(pp_context *ctx, void *p);

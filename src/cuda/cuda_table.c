@@ -13,6 +13,7 @@ const pp_backend_ops pp_cuda_ops = {
     .create = pp_cuda_create,
     .destroy = pp_cuda_destroy,
     .set_stream = pp_cuda_set_stream,
+    .stream = pp_cuda_stream,
     .synchronize = pp_cuda_synchronize,
     .mem_alloc = pp_cuda_alloc,
     .mem_free = pp_cuda_free,

@@ -92,6 +92,8 @@ static pp_status ocl_create(pp_context *ctx, const pp_options *opt)
     return PP_SUCCESS;
 }
 
+static void *ocl_stream(const pp_context *ctx) { return pp_ocl((pp_context *)ctx)->queue; }
+
 static pp_status ocl_set_stream(pp_context *ctx, void *native)
 {
     static const char fn[] = "pp_set_stream";
@@ -281,6 +283,7 @@ const pp_backend_ops pp_opencl_ops = {
     .create = ocl_create,
     .destroy = ocl_destroy,
     .set_stream = ocl_set_stream,
+    .stream = ocl_stream,
     .synchronize = ocl_synchronize,
     .mem_alloc = ocl_alloc,
     .mem_free = ocl_free,

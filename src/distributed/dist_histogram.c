@@ -63,7 +63,8 @@ static pp_status run(pp_dist *d, const char *fn, const hist_args *a)
         st = pp_histogram_even(d->ctx, a->type, a->samples, a->n, a->lower, a->upper, a->nbins, a->counts);
     st = pp_dist_pp(d, fn, st);
     /* The engine reads context memory: the local histogram must be done. */
-    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
+    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct && !d->ordered)
+        st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
     st = pp_dist_agree_status(d, fn, st);
     if (st != PP_SUCCESS) return st;
     if (d->device_to_engine) return d->eng->allreduce_sum(d, fn, a->counts, a->nbins, 1);

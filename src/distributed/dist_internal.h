@@ -39,7 +39,8 @@ struct pp_dist {
     void *eng_state;     /* the engine's own state */
     int host_direct;     /* context memory is host memory: read and write it in place */
     int device_to_engine;/* the engine takes context memory directly (else stage through host) */
-    int seeded_scan;     /* scan applies a rank's prefix by a pp_scan of [prefix, part] */
+    int ordered;         /* its collectives on context memory are queued on the context's stream:
+                            no host wait for the context before them or after them */
     int pinned;          /* staging buffers are pinned (cudaMallocHost) */
     const char *engine_name;
     char msg[640];
@@ -147,8 +148,6 @@ void pp_dist_identity(pp_type t, pp_op op, void *out);
 /* *acc = *acc op *x, with parprim's semantics (wrapping integers; MIN/MAX
  * propagate NaN and order -0.0 below +0.0). */
 void pp_dist_combine(pp_type t, pp_op op, void *acc, const void *x);
-/* a[i] = *prefix op a[i] for i < n (threads: OpenMP threads, 0 default). */
-void pp_dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads);
 /* C's == of two values of t (NaN never equal, -0.0 == +0.0). */
 int pp_dist_equal(pp_type t, const void *a, const void *b);
 /* A 64-bit key whose unsigned order is pp_sort's order of t in order

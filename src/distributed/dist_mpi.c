@@ -64,7 +64,6 @@ pp_status pp_dist_mpi_attach(pp_dist *d, const char *fn, MPI_Comm comm)
     switch (d->backend) {
     case PP_BACKEND_CUDA:
         d->device_to_engine = cuda_aware();
-        d->seeded_scan = 1;
 #ifdef PP_DIST_HAVE_CUDART
         d->pinned = 1;
 #endif
@@ -78,10 +77,8 @@ pp_status pp_dist_mpi_attach(pp_dist *d, const char *fn, MPI_Comm comm)
     if (path && strcmp(path, "staged") == 0) {
         d->host_direct = 0;
         d->device_to_engine = 0;
-        d->seeded_scan = 0;
-    } else if (path && strcmp(path, "seeded") == 0 && d->backend != PP_BACKEND_OPENCL) {
+    } else if (path && strcmp(path, "device") == 0 && d->backend != PP_BACKEND_OPENCL) {
         d->host_direct = 0;
-        d->seeded_scan = 1;
     }
     d->engine_name = d->host_direct ? "mpi (host memory)"
                      : d->device_to_engine ? (d->backend == PP_BACKEND_CUDA ? "mpi (cuda-aware)" : "mpi (device memory)")

@@ -1,11 +1,12 @@
 /* The NCCL engine (built where nccl.h and libnccl are found with the cuda
- * backend): the engine's collectives as NCCL calls on a stream of its own.
- * Context memory goes to NCCL as it is; host buffers (the agreements, the
- * counts of the sort) are staged through a device buffer of the engine.
- * Every collective waits for its stream before it returns: the algorithms
- * read its results on the host, or queue parprim work after it on the
- * context's stream, which the public API does not let us order against
- * ours without a wait. */
+ * backend): the engine's collectives as NCCL calls on the context's own
+ * stream (pp_context_stream), in order with parprim's work on it. Context
+ * memory goes to NCCL as it is, with no host wait before or after (d->ordered):
+ * parprim work queued before a collective runs before it, and work queued
+ * after runs after it. Host buffers (the agreements, the counts of the
+ * sort) are staged through a device buffer of the engine, and those
+ * collectives wait for the stream before they return, since the host reads
+ * their results. */
 #include "dist_internal.h"
 #include "parprim_nccl.h"
 
@@ -15,7 +16,7 @@
 
 typedef struct nccl_state {
     ncclComm_t comm;
-    cudaStream_t stream;
+    cudaStream_t stream; /* the context's, read at the start of every collective */
     int device;
     void *scratch; /* device staging of host buffers */
     size_t cap;
@@ -42,9 +43,14 @@ static pp_status cuda_fail(pp_dist *d, const char *fn, const char *what, cudaErr
         if (e_ != cudaSuccess) return cuda_fail(d, fn, what, e_);   \
     } while (0)
 
-/* The communicator's device, current; the stream waited for. */
+/* The communicator's device, current, and the context's stream; finish:
+ * that stream waited for. */
 static pp_status enter(pp_dist *d, const char *fn)
 {
+    void *native = NULL;
+    pp_status st = pp_dist_pp(d, fn, pp_context_stream(d->ctx, &native));
+    if (st != PP_SUCCESS) return st;
+    st_of(d)->stream = (cudaStream_t)native;
     CUDA_TRY("cudaSetDevice", cudaSetDevice(st_of(d)->device));
     return PP_SUCCESS;
 }
@@ -96,8 +102,8 @@ static pp_status nccl_allreduce_sum(pp_dist *d, const char *fn, uint64_t *buf, s
         CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(dev, buf, count * sizeof *buf, cudaMemcpyHostToDevice, s->stream));
     }
     NCCL_TRY("ncclAllReduce", ncclAllReduce(dev, dev, count, ncclUint64, ncclSum, s->comm, s->stream));
-    if (!on_device)
-        CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(buf, dev, count * sizeof *buf, cudaMemcpyDeviceToHost, s->stream));
+    if (on_device) return PP_SUCCESS; /* in order on the context's stream */
+    CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(buf, dev, count * sizeof *buf, cudaMemcpyDeviceToHost, s->stream));
     return finish(d, fn);
 }
 
@@ -153,8 +159,8 @@ static pp_status nccl_alltoallv(pp_dist *d, const char *fn, const void *send, co
     ncclResult_t e = ncclGroupEnd();
     if (r != ncclSuccess) return nccl_fail(d, fn, "ncclSend/ncclRecv", r);
     if (e != ncclSuccess) return nccl_fail(d, fn, "ncclGroupEnd", e);
-    if (!on_device && rbytes)
-        CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(recv, rb, rbytes, cudaMemcpyDeviceToHost, s->stream));
+    if (on_device) return PP_SUCCESS; /* in order on the context's stream */
+    if (rbytes) CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(recv, rb, rbytes, cudaMemcpyDeviceToHost, s->stream));
     return finish(d, fn);
 }
 
@@ -164,7 +170,6 @@ static void nccl_destroy(pp_dist *d)
     if (!s) return;
     cudaSetDevice(s->device);
     if (s->scratch) cudaFree(s->scratch);
-    if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
     d->eng_state = NULL;
 }
@@ -188,10 +193,9 @@ static pp_status attach(pp_dist *d, const char *fn, ncclComm_t comm)
     NCCL_TRY("ncclCommUserRank", ncclCommUserRank(comm, &d->rank));
     NCCL_TRY("ncclCommCount", ncclCommCount(comm, &d->size));
     CUDA_TRY("cudaSetDevice", cudaSetDevice(s->device));
-    CUDA_TRY("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     d->host_direct = 0;
     d->device_to_engine = 1;
-    d->seeded_scan = 1;
+    d->ordered = 1;
     d->pinned = 1;
     d->engine_name = "nccl";
     return PP_SUCCESS;

@@ -7,7 +7,6 @@
 #include "dist_internal.h"
 
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
@@ -23,15 +22,6 @@ int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
 
 /* One integer type: name, T, its unsigned U, the width W of arithmetic,
  * minimum and maximum. */
-/* a[i] = p op a[i] over a host array (the rank prefix applied to a local scan) */
-#define DIST_APPLY(N, T)                                                                           \
-    static void apply_##N(pp_op op, T p, T *a, size_t n, int threads)                             \
-    {                                                                                             \
-        ptrdiff_t m = (ptrdiff_t)n;                                                               \
-        _Pragma("omp parallel for num_threads(threads) if(n > 65536) schedule(static)")           \
-        for (ptrdiff_t i = 0; i < m; i++) a[i] = comb_##N(op, p, a[i]);                           \
-    }
-
 #define DIST_INT_TYPE(N, T, U, W, MINV, MAXV)                                                        \
     static T comb_##N(pp_op op, T a, T b)                                                         \
     {                                                                                             \
@@ -55,7 +45,6 @@ int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
         default: return (T)0;                                                                     \
         }                                                                                         \
     }                                                                                             \
-    DIST_APPLY(N, T)
 
 #define DIST_FLOAT_TYPE(N, T)                                                                      \
     static T comb_##N(pp_op op, T a, T b)                                                         \
@@ -76,7 +65,6 @@ int pp_dist_is_float(pp_type t) { return t == PP_F32 || t == PP_F64; }
         default: return (T)0;                                                                     \
         }                                                                                         \
     }                                                                                             \
-    DIST_APPLY(N, T)
 
 DIST_INT_TYPE(i8, int8_t, uint8_t, unsigned, INT8_MIN, INT8_MAX)
 DIST_INT_TYPE(u8, uint8_t, uint8_t, unsigned, 0, UINT8_MAX)
@@ -122,19 +110,6 @@ void pp_dist_combine(pp_type t, pp_op op, void *acc, const void *x)
         memcpy(&b_, x, sizeof b_);         \
         a_ = comb_##N(op, a_, b_);         \
         memcpy(acc, &a_, sizeof a_);       \
-    }
-    switch (t) { DIST_EACH_TYPE(X); }
-#undef X
-}
-
-void pp_dist_apply(pp_type t, pp_op op, const void *prefix, void *a, size_t n, int threads)
-{
-    if (threads <= 0) threads = omp_get_max_threads();
-#define X(N, T)                                 \
-    {                                           \
-        T p_;                                   \
-        memcpy(&p_, prefix, sizeof p_);         \
-        apply_##N(op, p_, (T *)a, n, threads);  \
     }
     switch (t) { DIST_EACH_TYPE(X); }
 #undef X

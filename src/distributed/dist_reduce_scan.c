@@ -3,7 +3,7 @@
  * per-rank totals, the totals combined in rank order by every rank (so the
  * float result does not depend on MPI's or NCCL's reduction order), then,
  * for the scan, the local scan from the rank's prefix and a final
- * agreement on the status.
+ * agreement on the status; the local scan is pp_scan_init from the prefix.
  * Exact float sums (PP_ALGO_EXACT chosen on the context for the
  * primitive): the ranks exchange exact sums (pp_exact_sum: an agreement,
  * then an all-gather of every rank's sum of its part) instead of rounded
@@ -152,44 +152,22 @@ pp_status pp_dist_reduce(pp_dist *d, pp_type type, pp_op op, const void *in, siz
     return d->host_direct ? st : pp_dist_agree_status(d, fn, st);
 }
 
-/* out = the scan of [prefix, in...] without its first element (inclusive),
- * or of [prefix, in[0 .. n-1)] (exclusive): the prefix enters the local
- * pp_scan itself (cuda: everything stays on the device). */
-static pp_status seeded_scan(pp_dist *d, const char *fn, pp_type type, pp_op op, pp_scan_kind kind,
-                             const void *in, void *out, size_t n, const void *prefix)
+/* out = the local scan seeded with the rank's prefix (pp_scan_init): the
+ * part is read once more than by pp_scan and written once. The prefix is
+ * the init element: host memory where the context's is (host_direct), else
+ * uploaded into the one-element buffer of local_total. */
+static pp_status init_scan(pp_dist *d, const char *fn, pp_type type, pp_op op, pp_scan_kind kind, const void *in,
+                           void *out, size_t n, const void *prefix)
 {
-    size_t sz = pp_type_size(type);
-    void *tmp;
-    pp_status st = pp_dist_dev(d, fn, 0, (n + 1) * sz, &tmp);
-    char *t = tmp;
-    size_t copied = kind == PP_INCLUSIVE ? n : n - 1;
-    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_upload(d->ctx, t, prefix, sz));
-    if (st == PP_SUCCESS && copied) st = pp_dist_pp(d, fn, pp_copy(d->ctx, t + sz, in, copied * sz));
-    if (kind == PP_EXCLUSIVE)
-        return st == PP_SUCCESS ? pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, out, n)) : st;
-    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, PP_INCLUSIVE, t, t, n + 1));
-    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_copy(d->ctx, out, t + sz, n * sz));
-    return st;
-}
-
-/* out = the local scan, then prefix op out[i] on the host (exclusive: out[0]
- * is the prefix itself, so that a -0.0 prefix stays -0.0). */
-static pp_status applied_scan(pp_dist *d, const char *fn, pp_type type, pp_op op, pp_scan_kind kind,
-                              const void *in, void *out, size_t n, const void *prefix)
-{
-    size_t sz = pp_type_size(type);
-    pp_status st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n));
-    void *h = NULL;
-    if (st == PP_SUCCESS) st = pp_dist_view(d, fn, 0, out, n * sz, &h);
-    if (st != PP_SUCCESS) return st;
-    int threads = pp_context_threads(d->ctx);
-    if (kind == PP_EXCLUSIVE) {
-        memcpy(h, prefix, sz);
-        pp_dist_apply(type, op, prefix, (char *)h + sz, n - 1, threads);
-    } else {
-        pp_dist_apply(type, op, prefix, h, n, threads);
+    const void *init = prefix;
+    if (!d->host_direct) {
+        void *cell;
+        pp_status st = pp_dist_dev(d, fn, 1, pp_type_size(type), &cell);
+        if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_upload(d->ctx, cell, prefix, pp_type_size(type)));
+        if (st != PP_SUCCESS) return st;
+        init = cell;
     }
-    return pp_dist_store(d, fn, out, h, n * sz);
+    return pp_dist_pp(d, fn, pp_scan_init(d->ctx, type, op, kind, in, out, n, init));
 }
 
 /* out = the exact scan of [e[0 .. k), in...] from position k on: the
@@ -286,9 +264,9 @@ pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, co
     hash = pp_dist_hash(hash, &kind, sizeof kind);
     hash = pp_dist_hash(hash, &exact, sizeof exact);
     if (exact) return exact_scan(d, fn, st, hash, type, kind, in, out, n_local);
-    void *tmp;
-    if (st == PP_SUCCESS && d->seeded_scan && n_local > 0 && d->rank > 0)
-        st = pp_dist_dev(d, fn, 0, bytes + sz, &tmp); /* before the agreement: out of memory fails everywhere */
+    void *cell;
+    if (st == PP_SUCCESS && !d->host_direct) /* before the agreement: out of memory fails everywhere */
+        st = pp_dist_dev(d, fn, 1, sz, &cell);
     uint64_t total = 0, prefix = 0;
     if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
     int any;
@@ -296,8 +274,7 @@ pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, co
     if (st != PP_SUCCESS) return st;
     if (n_local > 0) {
         if (!any) st = pp_dist_pp(d, fn, pp_scan(d->ctx, type, op, kind, in, out, n_local));
-        else if (d->seeded_scan) st = seeded_scan(d, fn, type, op, kind, in, out, n_local, &prefix);
-        else st = applied_scan(d, fn, type, op, kind, in, out, n_local, &prefix);
+        else st = init_scan(d, fn, type, op, kind, in, out, n_local, &prefix);
     }
     return pp_dist_agree_status(d, fn, st);
 }

@@ -17,12 +17,16 @@
  *     on ranks below s) of its keys equal to v_j to ranks < j: ties split by
  *     global input position;
  *  5. one all-to-all exchange of the counts, one of the keys (and one of
- *     the values): each rank receives exactly n_local keys, as runs in
- *     source-rank order;
- *  6. a local stable sort of the received runs (parprim has no merge)
- *     into keys (and values): pp_sort_copy from the engine's buffers where
- *     the engine takes context memory, else pp_sort after the upload; equal
- *     keys keep (source rank, position) order, their input order.
+ *     the values): each rank receives exactly n_local keys, as p sorted runs
+ *     in source-rank order;
+ *  6. the runs merged (pp_merge, pp_merge_pairs): adjacent runs pairwise, a
+ *     level at a time, ceil(log2 p) levels, between two buffers of n_local
+ *     keys (the part and a working buffer), arranged so that the last level
+ *     writes the part: where the level count is even the local sort of step
+ *     2 writes the working buffer, which is sent, and the runs arrive in the
+ *     part. A stable merge of adjacent runs keeps equal keys in (source
+ *     rank, position) order: their global input order. opencl, whose
+ *     handles take no offsets, sorts the received runs again instead.
  * Where the engine cannot take context memory the sorted part is
  * downloaded (step 5 stages it anyway) and step 4 reads that copy; where it
  * can (NCCL, CUDA-aware MPI), step 4 reads a sample of n/1024 keys (one
@@ -43,8 +47,9 @@ typedef struct sort_args {
 } sort_args;
 
 /* Host slots: 0 sorted keys (view), 1 received keys, 2 values sent, 3 values
- * received, 4 the count arrays. Context slots: 0 keys received, 2 values
- * received. */
+ * received, 4 the count arrays. Context slots: 0 the working keys, 2 the
+ * working values (where handles are addresses or the engine takes context
+ * memory). */
 enum { H_KEYS, H_RKEYS, H_VALS, H_RVALS, H_COUNTS };
 /* The count arrays: boundaries (p + 1), cuts (p + 1), received counts (p)
  * and the work of splitters (8 (p - 1)) or of an exchange (5 p). */
@@ -77,10 +82,10 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     pp_status st = PP_SUCCESS;
     if (!d->host_direct && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
     if (!pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
-    if (d->device_to_engine) {
+    if (d->device_to_engine || pp_dist_addressable(d)) {
         st = pp_dist_dev(d, fn, 0, kb, &p);
         if (st == PP_SUCCESS && pairs) st = pp_dist_dev(d, fn, 2, vb, &p);
-        return st;
+        if (st != PP_SUCCESS || d->device_to_engine) return st;
     }
     if (!pp_dist_host(d, fn, H_RKEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
     if (pairs && (!pp_dist_host(d, fn, H_VALS, vb) || !pp_dist_host(d, fn, H_RVALS, vb))) return PP_ERROR_OUT_OF_MEMORY;
@@ -108,6 +113,7 @@ static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, cons
 #define KEY_MAX_BYTES 8
 typedef struct sorted_part {
     const sort_args *a;
+    const void *keys;    /* the sorted part (context memory) */
     const void *host;    /* all keys on the host, or NULL */
     const void *sample;  /* keys[i * SAMPLE], i < ns */
     size_t ns, ks;
@@ -146,7 +152,7 @@ static const void *part_block(sorted_part *s, size_t blk, size_t *len)
     *len = n - lo < SAMPLE ? n - lo : SAMPLE;
     if (s->block != blk && s->st == PP_SUCCESS) {
         s->st = pp_dist_pp(s->d, "pp_dist_sort",
-                        pp_download(s->d->ctx, s->buf, (const char *)s->a->keys + lo * s->ks, *len * s->ks));
+                        pp_download(s->d->ctx, s->buf, (const char *)s->keys + lo * s->ks, *len * s->ks));
         s->block = s->st == PP_SUCCESS ? blk : SIZE_MAX;
     }
     return s->buf;
@@ -241,6 +247,50 @@ static pp_status exchange(pp_dist *d, const char *fn, const void *send, void *re
     return d->eng->alltoallv(d, fn, send, sc, so, recv, rc, ro, d->device_to_engine);
 }
 
+/* The levels of step 6's merge tree over p runs: ceil(log2 p). */
+static int merge_levels(int p)
+{
+    int l = 0;
+    while (l < 31 && (1 << l) < p) l++;
+    return l;
+}
+
+/* Step 6: the p sorted runs of k[from] (v[from]), len[r] elements each in
+ * rank order, merged stably into one, adjacent runs pairwise a level at a
+ * time between the buffers 0 and 1 (a lone last run copied); the result is
+ * in buffer (from + merge_levels(p)) % 2. len is overwritten. */
+static pp_status merge_tree(pp_dist *d, const char *fn, const sort_args *a, int pairs, void *const k[2],
+                            void *const v[2], int from, uint64_t *len)
+{
+    const size_t ks = pp_type_size(a->type), vs = a->vs;
+    pp_status st = PP_SUCCESS;
+    int runs = d->size, cur = from;
+    while (runs > 1 && st == PP_SUCCESS) {
+        const char *sk = k[cur], *sv = pairs ? v[cur] : NULL;
+        char *dk = k[1 - cur], *dv = pairs ? v[1 - cur] : NULL;
+        uint64_t off = 0;
+        int out = 0;
+        for (int i = 0; i < runs && st == PP_SUCCESS; i += 2) {
+            const uint64_t na = len[i], nb = i + 1 < runs ? len[i + 1] : 0, m = off + na;
+            if (i + 1 == runs) {
+                st = pp_dist_pp(d, fn, pp_copy(d->ctx, dk + off * ks, sk + off * ks, na * ks));
+                if (st == PP_SUCCESS && pairs) st = pp_dist_pp(d, fn, pp_copy(d->ctx, dv + off * vs, sv + off * vs, na * vs));
+            } else if (pairs) {
+                st = pp_dist_pp(d, fn, pp_merge_pairs(d->ctx, a->type, sk + off * ks, sv + off * vs, na, sk + m * ks,
+                                                      sv + m * vs, nb, vs, dk + off * ks, dv + off * vs, a->order));
+            } else {
+                st = pp_dist_pp(d, fn, pp_merge(d->ctx, a->type, sk + off * ks, na, sk + m * ks, nb, dk + off * ks,
+                                                a->order));
+            }
+            len[out++] = na + nb;
+            off += na + nb;
+        }
+        runs = out;
+        cur = 1 - cur;
+    }
+    return st;
+}
+
 static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
 {
     if (!d) return pp_dist_fail(NULL, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'd' is NULL", fn);
@@ -270,28 +320,38 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
         return pp_dist_agree_status(
             d, fn, a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS);
 
-    /* 2-3: local sort; the keys as step 4 reads them: a host view where the
-     * exchange stages through the host anyway (or they are host memory),
-     * else a sample (sorted_part); the values staged where needed */
-    void *hk = NULL, *hv = a->values;
+    /* 2-3: local sort into sk (sv): the working buffers where the runs are
+     * to arrive in the part (step 6), else the part itself; the keys as step
+     * 4 reads them: a host view where the exchange stages through the host
+     * anyway (or they are host memory), else a sample (sorted_part); the
+     * values staged where needed */
+    const int merged = pp_dist_addressable(d), levels = merge_levels(p);
+    void *wk = NULL, *wv = NULL; /* reserved: cannot fail */
+    if ((merged || d->device_to_engine) && pp_dist_dev(d, fn, 0, kb, &wk) == PP_SUCCESS && pairs)
+        pp_dist_dev(d, fn, 2, vb, &wv);
+    const int sort_to_work = merged && d->device_to_engine && levels % 2 == 0;
+    void *sk = sort_to_work ? wk : a->keys, *sv = sort_to_work ? wv : a->values;
+    void *hk = NULL, *hv = sv;
     sorted_part sp;
     memset(&sp, 0, sizeof sp);
     sp.a = a;
+    sp.keys = sk;
     sp.d = d;
     sp.ks = ks;
     sp.block = SIZE_MAX;
-    st = a->n ? local_sort(d, fn, a, a->keys, a->values, a->keys, a->values, pairs) : PP_SUCCESS;
+    st = a->n ? local_sort(d, fn, a, a->keys, a->values, sk, sv, pairs) : PP_SUCCESS;
     if (d->device_to_engine && !d->host_direct) {
         sp.ns = (a->n + SAMPLE - 1) / SAMPLE;
         void *smp = pp_dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
-        if (st == PP_SUCCESS) st = gather_sample(d, fn, a->keys, a->n, ks, smp);
+        if (st == PP_SUCCESS) st = gather_sample(d, fn, sk, a->n, ks, smp);
         sp.sample = smp;
     } else {
-        if (st == PP_SUCCESS) st = pp_dist_view(d, fn, H_KEYS, a->keys, kb, &hk);
+        if (st == PP_SUCCESS) st = pp_dist_view(d, fn, H_KEYS, sk, kb, &hk);
         sp.host = hk;
     }
-    if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = pp_dist_view(d, fn, H_VALS, a->values, vb, &hv);
-    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct) st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
+    if (st == PP_SUCCESS && pairs && !d->device_to_engine) st = pp_dist_view(d, fn, H_VALS, sv, vb, &hv);
+    if (st == PP_SUCCESS && d->device_to_engine && !d->host_direct && !d->ordered)
+        st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
     memset(&rec, 0, sizeof rec);
     rec.v[0] = UINT64_MAX; /* an empty part: no first or last key */
     if (st == PP_SUCCESS && a->n) {
@@ -335,20 +395,33 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
                                  "parprim_mpi: please report it)", fn, d->rank, (unsigned long long)got, a->n);
     st = pp_dist_agree_status(d, fn, st);
     if (st != PP_SUCCESS) return st;
+    /* the runs arrive in rk (rv): context memory where the engine takes it
+     * (the buffers not sent: the part where the level count is even, else
+     * the working buffers), else host buffers, stored into context memory
+     * after the exchange (where the level count is even, the part) */
     void *rk, *rv = NULL;
+    /* step 6's buffers, the runs' first: the last level writes the part */
+    void *mk[2] = {levels % 2 ? wk : a->keys, levels % 2 ? a->keys : wk};
+    void *mv[2] = {levels % 2 ? wv : a->values, levels % 2 ? a->values : wv};
     if (d->device_to_engine) {
-        pp_dist_dev(d, fn, 0, kb, &rk); /* reserved: cannot fail */
-        if (pairs) pp_dist_dev(d, fn, 2, vb, &rv);
+        rk = merged ? mk[0] : wk;
+        rv = merged ? mv[0] : wv;
     } else {
         rk = pp_dist_host(d, fn, H_RKEYS, kb);
         if (pairs) rv = pp_dist_host(d, fn, H_RVALS, vb);
     }
-    st = exchange(d, fn, d->device_to_engine ? a->keys : hk, rk, cut, rcount, ks, work);
+    st = exchange(d, fn, d->device_to_engine ? sk : hk, rk, cut, rcount, ks, work);
     if (st == PP_SUCCESS && pairs) st = exchange(d, fn, hv, rv, cut, rcount, a->vs, work);
     if (st != PP_SUCCESS) return st;
 
-    /* 6: the received runs, sorted again, into keys (and values) */
-    if (d->device_to_engine) {
+    /* 6: the received runs merged into keys (and values); opencl: sorted again */
+    if (merged) {
+        if (!d->device_to_engine) {
+            st = pp_dist_store(d, fn, mk[0], rk, kb);
+            if (st == PP_SUCCESS && pairs) st = pp_dist_store(d, fn, mv[0], rv, vb);
+        }
+        if (st == PP_SUCCESS) st = merge_tree(d, fn, a, pairs, mk, mv, 0, rcount);
+    } else if (d->device_to_engine) {
         st = a->n ? local_sort(d, fn, a, rk, rv, a->keys, a->values, pairs) : PP_SUCCESS;
     } else {
         st = pp_dist_store(d, fn, a->keys, rk, kb);

@@ -111,18 +111,52 @@ void compaction(dt_env *e)
             for (int layout = 0; layout < DT_LAYOUTS; layout++) select_case(e, kind, (pp_type)ti, layout);
 }
 
-static void sort_case(dt_env *e, pp_type t, pp_order order, size_t vs, int layout)
+/* Key distributions that stress the splitters and the exchange: every key
+ * equal, two distinct values, the whole array sorted already, sorted the
+ * other way, and (8-byte keys) three distinct top bytes over random bits. */
+enum { KEYS_RANDOM, KEYS_EQUAL, KEYS_TWO, KEYS_SORTED, KEYS_REVERSE, KEYS_TOP3, KEYS_KINDS };
+static const char *const keys_names[KEYS_KINDS] = {"random", "all equal", "two values", "sorted", "reverse-sorted",
+                                                   "3 top bytes"};
+
+static void fill_keys(tc_rng *r, pp_type t, int kind, uint64_t off, uint64_t total, unsigned char *keys, size_t n)
+{
+    const size_t ks = pp_type_size(t);
+    dt_fill_keys(r, t, keys, n);
+    for (size_t i = 0; i < n && kind != KEYS_RANDOM; i++) {
+        uint64_t g = off + i, v = 0;
+        switch (kind) {
+        case KEYS_EQUAL: v = 7; break;
+        case KEYS_TWO: v = tc_below(r, 2) ? 5 : 9; break;
+        case KEYS_SORTED: v = g; break;
+        case KEYS_REVERSE: v = total - g; break;
+        default: /* 3 top bytes: keep the random bits below them */
+            if (ks == 8) {
+                uint64_t k;
+                memcpy(&k, keys + i * ks, 8);
+                k = (k & 0x00ffffffffffffffull) | ((uint64_t)(0x10 + 0x30 * tc_below(r, 3)) << 56);
+                memcpy(keys + i * ks, &k, 8);
+            }
+            continue;
+        }
+        dt_set_num(t, keys, i, (double)v);
+    }
+}
+
+static void sort_case_of(dt_env *e, pp_type t, pp_order order, size_t vs, int layout, int kind)
 {
     size_t ks = pp_type_size(t);
     char name[96];
-    snprintf(name, sizeof name, "sort %d %d %zu %d", (int)t, (int)order, vs, layout);
+    snprintf(name, sizeof name, "sort %d %d %zu %d %d", (int)t, (int)order, vs, layout, kind);
     tc_rng r = dt_rng(name);
-    size_t n = dt_layout_n(layout, layout % 3 == 0 ? 40000 : 300, &r);
-    dt_case("%s %s sort%s (value_size %zu), %s, %s, n_local %zu on rank %d", pp_backend_name(e->backend),
-            pp_type_name(t), vs ? "_pairs" : "", vs, order_names[order], dt_layout_name(layout), n, e->rank);
+    size_t n = dt_layout_n(layout, kind ? 3000 : layout % 3 == 0 ? 40000 : 300, &r);
+    dt_case("%s %s sort%s (value_size %zu), %s, %s, %s keys, n_local %zu on rank %d", pp_backend_name(e->backend),
+            pp_type_name(t), vs ? "_pairs" : "", vs, order_names[order], dt_layout_name(layout), keys_names[kind], n,
+            e->rank);
     unsigned char *keys = malloc(n * ks + 1), *vals = malloc(n * 8 + 1);
-    dt_fill_keys(&r, t, keys, n);
     uint64_t off = input_offset(n);
+    unsigned long long mine = n, all_n = 0;
+    MPI_Allreduce(&mine, &all_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    fill_keys(&r, t, kind, off, all_n, keys, n);
     for (size_t i = 0; i < n; i++) {
         uint64_t v = off + i;
         memcpy(vals + i * vs, &v, vs); /* little-endian: the low bytes */
@@ -157,6 +191,11 @@ static void sort_case(dt_env *e, pp_type t, pp_order order, size_t vs, int layou
     free(ov);
 }
 
+static void sort_case(dt_env *e, pp_type t, pp_order order, size_t vs, int layout)
+{
+    sort_case_of(e, t, order, vs, layout, KEYS_RANDOM);
+}
+
 /* Every type, ascending and descending over every layout; the descending
  * cases of even layouts (among them the random sizes) in
  * PP_DESCENDING_NAN_LAST, the others in PP_DESCENDING: all three orders
@@ -170,4 +209,13 @@ void sorting(dt_env *e)
                 pp_order order = !desc ? PP_ASCENDING : layout % 2 ? PP_DESCENDING : PP_DESCENDING_NAN_LAST;
                 sort_case(e, (pp_type)ti, order, value_sizes[(ti + desc + layout) % 5], layout);
             }
+    /* the skewed distributions, pairs with 8-byte values (stability), on
+     * u32, u64, i64 and f64 keys, ascending and descending, two layouts */
+    static const pp_type skew_types[4] = {PP_U32, PP_U64, PP_I64, PP_F64};
+    for (int kind = KEYS_EQUAL; kind < KEYS_KINDS; kind++)
+        for (int ti = 0; ti < 4; ti++) {
+            if (kind == KEYS_TOP3 && pp_type_size(skew_types[ti]) != 8) continue;
+            const int layout = (kind + ti) % 2 ? 0 : 4; /* random sizes, equal */
+            sort_case_of(e, skew_types[ti], (kind + ti) % 3 ? PP_ASCENDING : PP_DESCENDING, 8, layout, kind);
+        }
 }

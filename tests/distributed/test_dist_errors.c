@@ -206,6 +206,17 @@ int main(int argc, char **argv)
         dt_download(&e, out_host, dout, sizeof out_host);
         DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_top_k wrote 'keys_out' although the k differed");
         still_in_step();
+
+        dt_case("NULL 'indices_out' of pp_dist_top_k on rank %d only", last);
+        {
+            void *dind = dt_upload(&e, NULL, 2 * 8);
+            expect(pp_dist_top_k(e.d, PP_U32, din, N, 2, PP_ASCENDING, dout, odd ? NULL : dind),
+                   PP_ERROR_INVALID_ARGUMENT, odd, "different parameters", "different parameters");
+            dt_free(&e, dind);
+        }
+        dt_download(&e, out_host, dout, sizeof out_host);
+        DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_top_k wrote 'keys_out' although it failed");
+        still_in_step();
     }
 
     dt_case("pp_dist_create with a NULL context on rank %d", last);

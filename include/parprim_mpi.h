@@ -16,12 +16,13 @@
  *              pp_dist_size, pp_dist_context and pp_dist_engine_name is
  *              collective: every rank of the communicator calls it, in the
  *              same order, with the same type, operator, scan kind, order,
- *              value_size, comparison and value, and bins. Each call
- *              validates its arguments on every rank and then agrees (one
- *              small all-gather of a status and a hash of those parameters)
- *              before it moves any data: a bad argument or a failure on one
- *              rank, or parameters that differ between ranks, make the call
- *              return an error on every rank (never a rank left waiting).
+ *              value_size, comparison and value, bins, k and elem_size.
+ *              Each call validates its arguments on every rank and then
+ *              agrees (one small all-gather of a status and a hash of
+ *              those parameters) before it moves any data: a bad argument
+ *              or a failure on one rank, or parameters that differ between
+ *              ranks, make the call return an error on every rank (never a
+ *              rank left waiting).
  *              A call also ends with such an agreement when local work
  *              follows its last data collective, so every rank returns the
  *              same status. A rank that does not call at all (or calls a
@@ -165,8 +166,9 @@ PP_DIST_API pp_status pp_dist_histogram_range(pp_dist *d, pp_type type, const vo
 /** Where a rank's selected elements lie in the distributed result (host
  *  memory). The result of a compaction is the concatenation, in rank
  *  order, of every rank's out[0 .. local): the stable compaction of the
- *  whole array. No element moves between ranks (rebalance with
- *  pp_dist_sort or your own exchange if needed). */
+ *  whole array. No element moves between ranks: to have the result evenly
+ *  spread ("rebalanced on request"), call pp_dist_rebalance on out and
+ *  local (below). */
 typedef struct pp_dist_counts {
     uint64_t local;        /* elements this rank selected: out[0 .. local) */
     uint64_t offset;       /* global index of out[0] in the result: selected on ranks below */
@@ -204,6 +206,60 @@ PP_DIST_API pp_status pp_dist_sort(pp_dist *d, pp_type type, void *keys, size_t 
  *  same on every rank) with keys[i]. */
 PP_DIST_API pp_status pp_dist_sort_pairs(pp_dist *d, pp_type type, void *keys, void *values, size_t value_size,
                                          size_t n_local, pp_order order);
+
+/** The global stable argsort, spread as the keys are: rank r writes to
+ *  indices_out (n_local uint64_t of context memory) positions [sum of
+ *  n_local of ranks < r, + n_local) of the stable sorted order's
+ *  permutation of the whole array, each entry a global input index (rank
+ *  s's keys[i] is global index i + the n_local of the ranks below s). So
+ *  the gathered indices_out is pp_argsort (PP_U64) of the concatenation,
+ *  and rank r holds the indices of the keys that pp_dist_sort would leave
+ *  on it. keys: n_local elements of context memory, not written; order and
+ *  float rules of pp_sort. indices_out must not overlap keys. Working
+ *  memory: a copy of the keys (n_local elements of context memory,
+ *  allocated for the call) beside pp_dist_sort_pairs' own: it runs
+ *  pp_dist_sort_pairs of that copy with the global indices as 8-byte
+ *  values (one rank: pp_argsort). */
+PP_DIST_API pp_status pp_dist_argsort(pp_dist *d, pp_type type, const void *keys, size_t n_local, pp_order order,
+                                      uint64_t *indices_out);
+
+/** The global top k on every rank: keys_out (k elements) and indices_out
+ *  (k uint64_t; both context memory) receive, the same on every rank,
+ *  what pp_top_k of the concatenation would write: the first k keys of
+ *  its stable sort in order (bits unchanged), equal keys by global index
+ *  ascending, and their global input indices. k (the same on every rank)
+ *  may not exceed the global length: k > the sum of n_local is
+ *  PP_ERROR_INVALID_ARGUMENT on every rank (unlike pp_top_k, which clamps:
+ *  a rank does not know the global length). k == 0 succeeds and writes
+ *  nothing. indices_out may be NULL (on every rank, or on none:
+ *  PP_ERROR_INVALID_ARGUMENT where it differs). No output may overlap in
+ *  or the other. Each rank runs pp_top_k on its part (into its outputs),
+ *  every rank receives every rank's min(k, n_local) candidates (keys and
+ *  indices, one all-to-all through host memory) and merges them on the
+ *  host: host memory of (key size + 8) bytes per candidate, at most
+ *  p * k of them. */
+PP_DIST_API pp_status pp_dist_top_k(pp_dist *d, pp_type type, const void *in, size_t n_local, size_t k,
+                                    pp_order order, void *keys_out, uint64_t *indices_out);
+
+/* ---- rebalance ---------------------------------------------------------------------- */
+/** Moves elements between ranks so that the concatenation is unchanged
+ *  and rank r holds an even share of the total n (the sum of n_local):
+ *  floor(n / p) elements, and one more on the n % p lowest ranks. For the
+ *  output of a compaction (pp_dist_select_*, pp_dist_unique: in = out of
+ *  that call, n_local = its counts.local), or of any uneven distributed
+ *  array. elem_size: the bytes of an element (any
+ *  size > 0, the same on every rank; elements are moved as bytes, so no
+ *  alignment is asked). in: n_local elements of context memory, not
+ *  written; out: out_capacity elements of context memory, not overlapping
+ *  in; *n_out (host) receives this rank's share. A rank whose out_capacity
+ *  is below its share fails the call on every rank
+ *  (PP_ERROR_INVALID_ARGUMENT) before anything moves; a capacity of
+ *  ceil(n / p) always suffices (after a compaction: ceil(counts.total /
+ *  p)). Volume: only the elements whose rank changes cross, each once:
+ *  one all-to-all (context memory where the engine takes it, else staged
+ *  through host buffers). */
+PP_DIST_API pp_status pp_dist_rebalance(pp_dist *d, size_t elem_size, const void *in, size_t n_local, void *out,
+                                        size_t out_capacity, size_t *n_out);
 
 #ifdef __cplusplus
 } /* extern "C" */

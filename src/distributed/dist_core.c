@@ -134,7 +134,7 @@ pp_status pp_dist_agree(pp_dist *d, const char *fn, pp_status st, uint64_t hash,
         if (recs[r].hash != recs[0].hash)
             return pp_dist_fail(d, PP_ERROR_INVALID_ARGUMENT,
                              "%s: ranks 0 and %d called it with different parameters (type, operator, kind, "
-                             "order, value_size, comparison, value, bins, and PP_ALGO_EXACT or not for a float "
+                             "order, value_size, comparison, value, bins, k, elem_size, and PP_ALGO_EXACT or not for a float "
                              "sum, must match on every rank)", fn, r);
     return PP_SUCCESS;
 }

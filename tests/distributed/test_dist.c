@@ -167,6 +167,8 @@ int main(int argc, char **argv)
         if (e.rank == 0) printf("  compaction: done\n");
         sorting(&e);
         if (e.rank == 0) printf("  sort: done\n");
+        extra(&e);
+        if (e.rank == 0) printf("  argsort, top_k, rebalance: done\n");
         if (dt_failures() != before) printf("rank %d: %lu failures on %s\n", e.rank, dt_failures() - before,
                                             pp_backend_name(list[b]));
         fflush(stdout);

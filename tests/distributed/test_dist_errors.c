@@ -169,6 +169,56 @@ int main(int argc, char **argv)
         still_in_step();
     }
 
+    /* argsort, top_k, rebalance: outputs untouched (dout holds host) */
+    dt_case("NULL 'indices_out' of pp_dist_argsort on rank %d", last);
+    expect(pp_dist_argsort(e.d, PP_U32, din, N / 2, PP_ASCENDING, odd ? NULL : dout), PP_ERROR_INVALID_ARGUMENT, odd,
+           "pp_dist_argsort: argument 'indices_out' is NULL", other);
+    dt_download(&e, out_host, dout, sizeof out_host);
+    DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_argsort wrote 'indices_out' although it failed");
+    still_in_step();
+
+    dt_case("k above the global length of pp_dist_top_k on every rank");
+    expect(pp_dist_top_k(e.d, PP_U32, din, 2, (size_t)(2 * e.size + 1), PP_DESCENDING, dout, NULL),
+           PP_ERROR_INVALID_ARGUMENT, 1, "pp_dist_top_k: argument 'k' (", NULL);
+    DT_CHECK(strstr(pp_dist_last_error(e.d), "larger than the global length") != NULL, "message '%s'",
+             pp_dist_last_error(e.d));
+    dt_download(&e, out_host, dout, sizeof out_host);
+    DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_top_k wrote 'keys_out' although it failed");
+    still_in_step();
+
+    dt_case("'out_capacity' below its share of pp_dist_rebalance on rank %d", last);
+    {
+        size_t n_out = 12345; /* N / 2 each: a share of N / 2 everywhere */
+        char want[96];
+        snprintf(want, sizeof want, "rank %d failed (its 'out_capacity'", last);
+        expect(pp_dist_rebalance(e.d, 4, din, N / 2, dout, odd ? N / 2 - 1 : N / 2, &n_out), PP_ERROR_INVALID_ARGUMENT,
+               odd, "pp_dist_rebalance: argument 'out_capacity' (49) is below this rank's share of 50", want);
+        DT_CHECK(n_out == 12345, "pp_dist_rebalance wrote 'n_out' although it failed");
+        dt_download(&e, out_host, dout, sizeof out_host);
+        DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_rebalance wrote 'out' although it failed");
+    }
+    still_in_step();
+
+    if (multi) {
+        dt_case("k 3 on rank %d, 2 elsewhere (pp_dist_top_k)", last);
+        expect(pp_dist_top_k(e.d, PP_U32, din, N, odd ? 3 : 2, PP_ASCENDING, dout, NULL), PP_ERROR_INVALID_ARGUMENT,
+               odd, "different parameters", "different parameters");
+        dt_download(&e, out_host, dout, sizeof out_host);
+        DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_top_k wrote 'keys_out' although the k differed");
+        still_in_step();
+
+        dt_case("NULL 'indices_out' of pp_dist_top_k on rank %d only", last);
+        {
+            void *dind = dt_upload(&e, NULL, 2 * 8);
+            expect(pp_dist_top_k(e.d, PP_U32, din, N, 2, PP_ASCENDING, dout, odd ? NULL : dind),
+                   PP_ERROR_INVALID_ARGUMENT, odd, "different parameters", "different parameters");
+            dt_free(&e, dind);
+        }
+        dt_download(&e, out_host, dout, sizeof out_host);
+        DT_CHECK(memcmp(out_host, host, sizeof host) == 0, "pp_dist_top_k wrote 'keys_out' although it failed");
+        still_in_step();
+    }
+
     dt_case("pp_dist_create with a NULL context on rank %d", last);
     {
         pp_dist *d2 = (pp_dist *)&e; /* must become NULL */

@@ -268,7 +268,9 @@ pp_status pp_dist_scan(pp_dist *d, pp_type type, pp_op op, pp_scan_kind kind, co
     if (st == PP_SUCCESS && !d->host_direct) /* before the agreement: out of memory fails everywhere */
         st = pp_dist_dev(d, fn, 1, sz, &cell);
     uint64_t total = 0, prefix = 0;
-    if (st == PP_SUCCESS && n_local > 0) st = local_total(d, fn, type, op, in, n_local, &total);
+    /* the last rank's total is no rank's prefix: not computed (one rank: the local scan alone) */
+    if (st == PP_SUCCESS && n_local > 0 && d->rank < d->size - 1)
+        st = local_total(d, fn, type, op, in, n_local, &total);
     int any;
     st = agree_totals(d, fn, st, hash, type, op, n_local, &total, d->rank, &prefix, &any);
     if (st != PP_SUCCESS) return st;

@@ -964,6 +964,64 @@ PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *ke
                                          size_t n, const uint64_t *offsets, size_t nseg, pp_order order);
 
 /* ------------------------------------------------------------------------ */
+/* Operators of the user's own                                              */
+/* ------------------------------------------------------------------------ */
+/**
+ * An associative operator on elements of the user's own type, given as
+ * source text, for reductions and scans. The text defines the element type
+ * and the operator, with these two names:
+ *
+ *     typedef struct { float a, b; } pp_elem;          any type of element_size bytes
+ *     pp_elem pp_combine(pp_elem x, pp_elem y) { ... }  associative: (x.y).z == x.(y.z)
+ *
+ * It may define other types, constants and functions before them. Write it
+ * in the language C99, OpenCL C and CUDA C++ share (int, unsigned, float,
+ * double, structs and arrays of them; no headers, no globals that change,
+ * no recursion), so that the same text can run on every backend.
+ * identity (element_size host bytes, copied) must be an identity of
+ * pp_combine: combine(identity, x) == combine(x, identity) == x. It is the
+ * result of an empty reduction and the first output of an exclusive scan.
+ * commutative: 1 where pp_combine(x, y) == pp_combine(y, x) for all x, y
+ * (a hint a backend may use to reorder); with 0 every result combines the
+ * elements in their order (left to right, never commuted), on every
+ * backend. element_size: 1 to 256 bytes, sizeof(pp_elem) (checked once
+ * the text is compiled: PP_ERROR_INVALID_ARGUMENT where they differ).
+ * Arrays of elements are context memory aligned to the type's alignment.
+ *
+ * Compilation: the text is compiled when the operator is created, and the
+ * compiled code is kept by the context for later operators of the same
+ * text and size (and, on cpu, in a cache directory for later processes).
+ * A text that does not compile is PP_ERROR_INVALID_ARGUMENT with the
+ * compiler's first messages in pp_last_error(ctx).
+ * cpu: the text is compiled by the system's C compiler (the command in
+ * PARPRIM_CC, else cc) with the library's loops around it into a shared
+ * object, loaded with dlopen, cached in PARPRIM_CACHE_DIR (else
+ * $XDG_CACHE_HOME/parprim, ~/.cache/parprim or the temporary directory)
+ * under a hash of the text, the size, the command and the library's version;
+ * no compiler found: PP_ERROR_UNSUPPORTED. (Only run text you trust: it is
+ * compiled and run as the calling process.) cuda and opencl: not yet
+ * (PP_ERROR_UNSUPPORTED).
+ * An operator belongs to its context: use it with that context only (else
+ * PP_ERROR_INVALID_ARGUMENT) and destroy it before the context.
+ * Determinism: results are functions of the input and the context's thread
+ * count; where pp_combine is exactly associative (integers, max, min,
+ * composition of integer maps) they are the sequential fold's.
+ */
+typedef struct pp_operator pp_operator;
+PP_API pp_status pp_operator_create(pp_context *ctx, const char *source, size_t element_size, const void *identity,
+                                    int commutative, pp_operator **op);
+/** Frees op (NULL: nothing). The compiled code stays with the context. */
+PP_API void pp_operator_destroy(pp_operator *op);
+/** out (one element) = in[0] . in[1] . ... . in[n-1] (n == 0: the
+ *  identity). in: n elements, out: one, context memory. */
+PP_API pp_status pp_reduce_op(pp_context *ctx, const pp_operator *op, const void *in, size_t n, void *out);
+/** out[i] = in[0] . ... . in[i] (inclusive), or the identity . in[0] . ...
+ *  . in[i-1] (exclusive: out[0] is the identity). in == out is allowed,
+ *  any other overlap is PP_ERROR_INVALID_ARGUMENT. */
+PP_API pp_status pp_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_kind kind, const void *in, void *out,
+                            size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* Algorithm selection                                                      */
 /* ------------------------------------------------------------------------ */
 typedef enum pp_primitive {

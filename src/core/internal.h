@@ -281,6 +281,31 @@ typedef pp_status (*pp_arg_fn)(pp_context *ctx, const pp_arg_args *a);
  * [PP_ALGO_AUTO] slot is never NULL, any other is NULL where the backend
  * has no such algorithm, so what a backend offers is read in its table
  * alone (pp_set_algorithm accepts exactly the non-NULL slots). */
+/* ---- operators of the user's own (api_operator.c) ---------------------------- */
+struct pp_operator {
+    pp_context *ctx;          /* the context it belongs to */
+    size_t elem;              /* element_size */
+    size_t align;             /* the element type's alignment (set by the backend's build) */
+    int commutative;
+    unsigned char *identity;  /* elem bytes */
+    void *impl;               /* the backend's compiled code, owned by the context */
+};
+typedef struct pp_op_reduce_args {
+    const char *fn;
+    const pp_operator *op;
+    const void *in;
+    size_t n;
+    void *out;
+} pp_op_reduce_args;
+typedef struct pp_op_scan_args {
+    const char *fn;
+    const pp_operator *op;
+    pp_scan_kind kind;
+    const void *in;
+    void *out;
+    size_t n;
+} pp_op_scan_args;
+
 typedef struct pp_backend_ops {
     pp_backend id;
     /* 1 if memory handles are addresses, so the core can check overlap by
@@ -373,6 +398,13 @@ typedef struct pp_backend_ops {
     pp_convert_fn reduce_to[PP_ALGO_COUNT];
     pp_convert_fn scan_to[PP_ALGO_COUNT];
     pp_arg_fn arg[PP_ALGO_COUNT];
+    /* Operators of the user's own: compile source for op (op->elem,
+     * identity set; sets op->impl and op->align; the compiled code cached
+     * by the context), and the reduce and scan with one. NULL:
+     * PP_ERROR_UNSUPPORTED. */
+    pp_status (*operator_build)(pp_context *ctx, pp_operator *op, const char *source);
+    pp_status (*reduce_op)(pp_context *ctx, const pp_op_reduce_args *a);
+    pp_status (*scan_op)(pp_context *ctx, const pp_op_scan_args *a);
 } pp_backend_ops;
 
 struct pp_context {

@@ -36,6 +36,7 @@ static void cpu_destroy(pp_context *ctx)
 {
     pp_cpu_state *st = (pp_cpu_state *)ctx->impl;
     if (!st) return;
+    pp_cpu_operators_free(st);
     free(st->scratch);
     free(st->runs);
     free(st);
@@ -198,6 +199,9 @@ const pp_backend_ops pp_cpu_ops = {
     .download = cpu_copy,
     .copy = cpu_copy,
     .memory_info = cpu_memory_info,
+    .operator_build = pp_cpu_operator_build,
+    .reduce_op = pp_cpu_reduce_op,
+    .scan_op = pp_cpu_scan_op,
     .reduce = {[PP_ALGO_AUTO] = pp_cpu_reduce,
                [PP_ALGO_SEQUENTIAL] = pp_cpu_reduce_sequential,
                [PP_ALGO_EXACT] = pp_cpu_reduce_exact},

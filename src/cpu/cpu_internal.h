@@ -14,7 +14,15 @@ typedef struct pp_cpu_state {
     size_t scratch_bytes;
     void *runs;           /* the by-key forms' run offsets (pp_cpu_run_offsets), apart from scratch */
     size_t runs_bytes;
+    void *op_cache;       /* the operators' compiled code loaded by this context (cpu_operator.c) */
 } pp_cpu_state;
+
+/* Operators of the user's own (cpu_operator.c): the backend's slots, and
+ * the unloading of the compiled code at pp_destroy. */
+pp_status pp_cpu_operator_build(pp_context *ctx, pp_operator *op, const char *source);
+pp_status pp_cpu_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
+pp_status pp_cpu_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+void pp_cpu_operators_free(pp_cpu_state *cs);
 
 /* Returns scratch memory of at least bytes (kept by the context and reused
  * by later calls), or NULL with an out-of-memory message set on ctx. */

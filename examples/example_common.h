@@ -28,13 +28,13 @@ typedef struct ex_args {
     uint64_t seed;
 } ex_args;
 
-static void ex_usage(const char *prog)
+static inline void ex_usage(const char *prog)
 {
     fprintf(stderr, "usage: %s [--backend cpu|cuda|opencl|all] [--n N] [--seed S]\n", prog);
     exit(2);
 }
 
-static ex_args ex_parse(int argc, char **argv, size_t default_n)
+static inline ex_args ex_parse(int argc, char **argv, size_t default_n)
 {
     ex_args a = {"all", default_n, (uint64_t)time(NULL)};
     for (int i = 1; i < argc; i++) {
@@ -50,7 +50,7 @@ static ex_args ex_parse(int argc, char **argv, size_t default_n)
 }
 
 /* seconds of a monotonic clock */
-static double ex_now(void)
+static inline double ex_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -58,17 +58,17 @@ static double ex_now(void)
 }
 
 /* splitmix64: a fresh, reproducible stream from the seed */
-static uint64_t ex_next(uint64_t *s)
+static inline uint64_t ex_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static uint64_t ex_below(uint64_t *s, uint64_t m) { return m ? ex_next(s) % m : 0; }
+static inline uint64_t ex_below(uint64_t *s, uint64_t m) { return m ? ex_next(s) % m : 0; }
 
 /* Exits with status 2 and parprim's message where st is an error. */
-static void ex_ok(pp_context *ctx, pp_status st, const char *what)
+static inline void ex_ok(pp_context *ctx, pp_status st, const char *what)
 {
     if (st == PP_SUCCESS) return;
     fprintf(stderr, "%s: %s: %s\n", what, pp_status_string(st), pp_last_error(ctx));
@@ -76,7 +76,7 @@ static void ex_ok(pp_context *ctx, pp_status st, const char *what)
 }
 
 /* Context memory of bytes (at least one byte), exiting on failure. */
-static void *ex_alloc(pp_context *ctx, size_t bytes)
+static inline void *ex_alloc(pp_context *ctx, size_t bytes)
 {
     void *p = NULL;
     ex_ok(ctx, pp_malloc(ctx, &p, bytes ? bytes : 1), "pp_malloc");
@@ -86,7 +86,7 @@ static void *ex_alloc(pp_context *ctx, size_t bytes)
 /* Runs body(ctx, args) on every backend args selects; returns the exit
  * status: 0 where every run returned 0, 1 where one found a mismatch. */
 typedef int (*ex_body)(pp_context *ctx, const ex_args *a);
-static int ex_run(const ex_args *a, const char *name, ex_body body)
+static inline int ex_run(const ex_args *a, const char *name, ex_body body)
 {
     static const pp_backend all[] = {PP_BACKEND_CPU, PP_BACKEND_OPENCL, PP_BACKEND_CUDA};
     int rc = 0, ran = 0;

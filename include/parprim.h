@@ -999,8 +999,9 @@ PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *ke
  * $XDG_CACHE_HOME/parprim, ~/.cache/parprim or the temporary directory)
  * under a hash of the text, the size, the command and the library's version;
  * no compiler found: PP_ERROR_UNSUPPORTED. (Only run text you trust: it is
- * compiled and run as the calling process.) cuda and opencl: not yet
- * (PP_ERROR_UNSUPPORTED).
+ * compiled and run as the calling process.) opencl: built with the
+ * device's compiler as one program with the library's kernels (cl_khr_fp64
+ * enabled where the device has it). cuda: not yet (PP_ERROR_UNSUPPORTED).
  * An operator belongs to its context: use it with that context only (else
  * PP_ERROR_INVALID_ARGUMENT) and destroy it before the context.
  * Determinism: results are functions of the input and the context's thread

@@ -8,7 +8,7 @@
  * kinds, in and out of place, every thread count. Then the errors: bad
  * arguments, text that does not compile (the compiler's message), a size
  * that is not sizeof(pp_elem), an operator of another context, overlap,
- * misalignment. Backends without user operators must say so
+ * misalignment (opencl: a buffer too small). Backends without user operators must say so
  * (PP_ERROR_UNSUPPORTED, "not available"). The compiled code goes to a
  * fresh cache directory (PARPRIM_CACHE_DIR), removed at the end. */
 #define _POSIX_C_SOURCE 200809L
@@ -274,20 +274,25 @@ static void test_errors(void **state)
         EXPECT_ERR(pp_operator_create(ctx, sources[OP_AFFINE], 4, id, 0, &op), PP_ERROR_INVALID_ARGUMENT,
                    "sizeof(pp_elem)");
         TC_OK(pp_operator_create(ctx, sources[OP_AFFINE], 8, id, 0, &op));
-        uint32_t *buf = (uint32_t *)tc_dev_filled(ctx, 64, 1);
-        EXPECT_ERR(pp_reduce_op(ctx, NULL, buf, 2, buf + 8), PP_ERROR_INVALID_ARGUMENT, "'op'");
-        EXPECT_ERR(pp_reduce_op(ctx, op, NULL, 2, buf + 8), PP_ERROR_INVALID_ARGUMENT, "'in'");
+        /* buf: the input, obuf: outputs (separate buffers: opencl handles take no offsets) */
+        uint32_t *buf = (uint32_t *)tc_dev_filled(ctx, 64, 1), *obuf = (uint32_t *)tc_dev_filled(ctx, 64, 1);
+        const int addressable = pp_context_backend(ctx) != PP_BACKEND_OPENCL;
+        EXPECT_ERR(pp_reduce_op(ctx, NULL, buf, 2, obuf), PP_ERROR_INVALID_ARGUMENT, "'op'");
+        EXPECT_ERR(pp_reduce_op(ctx, op, NULL, 2, obuf), PP_ERROR_INVALID_ARGUMENT, "'in'");
         EXPECT_ERR(pp_reduce_op(ctx, op, buf, 2, NULL), PP_ERROR_INVALID_ARGUMENT, "'out'");
-        EXPECT_ERR(pp_reduce_op(ctx, op, buf, SIZE_MAX / 4, buf + 8), PP_ERROR_INVALID_ARGUMENT, "'n'");
-        if (pp_context_backend(ctx) != PP_BACKEND_OPENCL)
-            EXPECT_ERR(pp_reduce_op(ctx, op, (char *)buf + 1, 2, buf + 8), PP_ERROR_INVALID_ARGUMENT, "aligned");
-        EXPECT_ERR(pp_scan_op(ctx, op, (pp_scan_kind)7, buf, buf + 8, 2), PP_ERROR_INVALID_ARGUMENT, "kind");
-        EXPECT_ERR(pp_scan_op(ctx, op, PP_INCLUSIVE, buf, buf + 2, 3), PP_ERROR_INVALID_ARGUMENT, "overlaps");
+        EXPECT_ERR(pp_reduce_op(ctx, op, buf, SIZE_MAX / 4, obuf), PP_ERROR_INVALID_ARGUMENT, "'n'");
+        if (addressable) {
+            EXPECT_ERR(pp_reduce_op(ctx, op, (char *)buf + 1, 2, obuf), PP_ERROR_INVALID_ARGUMENT, "aligned");
+            EXPECT_ERR(pp_scan_op(ctx, op, PP_INCLUSIVE, buf, buf + 2, 3), PP_ERROR_INVALID_ARGUMENT, "overlaps");
+        }
+        EXPECT_ERR(pp_scan_op(ctx, op, (pp_scan_kind)7, buf, obuf, 2), PP_ERROR_INVALID_ARGUMENT, "kind");
+        if (!addressable) /* a buffer too small for n elements */
+            EXPECT_ERR(pp_scan_op(ctx, op, PP_INCLUSIVE, buf, obuf, 1000), PP_ERROR_INVALID_ARGUMENT, "holds");
         pp_options o = PP_OPTIONS_INIT;
         o.backend = pp_context_backend(ctx);
         pp_context *other = NULL;
         if (pp_create(&other, &o) == PP_SUCCESS) {
-            TC_REQUIRE(pp_reduce_op(other, op, buf, 2, buf + 8) == PP_ERROR_INVALID_ARGUMENT &&
+            TC_REQUIRE(pp_reduce_op(other, op, buf, 2, obuf) == PP_ERROR_INVALID_ARGUMENT &&
                            strstr(pp_last_error(other), "another context"),
                        "an operator of another context: %s", pp_last_error(other));
             pp_destroy(other);
@@ -296,7 +301,10 @@ static void test_errors(void **state)
         uint32_t host[16];
         TC_OK(pp_download(ctx, host, buf, sizeof host));
         for (int i = 0; i < 16; i++) TC_REQUIRE(host[i] == 0x01010101u, "a failed call wrote element %d", i);
+        TC_OK(pp_download(ctx, host, obuf, sizeof host));
+        for (int i = 0; i < 16; i++) TC_REQUIRE(host[i] == 0x01010101u, "a failed call wrote out[%d]", i);
         tc_dev_free(ctx, buf);
+        tc_dev_free(ctx, obuf);
         pp_operator_destroy(op);
     }
 }

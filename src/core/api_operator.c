@@ -37,14 +37,27 @@ pp_status pp_operator_create(pp_context *ctx, const char *source, size_t element
     o->align = 1;
     o->commutative = commutative != 0;
     o->identity = id;
+    o->hash = pp_hash_bytes(pp_hash_bytes(PP_HASH_START, source, strlen(source) + 1), &element_size,
+                            sizeof element_size);
     pp_status st = pp_enter(ctx, fn);
     if (st == PP_SUCCESS) st = ctx->ops->operator_build(ctx, o, source);
+    if (st == PP_SUCCESS && o->compiled_elem != element_size)
+        st = pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT,
+                     "%s: argument 'element_size' (%zu) is not sizeof(pp_elem) of the source (%zu)", fn,
+                     element_size, o->compiled_elem);
     if (st != PP_SUCCESS) {
         pp_operator_destroy(o);
         return pp_end(ctx, fn, st);
     }
     *op = o;
     return PP_SUCCESS;
+}
+
+uint64_t pp_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
 }
 
 void pp_operator_destroy(pp_operator *op)

@@ -288,8 +288,13 @@ struct pp_operator {
     size_t align;             /* the element type's alignment (set by the backend's build) */
     int commutative;
     unsigned char *identity;  /* elem bytes */
+    uint64_t hash;            /* pp_hash_bytes of the source and elem: the backends' cache key */
+    size_t compiled_elem;     /* sizeof(pp_elem) of the compiled source (set by the backend's build) */
     void *impl;               /* the backend's compiled code, owned by the context */
 };
+/* FNV-1a of bytes, continued from h (start: PP_HASH_START). */
+#define PP_HASH_START 0xcbf29ce484222325ull
+uint64_t pp_hash_bytes(uint64_t h, const void *p, size_t n);
 typedef struct pp_op_reduce_args {
     const char *fn;
     const pp_operator *op;
@@ -399,8 +404,9 @@ typedef struct pp_backend_ops {
     pp_convert_fn scan_to[PP_ALGO_COUNT];
     pp_arg_fn arg[PP_ALGO_COUNT];
     /* Operators of the user's own: compile source for op (op->elem,
-     * identity set; sets op->impl and op->align; the compiled code cached
-     * by the context), and the reduce and scan with one. NULL:
+     * identity and hash set; sets op->impl, op->align and
+     * op->compiled_elem, which the core checks against elem; the compiled
+     * code cached by the context), and the reduce and scan with one. NULL:
      * PP_ERROR_UNSUPPORTED. */
     pp_status (*operator_build)(pp_context *ctx, pp_operator *op, const char *source);
     pp_status (*reduce_op)(pp_context *ctx, const pp_op_reduce_args *a);

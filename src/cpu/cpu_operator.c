@@ -102,13 +102,6 @@ typedef struct cpu_program {
 
 #define CC_FLAGS "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-std=c11", "-w"
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The cache directory (created), in dir (cap bytes); 0 where none works. */
 static int cache_dir(char *dir, size_t cap)
 {
@@ -196,14 +189,11 @@ pp_status pp_cpu_operator_build(pp_context *ctx, pp_operator *op, const char *so
     const char *cc = getenv("PARPRIM_CC");
     if (!cc || !*cc) cc = "cc";
     static const char *const flags[] = {CC_FLAGS};
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, source, strlen(source) + 1);
-    h = fnv(h, &op->elem, sizeof op->elem);
-    h = fnv(h, cc, strlen(cc) + 1);
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) h = fnv(h, flags[i], strlen(flags[i]) + 1);
+    uint64_t h = pp_hash_bytes(op->hash, cc, strlen(cc) + 1);
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) h = pp_hash_bytes(h, flags[i], strlen(flags[i]) + 1);
     unsigned version = pp_version();
-    h = fnv(h, &version, sizeof version);
-    h = fnv(h, driver, sizeof driver);
+    h = pp_hash_bytes(h, &version, sizeof version);
+    h = pp_hash_bytes(h, driver, sizeof driver);
     cpu_program *p = (cpu_program *)cs->op_cache;
     while (p && p->hash != h) p = p->next;
     if (!p) {
@@ -260,11 +250,8 @@ pp_status pp_cpu_operator_build(pp_context *ctx, pp_operator *op, const char *so
         cs->op_cache = np;
         p = np;
     }
-    if (p->elem != op->elem)
-        return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT,
-                       "%s: argument 'element_size' (%zu) is not sizeof(pp_elem) of the source (%zu)", fn, op->elem,
-                       p->elem);
     op->impl = p;
+    op->compiled_elem = p->elem;
     op->align = p->align;
     return PP_SUCCESS;
 }

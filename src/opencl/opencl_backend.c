@@ -28,6 +28,7 @@ static void ocl_destroy(pp_context *ctx)
         clFinish(s->own_queue);
         clReleaseCommandQueue(s->own_queue);
     }
+    pp_ocl_operators_free(s);
     pp_ocl_cache_free(&s->programs);
     if (s->scratch) clReleaseMemObject(s->scratch);
     if (s->context) clReleaseContext(s->context);
@@ -284,6 +285,9 @@ const pp_backend_ops pp_opencl_ops = {
     .destroy = ocl_destroy,
     .set_stream = ocl_set_stream,
     .stream = ocl_stream,
+    .operator_build = pp_ocl_operator_build,
+    .reduce_op = pp_ocl_reduce_op,
+    .scan_op = pp_ocl_scan_op,
     .synchronize = ocl_synchronize,
     .mem_alloc = ocl_alloc,
     .mem_free = ocl_free,

@@ -68,7 +68,15 @@ typedef struct pp_ocl_state {
     pp_ocl_program_cache programs;
     cl_mem scratch;              /* see pp_ocl_scratch */
     size_t scratch_bytes;
+    void *op_cache;              /* the user operators' programs (opencl_operator.c) */
 } pp_ocl_state;
+
+/* Operators of the user's own (opencl_operator.c): the backend's slots, and
+ * the release of their programs at pp_destroy. */
+pp_status pp_ocl_operator_build(pp_context *ctx, pp_operator *op, const char *source);
+pp_status pp_ocl_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
+pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+void pp_ocl_operators_free(pp_ocl_state *s);
 
 static inline pp_ocl_state *pp_ocl(pp_context *ctx) { return (pp_ocl_state *)ctx->impl; }
 static inline const pp_ocl_caps *pp_ocl_device_caps(pp_context *ctx) { return &pp_ocl(ctx)->caps; }

@@ -1,0 +1,89 @@
+/* Reduce and scan with an operator of the user's own (opencl_operator.c):
+ * built after the user's text, which defines pp_elem and pp_combine (no
+ * prelude: its names would collide with the user's). Every fold combines
+ * in element order, left to right (never commuted): a work-group takes a
+ * contiguous range, each of its L work-items a contiguous part of it, and
+ * the items' results are combined pairwise in item order. L (PP_L) is a
+ * power of two. */
+
+/* sizeof(pp_elem), for the host's check of element_size. */
+__kernel void op_elem_size(__global ulong *out) { out[0] = (ulong)sizeof(pp_elem); }
+
+/* The fold of in[lo, hi) from acc. */
+static pp_elem fold_range(__global const pp_elem *in, ulong lo, ulong hi, pp_elem acc)
+{
+    for (ulong i = lo; i < hi; i++) acc = pp_combine(acc, in[i]);
+    return acc;
+}
+
+/* l[0 .. PP_L) combined in order into l[0] (an in-order tree). */
+static void group_fold(__local pp_elem *l, uint i)
+{
+    for (uint s = 1; s < PP_L; s *= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (i % (2 * s) == 0) l[i] = pp_combine(l[i], l[i + s]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* aux: [identity, the groups' results (groups), their carries (groups)]. */
+
+/* out[out_off + g] = the fold of in[in_off + g per, in_off + min(n, (g + 1) per)). */
+__kernel void op_reduce_ranges(__global const pp_elem *in, ulong in_off, ulong n, ulong per, __global pp_elem *out,
+                               ulong out_off, __global const pp_elem *aux, __local pp_elem *l)
+{
+    const uint i = (uint)get_local_id(0);
+    const ulong g = get_group_id(0), lo = min(n, g * per), hi = min(n, lo + per);
+    const ulong each = (hi - lo + PP_L - 1) / PP_L, a = min(hi, lo + i * each), b = min(hi, a + each);
+    l[i] = fold_range(in + in_off, a, b, aux[0]);
+    group_fold(l, i);
+    if (i == 0) out[out_off + g] = l[0];
+}
+
+/* carry[g] = identity . result[0] . ... . result[g - 1], by one work-item
+ * (OP_MAX_GROUPS at most). */
+__kernel void op_carries(__global pp_elem *aux, ulong groups)
+{
+    if (get_global_id(0) != 0) return;
+    pp_elem acc = aux[0];
+    for (ulong g = 0; g < groups; g++) {
+        aux[1 + groups + g] = acc;
+        acc = pp_combine(acc, aux[1 + g]);
+    }
+}
+
+/* The scan of each group's range from its carry (exclusive: out[i] =
+ * carry . in[lo] . ... . in[i - 1]). Each item folds its part, the items'
+ * folds are scanned in order in local memory (Hillis-Steele, the left
+ * operand always the earlier one), then each item scans its part from its
+ * prefix. in == out is allowed: every read of a part precedes its writes. */
+__kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, ulong n, ulong per,
+                             __global const pp_elem *aux, ulong groups, int exclusive, __local pp_elem *l)
+{
+    const uint i = (uint)get_local_id(0);
+    const ulong g = get_group_id(0), lo = min(n, g * per), hi = min(n, lo + per);
+    const ulong each = (hi - lo + PP_L - 1) / PP_L, a = min(hi, lo + i * each), b = min(hi, a + each);
+    l[i] = fold_range(in, a, b, aux[0]);
+    for (uint s = 1; s < PP_L; s *= 2) { /* inclusive scan of the items' folds */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        pp_elem v = l[i];
+        if (i >= s) v = pp_combine(l[i - s], v);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        l[i] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const pp_elem carry = aux[1 + groups + g];
+    pp_elem acc = i ? pp_combine(carry, l[i - 1]) : carry;
+    if (exclusive) {
+        for (ulong k = a; k < b; k++) {
+            pp_elem x = in[k];
+            out[k] = acc;
+            acc = pp_combine(acc, x);
+        }
+    } else {
+        for (ulong k = a; k < b; k++) {
+            acc = pp_combine(acc, in[k]);
+            out[k] = acc;
+        }
+    }
+}

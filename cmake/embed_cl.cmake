@@ -18,7 +18,7 @@ string(REGEX REPLACE "([0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][
        "\\1\n    " hex "${hex}")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
 get_filename_component(name "${IN}" NAME)
-set(text "/* Generated from src/opencl/${name} by cmake/embed_cl.cmake (${bytes} bytes); do not edit. */\n")
+set(text "/* Generated from ${name} by cmake/embed_cl.cmake (${bytes} bytes); do not edit. */\n")
 string(APPEND text "extern const char ${SYMBOL}[];\n")
 string(APPEND text "const char ${SYMBOL}[] = {\n    ${hex}0x00};\n")
 # Write only when the text changed, so dependants are not rebuilt needlessly.

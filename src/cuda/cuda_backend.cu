@@ -246,6 +246,7 @@ void pp_cuda_destroy(pp_context *ctx)
     if (s->own_stream) cudaStreamSynchronize(s->own_stream);
     if (s->stream && s->stream != s->own_stream) cudaStreamSynchronize(s->stream);
     for (int i = 0; i < PP_CUDA_GRAPHS; i++) graph_slot_free(&s->graphs[i]);
+    pp_cuda_operators_free(ctx);
     cudaFree(s->scratch);
     cudaFree(s->held);
     cudaFree(s->flags);

@@ -20,6 +20,12 @@ pp_status pp_cuda_create(pp_context *ctx, const pp_options *opt);
 void pp_cuda_destroy(pp_context *ctx);
 pp_status pp_cuda_set_stream(pp_context *ctx, void *native);
 void *pp_cuda_stream(const pp_context *ctx);
+// Operators of the user's own (cuda_operator.cu): the slots, and the
+// modules' unloading at pp_destroy.
+pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *source);
+pp_status pp_cuda_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
+pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+void pp_cuda_operators_free(pp_context *ctx);
 pp_status pp_cuda_synchronize(pp_context *ctx);
 pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes);
 pp_status pp_cuda_free(pp_context *ctx, void *p);

@@ -42,6 +42,7 @@ struct pp_cuda_state {
     int queued;               // a primitive was queued on `stream` since it was last waited for
     pp_cuda_graph_slot graphs[PP_CUDA_GRAPHS];
     unsigned long long graph_clock;
+    void *op_cache;           // the user operators' modules (cuda_operator.cu)
 };
 
 static inline pp_cuda_state *pp_cuda(pp_context *ctx) { return (pp_cuda_state *)ctx->impl; }

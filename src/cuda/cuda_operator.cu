@@ -1,0 +1,231 @@
+// Operators of the user's own on cuda: the user's text and nvrtc/user_op.cu
+// (embedded at build time) compiled at run time by NVRTC for the context's
+// device (a CUBIN for its sm_XY), loaded with the driver API into the
+// runtime's primary context, and kept by the context per text and element
+// size until pp_destroy. The reduce: one pass of blocks over contiguous
+// ranges, then one block over their results; the scan: the same first
+// pass, the blocks' carries in order by one thread, then each block scans
+// its range from its carry (two reads and one write of the array). Every
+// launch goes on the context's stream. Working memory (scratch): the
+// blocks' results, their carries, the identity.
+#include "cuda_state.cuh"
+
+#include <cuda.h>
+#include <nvrtc.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern "C" const char pp_cuda_src_user_op[];
+
+struct cuda_op_program {
+    cuda_op_program *next;
+    uint64_t hash;
+    size_t elem, align;      // sizeof and alignof(pp_elem)
+    unsigned threads, items; // PP_T and PP_K of the compiled kernels
+    CUmodule module;
+    CUfunction reduce, carries, scan;
+};
+
+static cuda_op_program **cache_of(pp_context *ctx)
+{
+    return reinterpret_cast<cuda_op_program **>(&pp_cuda(ctx)->op_cache);
+}
+
+void pp_cuda_operators_free(pp_context *ctx)
+{
+    cuda_op_program *p = *cache_of(ctx);
+    while (p) {
+        cuda_op_program *next = p->next;
+        if (p->module) cuModuleUnload(p->module);
+        free(p);
+        p = next;
+    }
+    *cache_of(ctx) = NULL;
+}
+
+// Threads per block and elements per thread for an element of elem bytes:
+// the tile and the threads' results within the static 48 KB of shared memory.
+static void shape_for(size_t elem, unsigned *threads, unsigned *items)
+{
+    unsigned t = elem <= 16 ? 256 : elem <= 64 ? 128 : 64;
+    size_t k = 16384 / ((size_t)t * elem);
+    if (k > 8) k = 8;
+    if (k < 1) k = 1;
+    *threads = t;
+    *items = (unsigned)k;
+}
+
+static pp_status nvrtc_fail(pp_context *ctx, const char *fn, const char *what, nvrtcResult r)
+{
+    return pp_fail(ctx, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, nvrtcGetErrorString(r));
+}
+static pp_status cu_fail(pp_context *ctx, const char *fn, const char *what, CUresult r)
+{
+    const char *msg = NULL;
+    cuGetErrorString(r, &msg);
+    return pp_fail(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? PP_ERROR_OUT_OF_MEMORY : PP_ERROR_BACKEND, "%s: %s failed: %s",
+                   fn, what, msg ? msg : "unknown error");
+}
+
+// Compiles source for the context's device and loads it into p.
+static pp_status build(pp_context *ctx, const char *fn, const char *source, size_t elem, cuda_op_program *p)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    shape_for(elem, &p->threads, &p->items);
+    const size_t len = strlen(source) + strlen(pp_cuda_src_user_op) + 64;
+    char *text = (char *)malloc(len);
+    if (!text) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    snprintf(text, len, "#line 1 \"operator\"\n%s\n#line 1 \"user_op.cu\"\n%s", source, pp_cuda_src_user_op);
+    nvrtcProgram prog;
+    nvrtcResult r = nvrtcCreateProgram(&prog, text, "operator.cu", 0, NULL, NULL);
+    free(text);
+    if (r != NVRTC_SUCCESS) return nvrtc_fail(ctx, fn, "nvrtcCreateProgram", r);
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, s->device);
+    char arch[40], tdef[24], kdef[24];
+    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
+    snprintf(tdef, sizeof tdef, "-DPP_T=%u", p->threads);
+    snprintf(kdef, sizeof kdef, "-DPP_K=%u", p->items);
+    const char *opts[] = {arch, "--device-as-default-execution-space", "--std=c++17", tdef, kdef};
+    r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof *opts), opts);
+    if (r != NVRTC_SUCCESS) {
+        char log[360] = "";
+        size_t need = 0;
+        if (nvrtcGetProgramLogSize(prog, &need) == NVRTC_SUCCESS && need > 1) {
+            char *full = (char *)malloc(need);
+            if (full && nvrtcGetProgramLog(prog, full) == NVRTC_SUCCESS) {
+                snprintf(log, sizeof log, "%s", full);
+                for (char *c = log; *c; c++)
+                    if (*c == '\n' || *c == '\t') *c = ' ';
+            }
+            free(full);
+        }
+        nvrtcDestroyProgram(&prog);
+        if (r == NVRTC_ERROR_COMPILATION)
+            return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'source' does not compile (NVRTC): %s", fn,
+                           log[0] ? log : "(no log)");
+        return nvrtc_fail(ctx, fn, "nvrtcCompileProgram", r);
+    }
+    size_t bytes = 0;
+    r = nvrtcGetCUBINSize(prog, &bytes);
+    char *cubin = r == NVRTC_SUCCESS ? (char *)malloc(bytes) : NULL;
+    if (r == NVRTC_SUCCESS && !cubin) r = NVRTC_ERROR_OUT_OF_MEMORY;
+    if (r == NVRTC_SUCCESS) r = nvrtcGetCUBIN(prog, cubin);
+    nvrtcDestroyProgram(&prog);
+    if (r != NVRTC_SUCCESS) {
+        free(cubin);
+        return nvrtc_fail(ctx, fn, "nvrtcGetCUBIN", r);
+    }
+    PP_CUDA_TRY(ctx, cudaFree(0), fn); // the runtime's primary context, current
+    CUresult c = cuModuleLoadData(&p->module, cubin);
+    free(cubin);
+    if (c != CUDA_SUCCESS) return cu_fail(ctx, fn, "cuModuleLoadData", c);
+    if ((c = cuModuleGetFunction(&p->reduce, p->module, "pp_op_reduce_ranges")) != CUDA_SUCCESS ||
+        (c = cuModuleGetFunction(&p->carries, p->module, "pp_op_carries")) != CUDA_SUCCESS ||
+        (c = cuModuleGetFunction(&p->scan, p->module, "pp_op_scan_ranges")) != CUDA_SUCCESS)
+        return cu_fail(ctx, fn, "cuModuleGetFunction", c);
+    CUdeviceptr dsize;
+    size_t sbytes = 0;
+    unsigned long long size[2] = {0, 0};
+    if ((c = cuModuleGetGlobal(&dsize, &sbytes, p->module, "pp_op_elem_size_")) != CUDA_SUCCESS ||
+        (c = cuMemcpyDtoH(size, dsize, sizeof size)) != CUDA_SUCCESS)
+        return cu_fail(ctx, fn, "reading sizeof(pp_elem)", c);
+    p->elem = (size_t)size[0];
+    p->align = (size_t)size[1];
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *source)
+{
+    static const char fn[] = "pp_operator_create";
+    cuda_op_program *p = *cache_of(ctx);
+    while (p && p->hash != op->hash) p = p->next;
+    if (!p) {
+        cuda_op_program *np = (cuda_op_program *)calloc(1, sizeof *np);
+        if (!np) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+        pp_status st = build(ctx, fn, source, op->elem, np);
+        np->hash = st == PP_SUCCESS ? op->hash : 0; // a failed build is never found again
+        np->next = *cache_of(ctx);                  // kept (its module, if any) until pp_destroy
+        *cache_of(ctx) = np;
+        if (st != PP_SUCCESS) return st;
+        p = np;
+    }
+    op->impl = p;
+    op->compiled_elem = p->elem;
+    op->align = p->align;
+    return PP_SUCCESS;
+}
+
+// Blocks for n elements and the elements per block (a multiple of the tile).
+static unsigned blocks_of(const pp_cuda_state *s, const cuda_op_program *p, size_t n, unsigned long long *per)
+{
+    const size_t tile = (size_t)p->threads * p->items, tiles = (n + tile - 1) / tile;
+    size_t want = pp_cuda_resident(s, 8);
+    if (want > tiles) want = tiles ? tiles : 1;
+    *per = ((tiles + want - 1) / want) * tile;
+    return (unsigned)((n + *per - 1) / *per);
+}
+
+static pp_status launch(pp_context *ctx, const char *fn, CUfunction f, unsigned blocks, unsigned threads, void **args)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    CUresult c = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, (CUstream)s->stream, args, NULL);
+    if (c != CUDA_SUCCESS) return cu_fail(ctx, fn, "cuLaunchKernel", c);
+    s->queued = 1;
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_reduce_op(pp_context *ctx, const pp_op_reduce_args *a)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    const pp_operator *op = a->op;
+    const cuda_op_program *p = (const cuda_op_program *)op->impl;
+    if (a->n == 0) {
+        PP_CUDA_TRY(ctx, cudaMemcpyAsync(a->out, op->identity, op->elem, cudaMemcpyHostToDevice, s->stream), a->fn);
+        return PP_SUCCESS;
+    }
+    unsigned long long per = 0, n = a->n;
+    const unsigned blocks = blocks_of(s, p, a->n, &per);
+    char *part = (char *)pp_cuda_scratch(ctx, (size_t)blocks * op->elem + 256, a->fn);
+    if (!part) return PP_ERROR_OUT_OF_MEMORY;
+    const void *in = a->in;
+    void *out = blocks == 1 ? a->out : (void *)part;
+    void *args[] = {&in, &n, &per, &out};
+    pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
+    if (st != PP_SUCCESS || blocks == 1) return st;
+    unsigned long long g = blocks;
+    const void *pin = part;
+    void *final_out = a->out;
+    void *args2[] = {&pin, &g, &g, &final_out};
+    return launch(ctx, a->fn, p->reduce, 1, p->threads, args2);
+}
+
+pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    const pp_operator *op = a->op;
+    const cuda_op_program *p = (const cuda_op_program *)op->impl;
+    unsigned long long per = 0, n = a->n;
+    const unsigned blocks = blocks_of(s, p, a->n, &per);
+    const size_t e = op->elem, stride = ((size_t)blocks * e + 255) / 256 * 256;
+    char *part = (char *)pp_cuda_scratch(ctx, 2 * stride + 256 + e, a->fn);
+    if (!part) return PP_ERROR_OUT_OF_MEMORY;
+    char *carry = part + stride, *identity = carry + stride;
+    PP_CUDA_TRY(ctx, cudaMemcpyAsync(identity, op->identity, e, cudaMemcpyHostToDevice, s->stream), a->fn);
+    const void *in = a->in;
+    void *pout = part;
+    void *args[] = {&in, &n, &per, &pout};
+    pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
+    unsigned long long g = blocks;
+    const void *cpart = part, *cid = identity;
+    void *cout = carry;
+    void *args2[] = {&cpart, &g, &cout, &cid};
+    if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->carries, 1, 32, args2);
+    void *out = a->out;
+    const void *ccarry = carry;
+    int excl = a->kind == PP_EXCLUSIVE;
+    void *args3[] = {&in, &out, &n, &per, &ccarry, &excl};
+    if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->scan, blocks, p->threads, args3);
+    return st;
+}

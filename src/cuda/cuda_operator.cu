@@ -3,11 +3,11 @@
 // device (a CUBIN for its sm_XY), loaded with the driver API into the
 // runtime's primary context, and kept by the context per text and element
 // size until pp_destroy. The reduce: one pass of blocks over contiguous
-// ranges, then one block over their results; the scan: the same first
-// pass, the blocks' carries in order by one thread, then each block scans
-// its range from its carry (two reads and one write of the array). Every
-// launch goes on the context's stream. Working memory (scratch): the
-// blocks' results, their carries, the identity.
+// ranges (a contiguous range per warp), then one warp over their results;
+// the scan: the same first pass, the warps' carries in order by one warp,
+// then each warp scans its range from its carry (two reads and one write of
+// the array). Every launch goes on the context's stream. Working memory
+// (scratch): the warps' results, their carries, the identity.
 #include "cuda_state.cuh"
 
 #include <cuda.h>
@@ -43,18 +43,6 @@ void pp_cuda_operators_free(pp_context *ctx)
     *cache_of(ctx) = NULL;
 }
 
-// Threads per block and elements per thread for an element of elem bytes:
-// the tile and the threads' results within the static 48 KB of shared memory.
-static void shape_for(size_t elem, unsigned *threads, unsigned *items)
-{
-    unsigned t = elem <= 16 ? 256 : elem <= 64 ? 128 : 64;
-    size_t k = 16384 / ((size_t)t * elem);
-    if (k > 8) k = 8;
-    if (k < 1) k = 1;
-    *threads = t;
-    *items = (unsigned)k;
-}
-
 static pp_status nvrtc_fail(pp_context *ctx, const char *fn, const char *what, nvrtcResult r)
 {
     return pp_fail(ctx, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, nvrtcGetErrorString(r));
@@ -68,10 +56,9 @@ static pp_status cu_fail(pp_context *ctx, const char *fn, const char *what, CUre
 }
 
 // Compiles source for the context's device and loads it into p.
-static pp_status build(pp_context *ctx, const char *fn, const char *source, size_t elem, cuda_op_program *p)
+static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda_op_program *p)
 {
     pp_cuda_state *s = pp_cuda(ctx);
-    shape_for(elem, &p->threads, &p->items);
     const size_t len = strlen(source) + strlen(pp_cuda_src_user_op) + 64;
     char *text = (char *)malloc(len);
     if (!text) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
@@ -83,11 +70,9 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, size
     int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s->device);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, s->device);
-    char arch[40], tdef[24], kdef[24];
+    char arch[40];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
-    snprintf(tdef, sizeof tdef, "-DPP_T=%u", p->threads);
-    snprintf(kdef, sizeof kdef, "-DPP_K=%u", p->items);
-    const char *opts[] = {arch, "--device-as-default-execution-space", "--std=c++17", tdef, kdef};
+    const char *opts[] = {arch, "--device-as-default-execution-space", "--std=c++17"};
     r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof *opts), opts);
     if (r != NVRTC_SUCCESS) {
         char log[360] = "";
@@ -127,12 +112,14 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, size
         return cu_fail(ctx, fn, "cuModuleGetFunction", c);
     CUdeviceptr dsize;
     size_t sbytes = 0;
-    unsigned long long size[2] = {0, 0};
-    if ((c = cuModuleGetGlobal(&dsize, &sbytes, p->module, "pp_op_elem_size_")) != CUDA_SUCCESS ||
-        (c = cuMemcpyDtoH(size, dsize, sizeof size)) != CUDA_SUCCESS)
+    unsigned long long shape[4] = {0, 0, 0, 0};
+    if ((c = cuModuleGetGlobal(&dsize, &sbytes, p->module, "pp_op_shape_")) != CUDA_SUCCESS ||
+        (c = cuMemcpyDtoH(shape, dsize, sizeof shape)) != CUDA_SUCCESS)
         return cu_fail(ctx, fn, "reading sizeof(pp_elem)", c);
-    p->elem = (size_t)size[0];
-    p->align = (size_t)size[1];
+    p->elem = (size_t)shape[0];
+    p->align = (size_t)shape[1];
+    p->threads = (unsigned)shape[2];
+    p->items = (unsigned)shape[3];
     return PP_SUCCESS;
 }
 
@@ -144,7 +131,7 @@ pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *s
     if (!p) {
         cuda_op_program *np = (cuda_op_program *)calloc(1, sizeof *np);
         if (!np) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-        pp_status st = build(ctx, fn, source, op->elem, np);
+        pp_status st = build(ctx, fn, source, np);
         np->hash = st == PP_SUCCESS ? op->hash : 0; // a failed build is never found again
         np->next = *cache_of(ctx);                  // kept (its module, if any) until pp_destroy
         *cache_of(ctx) = np;
@@ -157,14 +144,18 @@ pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *s
     return PP_SUCCESS;
 }
 
-// Blocks for n elements and the elements per block (a multiple of the tile).
-static unsigned blocks_of(const pp_cuda_state *s, const cuda_op_program *p, size_t n, unsigned long long *per)
+// Warps (each a contiguous range) for n elements, the elements per warp
+// (a multiple of its tile), and the blocks that hold them.
+static unsigned long long warps_of(const pp_cuda_state *s, const cuda_op_program *p, size_t n, unsigned long long *per,
+                                   unsigned *blocks)
 {
-    const size_t tile = (size_t)p->threads * p->items, tiles = (n + tile - 1) / tile;
-    size_t want = pp_cuda_resident(s, 8);
+    const size_t tile = (size_t)32 * p->items, tiles = (n + tile - 1) / tile, wpb = p->threads / 32;
+    size_t want = pp_cuda_resident(s, 8) * wpb;
     if (want > tiles) want = tiles ? tiles : 1;
     *per = ((tiles + want - 1) / want) * tile;
-    return (unsigned)((n + *per - 1) / *per);
+    const unsigned long long nw = n ? (n + *per - 1) / *per : 1;
+    *blocks = (unsigned)((nw + wpb - 1) / wpb);
+    return nw;
 }
 
 static pp_status launch(pp_context *ctx, const char *fn, CUfunction f, unsigned blocks, unsigned threads, void **args)
@@ -186,18 +177,20 @@ pp_status pp_cuda_reduce_op(pp_context *ctx, const pp_op_reduce_args *a)
         return PP_SUCCESS;
     }
     unsigned long long per = 0, n = a->n;
-    const unsigned blocks = blocks_of(s, p, a->n, &per);
-    char *part = (char *)pp_cuda_scratch(ctx, (size_t)blocks * op->elem + 256, a->fn);
+    unsigned blocks = 0;
+    unsigned long long nw = warps_of(s, p, a->n, &per, &blocks);
+    char *part = (char *)pp_cuda_scratch(ctx, (size_t)nw * op->elem + 256, a->fn);
     if (!part) return PP_ERROR_OUT_OF_MEMORY;
     const void *in = a->in;
-    void *out = blocks == 1 ? a->out : (void *)part;
-    void *args[] = {&in, &n, &per, &out};
+    void *out = nw == 1 ? a->out : (void *)part;
+    void *args[] = {&in, &n, &per, &out, &nw};
     pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
-    if (st != PP_SUCCESS || blocks == 1) return st;
-    unsigned long long g = blocks;
+    if (st != PP_SUCCESS || nw == 1) return st;
+    /* the warps' results by one warp: one range of all of them */
+    unsigned long long m = nw, per2 = (nw + 32ull * p->items - 1) / (32ull * p->items) * (32ull * p->items), one = 1;
     const void *pin = part;
     void *final_out = a->out;
-    void *args2[] = {&pin, &g, &g, &final_out};
+    void *args2[] = {&pin, &m, &per2, &final_out, &one};
     return launch(ctx, a->fn, p->reduce, 1, p->threads, args2);
 }
 
@@ -207,25 +200,25 @@ pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     const pp_operator *op = a->op;
     const cuda_op_program *p = (const cuda_op_program *)op->impl;
     unsigned long long per = 0, n = a->n;
-    const unsigned blocks = blocks_of(s, p, a->n, &per);
-    const size_t e = op->elem, stride = ((size_t)blocks * e + 255) / 256 * 256;
+    unsigned blocks = 0;
+    unsigned long long nw = warps_of(s, p, a->n, &per, &blocks);
+    const size_t e = op->elem, stride = ((size_t)nw * e + 255) / 256 * 256;
     char *part = (char *)pp_cuda_scratch(ctx, 2 * stride + 256 + e, a->fn);
     if (!part) return PP_ERROR_OUT_OF_MEMORY;
     char *carry = part + stride, *identity = carry + stride;
     PP_CUDA_TRY(ctx, cudaMemcpyAsync(identity, op->identity, e, cudaMemcpyHostToDevice, s->stream), a->fn);
     const void *in = a->in;
     void *pout = part;
-    void *args[] = {&in, &n, &per, &pout};
+    void *args[] = {&in, &n, &per, &pout, &nw};
     pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
-    unsigned long long g = blocks;
     const void *cpart = part, *cid = identity;
     void *cout = carry;
-    void *args2[] = {&cpart, &g, &cout, &cid};
+    void *args2[] = {&cpart, &nw, &cout, &cid};
     if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->carries, 1, 32, args2);
     void *out = a->out;
     const void *ccarry = carry;
     int excl = a->kind == PP_EXCLUSIVE;
-    void *args3[] = {&in, &out, &n, &per, &ccarry, &excl};
+    void *args3[] = {&in, &out, &n, &per, &nw, &ccarry, &excl};
     if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->scan, blocks, p->threads, args3);
     return st;
 }

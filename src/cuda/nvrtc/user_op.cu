@@ -1,129 +1,164 @@
 // Reduce and scan with an operator of the user's own (cuda_operator.cu):
 // compiled at run time by NVRTC after the user's text, which defines
-// pp_elem and pp_combine (-default-device makes it device code). Every fold
-// combines in element order, left to right (never commuted). A block takes
-// a contiguous range in tiles of PP_T * PP_K elements: a tile is loaded
-// coalesced into shared memory, each thread folds (or scans) its PP_K
-// consecutive elements there, and the threads' results are combined in
-// thread order (an in-order tree, or a Hillis-Steele scan whose left
-// operand is always the earlier one). PP_T (a power of two) and PP_K come
-// from the host by the element's size; the shared memory stays within the
-// static 48 KB.
+// pp_elem and pp_combine (--device-as-default-execution-space makes it
+// device code). Every fold combines in element order, left to right (never
+// commuted). Each warp takes a contiguous range in tiles of 32 * PP_K
+// elements: a tile is loaded coalesced into the warp's shared memory, each
+// lane folds (or scans) its PP_K consecutive elements there, and the lanes'
+// results are combined in lane order with shuffles (an in-order tree, or a
+// Hillis-Steele scan whose left operand is always the earlier lane): no
+// block-wide barrier anywhere. PP_T (threads per block, a multiple of 32)
+// and PP_K follow from the element's size, so that the tiles stay within
+// 16 KB of shared memory (more elements a lane lost:
+// bench/studies/user-operators.md); the host reads them back.
 typedef unsigned long long pp_u64_;
-#define PP_TILE_ (PP_T * PP_K)
+constexpr unsigned PP_T = sizeof(pp_elem) <= 16 ? 256 : sizeof(pp_elem) <= 64 ? 128 : 64;
+constexpr unsigned PP_K_FIT = (unsigned)(16384 / (PP_T * sizeof(pp_elem)));
+constexpr unsigned PP_K = PP_K_FIT > 8 ? 8 : PP_K_FIT < 1 ? 1 : PP_K_FIT;
+constexpr unsigned PP_WARPS_ = PP_T / 32;
+constexpr unsigned PP_WTILE_ = 32 * PP_K;
 
-// sizeof and alignof(pp_elem), for the host's checks
-extern "C" __constant__ pp_u64_ pp_op_elem_size_[2] = {sizeof(pp_elem), alignof(pp_elem)};
+// sizeof and alignof(pp_elem), threads per block, elements per lane: for the host
+extern "C" __constant__ pp_u64_ pp_op_shape_[4] = {sizeof(pp_elem), alignof(pp_elem), PP_T, PP_K};
 
-// s[0 .. count) = in[0 .. count), coalesced
-__device__ __forceinline__ void pp_load_(const pp_elem *in, pp_u64_ count, pp_elem *s)
+#define PP_WORDS_ ((sizeof(pp_elem) + 3) / 4)
+// A pp_elem moved between lanes as 32-bit words (every lane takes part).
+__device__ __forceinline__ pp_elem pp_shfl_down_(pp_elem v, unsigned d)
+{
+    unsigned w[PP_WORDS_];
+    memcpy(w, &v, sizeof v);
+    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);
+    memcpy(&v, w, sizeof v);
+    return v;
+}
+__device__ __forceinline__ pp_elem pp_shfl_up_(pp_elem v, unsigned d)
+{
+    unsigned w[PP_WORDS_];
+    memcpy(w, &v, sizeof v);
+    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_up_sync(0xffffffffu, w[i], d);
+    memcpy(&v, w, sizeof v);
+    return v;
+}
+__device__ __forceinline__ pp_elem pp_shfl_(pp_elem v, unsigned src)
+{
+    unsigned w[PP_WORDS_];
+    memcpy(w, &v, sizeof v);
+    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_sync(0xffffffffu, w[i], src);
+    memcpy(&v, w, sizeof v);
+    return v;
+}
+
+// s[0 .. count) = in[0 .. count), coalesced over the warp's lanes
+__device__ __forceinline__ void pp_load_(const pp_elem *in, unsigned count, pp_elem *s, unsigned lane)
 {
     for (int j = 0; j < PP_K; j++) {
-        const pp_u64_ i = threadIdx.x + (pp_u64_)j * PP_T;
+        const unsigned i = lane + 32u * j;
         if (i < count) s[i] = in[i];
     }
+    __syncwarp();
 }
 
-// The fold of s[0 .. count) (count >= 1), the same value in every thread.
-__device__ pp_elem pp_tile_fold_(const pp_elem *s, pp_u64_ count, pp_elem *red)
+// The fold of the lane's PP_K elements of s[0 .. count) (lanes past the
+// last element hold a copy of s[0], never combined with the others').
+__device__ __forceinline__ pp_elem pp_lane_fold_(const pp_elem *s, unsigned count, unsigned lane)
 {
-    const unsigned t = threadIdx.x;
-    const pp_u64_ a = (pp_u64_)t * PP_K;
-    pp_elem acc = s[a < count ? a : 0];
+    const unsigned a = lane * PP_K;
+    pp_elem v = s[a < count ? a : 0];
     for (int j = 1; j < PP_K; j++)
-        if (a + j < count) acc = pp_combine(acc, s[a + j]);
-    red[t] = acc;
-    __syncthreads();
-    const unsigned live = (unsigned)((count + PP_K - 1) / PP_K); // threads that folded elements
-    for (unsigned st = 1; st < PP_T; st *= 2) {
-        if (t % (2 * st) == 0 && t + st < live) red[t] = pp_combine(red[t], red[t + st]);
-        __syncthreads();
-    }
-    pp_elem r = red[0];
-    __syncthreads();
-    return r;
+        if (a + j < count) v = pp_combine(v, s[a + j]);
+    return v;
 }
 
-// out[g] = the fold of in[g per, min(n, (g + 1) per)) (per: a multiple of the tile)
-extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_u64_ per, pp_elem *out)
+// part[gw] = the fold of warp gw's range in[gw per, min(n, (gw + 1) per)),
+// for gw < nw (per: a multiple of the warp's tile)
+extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_u64_ per, pp_elem *part, pp_u64_ nw)
 {
-    __shared__ pp_elem s[PP_TILE_];
-    __shared__ pp_elem red[PP_T];
-    const pp_u64_ lo = (pp_u64_)blockIdx.x * per, hi = lo + per < n ? lo + per : n;
+    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
+    if (gw >= nw) return; // the whole warp
+    const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
     pp_elem acc;
-    for (pp_u64_ b = lo; b < hi; b += PP_TILE_) {
-        const pp_u64_ count = hi - b < PP_TILE_ ? hi - b : PP_TILE_;
-        pp_load_(in + b, count, s);
-        __syncthreads();
-        const pp_elem f = pp_tile_fold_(s, count, red);
-        acc = b == lo ? f : pp_combine(acc, f);
+    for (pp_u64_ b = lo; b < hi; b += PP_WTILE_) {
+        const unsigned count = (unsigned)(hi - b < PP_WTILE_ ? hi - b : PP_WTILE_), live = (count + PP_K - 1) / PP_K;
+        pp_load_(in + b, count, s[w], lane);
+        pp_elem v = pp_lane_fold_(s[w], count, lane);
+        for (unsigned st = 1; st < 32; st *= 2) {
+            const pp_elem o = pp_shfl_down_(v, st);
+            if (lane % (2 * st) == 0 && lane + st < live) v = pp_combine(v, o);
+        }
+        if (lane == 0) acc = b == lo ? v : pp_combine(acc, v);
+        __syncwarp();
     }
-    if (threadIdx.x == 0 && lo < hi) out[blockIdx.x] = acc;
+    if (lane == 0) part[gw] = acc;
 }
 
-// carry[g] = identity . part[0] . ... . part[g - 1], by one thread
-extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ groups, pp_elem *carry, const pp_elem *identity)
+// carry[g] = identity . part[0] . ... . part[g - 1] for g < m, by one warp:
+// each lane folds a contiguous share, the shares are scanned in lane order,
+// then each lane writes its share's carries.
+extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ m, pp_elem *carry, const pp_elem *identity)
 {
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    pp_elem acc = identity[0];
-    for (pp_u64_ g = 0; g < groups; g++) {
-        carry[g] = acc;
-        acc = pp_combine(acc, part[g]);
+    const unsigned lane = threadIdx.x & 31;
+    if (threadIdx.x >= 32 || blockIdx.x != 0) return;
+    const pp_u64_ c = (m + 31) / 32, lo = lane * c < m ? lane * c : m, hi = lo + c < m ? lo + c : m;
+    pp_elem f = identity[0];
+    for (pp_u64_ i = lo; i < hi; i++) f = pp_combine(f, part[i]);
+    for (unsigned st = 1; st < 32; st *= 2) {
+        const pp_elem o = pp_shfl_up_(f, st);
+        if (lane >= st) f = pp_combine(o, f);
+    }
+    pp_elem acc = pp_shfl_up_(f, 1);
+    if (lane == 0) acc = identity[0];
+    for (pp_u64_ i = lo; i < hi; i++) {
+        carry[i] = acc;
+        acc = pp_combine(acc, part[i]);
     }
 }
 
-// The scan of each block's range from carry[g] (exclusive: out[i] = carry .
+// The scan of each warp's range from carry[gw] (exclusive: out[i] = carry .
 // in[lo] . ... . in[i - 1]); in == out is allowed (a tile is read whole
 // before it is written).
-extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp_u64_ n, pp_u64_ per,
+extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp_u64_ n, pp_u64_ per, pp_u64_ nw,
                                              const pp_elem *carry, int exclusive)
 {
-    __shared__ pp_elem s[PP_TILE_];
-    __shared__ pp_elem red[2][PP_T];
-    const unsigned t = threadIdx.x;
-    const pp_u64_ lo = (pp_u64_)blockIdx.x * per, hi = lo + per < n ? lo + per : n;
-    pp_elem run = carry[blockIdx.x];
-    for (pp_u64_ b = lo; b < hi; b += PP_TILE_) {
-        const pp_u64_ count = hi - b < PP_TILE_ ? hi - b : PP_TILE_;
-        pp_load_(in + b, count, s);
-        __syncthreads();
-        const pp_u64_ a = (pp_u64_)t * PP_K;
-        const unsigned live = (unsigned)((count + PP_K - 1) / PP_K);
-        pp_elem f = s[a < count ? a : 0];
-        for (int j = 1; j < PP_K; j++)
-            if (a + j < count) f = pp_combine(f, s[a + j]);
-        int cur = 0;
-        red[0][t] = f;
-        __syncthreads();
-        for (unsigned st = 1; st < PP_T; st *= 2) { // inclusive scan of the threads' folds
-            pp_elem v = red[cur][t];
-            if (t >= st && t < live) v = pp_combine(red[cur][t - st], v);
-            red[cur ^ 1][t] = v;
-            cur ^= 1;
-            __syncthreads();
+    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
+    if (gw >= nw) return;
+    const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
+    pp_elem run = carry[gw];
+    pp_elem *t = s[w];
+    for (pp_u64_ b = lo; b < hi; b += PP_WTILE_) {
+        const unsigned count = (unsigned)(hi - b < PP_WTILE_ ? hi - b : PP_WTILE_), live = (count + PP_K - 1) / PP_K;
+        pp_load_(in + b, count, t, lane);
+        pp_elem f = pp_lane_fold_(t, count, lane);
+        for (unsigned st = 1; st < 32; st *= 2) { // inclusive scan of the lanes' folds
+            const pp_elem o = pp_shfl_up_(f, st);
+            if (lane >= st && lane < live) f = pp_combine(o, f);
         }
-        pp_elem acc = t ? pp_combine(run, red[cur][t - 1]) : run;
-        if (a < count) {
-            if (exclusive) {
-                for (int j = 0; j < PP_K && a + j < count; j++) {
-                    const pp_elem x = s[a + j];
-                    s[a + j] = acc;
+        const pp_elem before = pp_shfl_up_(f, 1), total = pp_shfl_(f, live - 1);
+        pp_elem acc = lane ? pp_combine(run, before) : run;
+        const unsigned a = lane * PP_K;
+        if (exclusive) {
+            for (int j = 0; j < PP_K; j++)
+                if (a + j < count) {
+                    const pp_elem x = t[a + j];
+                    t[a + j] = acc;
                     acc = pp_combine(acc, x);
                 }
-            } else {
-                for (int j = 0; j < PP_K && a + j < count; j++) {
-                    acc = pp_combine(acc, s[a + j]);
-                    s[a + j] = acc;
+        } else {
+            for (int j = 0; j < PP_K; j++)
+                if (a + j < count) {
+                    acc = pp_combine(acc, t[a + j]);
+                    t[a + j] = acc;
                 }
-            }
         }
-        const pp_elem total = red[cur][live - 1];
-        __syncthreads();
+        __syncwarp();
         for (int j = 0; j < PP_K; j++) {
-            const pp_u64_ i = t + (pp_u64_)j * PP_T;
-            if (i < count) out[b + i] = s[i];
+            const unsigned i = lane + 32u * j;
+            if (i < count) out[b + i] = t[i];
         }
+        __syncwarp();
         run = pp_combine(run, total);
-        __syncthreads();
     }
 }

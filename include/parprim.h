@@ -974,7 +974,9 @@ PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *ke
  *     typedef struct { float a, b; } pp_elem;          any type of element_size bytes
  *     pp_elem pp_combine(pp_elem x, pp_elem y) { ... }  associative: (x.y).z == x.(y.z)
  *
- * It may define other types, constants and functions before them. Write it
+ * It may define other types, constants and functions before them (no other
+ * name that starts with pp_ or PP_: the library's code beside it uses
+ * those). Write it
  * in the language C99, OpenCL C and CUDA C++ share (int, unsigned, float,
  * double, structs and arrays of them; no headers, no globals that change,
  * no recursion), so that the same text can run on every backend.

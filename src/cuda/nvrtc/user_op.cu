@@ -22,28 +22,17 @@ constexpr unsigned PP_WTILE_ = 32 * PP_K;
 extern "C" __constant__ pp_u64_ pp_op_shape_[4] = {sizeof(pp_elem), alignof(pp_elem), PP_T, PP_K};
 
 #define PP_WORDS_ ((sizeof(pp_elem) + 3) / 4)
-// A pp_elem moved between lanes as 32-bit words (every lane takes part).
-__device__ __forceinline__ pp_elem pp_shfl_down_(pp_elem v, unsigned d)
+// A pp_elem moved between lanes as 32-bit words (every lane takes part):
+// from lane + d (PP_DOWN_), lane - d (PP_UP_) or lane d (PP_FROM_).
+enum { PP_DOWN_, PP_UP_, PP_FROM_ };
+template <int M> __device__ __forceinline__ pp_elem pp_shfl_(pp_elem v, unsigned d)
 {
     unsigned w[PP_WORDS_];
     memcpy(w, &v, sizeof v);
-    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_down_sync(0xffffffffu, w[i], d);
-    memcpy(&v, w, sizeof v);
-    return v;
-}
-__device__ __forceinline__ pp_elem pp_shfl_up_(pp_elem v, unsigned d)
-{
-    unsigned w[PP_WORDS_];
-    memcpy(w, &v, sizeof v);
-    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_up_sync(0xffffffffu, w[i], d);
-    memcpy(&v, w, sizeof v);
-    return v;
-}
-__device__ __forceinline__ pp_elem pp_shfl_(pp_elem v, unsigned src)
-{
-    unsigned w[PP_WORDS_];
-    memcpy(w, &v, sizeof v);
-    for (unsigned i = 0; i < PP_WORDS_; i++) w[i] = __shfl_sync(0xffffffffu, w[i], src);
+    for (unsigned i = 0; i < PP_WORDS_; i++)
+        w[i] = M == PP_DOWN_ ? __shfl_down_sync(0xffffffffu, w[i], d)
+               : M == PP_UP_ ? __shfl_up_sync(0xffffffffu, w[i], d)
+                             : __shfl_sync(0xffffffffu, w[i], (int)d);
     memcpy(&v, w, sizeof v);
     return v;
 }
@@ -84,7 +73,7 @@ extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_
         pp_load_(in + b, count, s[w], lane);
         pp_elem v = pp_lane_fold_(s[w], count, lane);
         for (unsigned st = 1; st < 32; st *= 2) {
-            const pp_elem o = pp_shfl_down_(v, st);
+            const pp_elem o = pp_shfl_<PP_DOWN_>(v, st);
             if (lane % (2 * st) == 0 && lane + st < live) v = pp_combine(v, o);
         }
         if (lane == 0) acc = b == lo ? v : pp_combine(acc, v);
@@ -104,10 +93,10 @@ extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ m, pp_elem
     pp_elem f = identity[0];
     for (pp_u64_ i = lo; i < hi; i++) f = pp_combine(f, part[i]);
     for (unsigned st = 1; st < 32; st *= 2) {
-        const pp_elem o = pp_shfl_up_(f, st);
+        const pp_elem o = pp_shfl_<PP_UP_>(f, st);
         if (lane >= st) f = pp_combine(o, f);
     }
-    pp_elem acc = pp_shfl_up_(f, 1);
+    pp_elem acc = pp_shfl_<PP_UP_>(f, 1);
     if (lane == 0) acc = identity[0];
     for (pp_u64_ i = lo; i < hi; i++) {
         carry[i] = acc;
@@ -133,10 +122,10 @@ extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp
         pp_load_(in + b, count, t, lane);
         pp_elem f = pp_lane_fold_(t, count, lane);
         for (unsigned st = 1; st < 32; st *= 2) { // inclusive scan of the lanes' folds
-            const pp_elem o = pp_shfl_up_(f, st);
+            const pp_elem o = pp_shfl_<PP_UP_>(f, st);
             if (lane >= st && lane < live) f = pp_combine(o, f);
         }
-        const pp_elem before = pp_shfl_up_(f, 1), total = pp_shfl_(f, live - 1);
+        const pp_elem before = pp_shfl_<PP_UP_>(f, 1), total = pp_shfl_<PP_FROM_>(f, live - 1);
         pp_elem acc = lane ? pp_combine(run, before) : run;
         const unsigned a = lane * PP_K;
         if (exclusive) {

@@ -1,7 +1,9 @@
 /* The plain sequential reference (see reference.h). Written from the
  * semantics documented in include/parprim.h; it shares no code with the
  * library. Every function is a textbook loop over host memory, generated per
- * element type by the macros below. */
+ * element type by the macros below. (Over 600 lines: the per-type macros
+ * and the primitives they generate are read together; the search, top-k
+ * and converting references are files of their own.) */
 #include "reference.h"
 
 #include <inttypes.h>

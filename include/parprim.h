@@ -1004,7 +1004,7 @@ PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *ke
  * compiled and run as the calling process.) opencl: built with the
  * device's compiler as one program with the library's kernels (cl_khr_fp64
  * enabled where the device has it). cuda: compiled by NVRTC into a CUBIN
- * for the context's device and loaded with the driver API.
+ * for the context's device and loaded with the runtime (cudaLibraryLoadData).
  * An operator belongs to its context: use it with that context only (else
  * PP_ERROR_INVALID_ARGUMENT) and destroy it before the context.
  * Determinism: results are functions of the input and the context's thread

@@ -1,8 +1,9 @@
 // Operators of the user's own on cuda: the user's text and nvrtc/user_op.cu
 // (embedded at build time) compiled at run time by NVRTC for the context's
-// device (a CUBIN for its sm_XY), loaded with the driver API into the
-// runtime's primary context, and kept by the context per text and element
-// size until pp_destroy. The reduce: one pass of blocks over contiguous
+// device (a CUBIN for its sm_XY), loaded with the runtime's library calls
+// (cudaLibraryLoadData: no link to the driver library, so the library still
+// loads on machines without a GPU driver), and kept by the context per text
+// and element size until pp_destroy. The reduce: one pass of blocks over contiguous
 // ranges (a contiguous range per warp), then one warp over their results;
 // the scan: the same first pass, the warps' carries in order by one warp,
 // then each warp scans its range from its carry (two reads and one write of
@@ -10,7 +11,6 @@
 // (scratch): the warps' results, their carries, the identity.
 #include "cuda_state.cuh"
 
-#include <cuda.h>
 #include <nvrtc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,8 @@ struct cuda_op_program {
     uint64_t hash;
     size_t elem, align;      // sizeof and alignof(pp_elem)
     unsigned threads, items; // PP_T and PP_K of the compiled kernels
-    CUmodule module;
-    CUfunction reduce, carries, scan;
+    cudaLibrary_t lib;
+    cudaKernel_t reduce, carries, scan;
 };
 
 static cuda_op_program **cache_of(pp_context *ctx)
@@ -36,7 +36,7 @@ void pp_cuda_operators_free(pp_context *ctx)
     cuda_op_program *p = *cache_of(ctx);
     while (p) {
         cuda_op_program *next = p->next;
-        if (p->module) cuModuleUnload(p->module);
+        if (p->lib) cudaLibraryUnload(p->lib);
         free(p);
         p = next;
     }
@@ -46,13 +46,6 @@ void pp_cuda_operators_free(pp_context *ctx)
 static pp_status nvrtc_fail(pp_context *ctx, const char *fn, const char *what, nvrtcResult r)
 {
     return pp_fail(ctx, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, nvrtcGetErrorString(r));
-}
-static pp_status cu_fail(pp_context *ctx, const char *fn, const char *what, CUresult r)
-{
-    const char *msg = NULL;
-    cuGetErrorString(r, &msg);
-    return pp_fail(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? PP_ERROR_OUT_OF_MEMORY : PP_ERROR_BACKEND, "%s: %s failed: %s",
-                   fn, what, msg ? msg : "unknown error");
 }
 
 // Compiles source for the context's device and loads it into p.
@@ -102,20 +95,20 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda
         free(cubin);
         return nvrtc_fail(ctx, fn, "nvrtcGetCUBIN", r);
     }
-    PP_CUDA_TRY(ctx, cudaFree(0), fn); // the runtime's primary context, current
-    CUresult c = cuModuleLoadData(&p->module, cubin);
+    cudaError_t e = cudaLibraryLoadData(&p->lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
     free(cubin);
-    if (c != CUDA_SUCCESS) return cu_fail(ctx, fn, "cuModuleLoadData", c);
-    if ((c = cuModuleGetFunction(&p->reduce, p->module, "pp_op_reduce_ranges")) != CUDA_SUCCESS ||
-        (c = cuModuleGetFunction(&p->carries, p->module, "pp_op_carries")) != CUDA_SUCCESS ||
-        (c = cuModuleGetFunction(&p->scan, p->module, "pp_op_scan_ranges")) != CUDA_SUCCESS)
-        return cu_fail(ctx, fn, "cuModuleGetFunction", c);
-    CUdeviceptr dsize;
+    if (e != cudaSuccess) {
+        p->lib = NULL;
+        return pp_cuda_error(ctx, e, fn, "cudaLibraryLoadData");
+    }
+    PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->reduce, p->lib, "pp_op_reduce_ranges"), fn);
+    PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->carries, p->lib, "pp_op_carries"), fn);
+    PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->scan, p->lib, "pp_op_scan_ranges"), fn);
+    void *dshape = NULL;
     size_t sbytes = 0;
     unsigned long long shape[4] = {0, 0, 0, 0};
-    if ((c = cuModuleGetGlobal(&dsize, &sbytes, p->module, "pp_op_shape_")) != CUDA_SUCCESS ||
-        (c = cuMemcpyDtoH(shape, dsize, sizeof shape)) != CUDA_SUCCESS)
-        return cu_fail(ctx, fn, "reading sizeof(pp_elem)", c);
+    PP_CUDA_TRY(ctx, cudaLibraryGetGlobal(&dshape, &sbytes, p->lib, "pp_op_shape_"), fn);
+    PP_CUDA_TRY(ctx, cudaMemcpy(shape, dshape, sizeof shape, cudaMemcpyDeviceToHost), fn);
     p->elem = (size_t)shape[0];
     p->align = (size_t)shape[1];
     p->threads = (unsigned)shape[2];
@@ -158,11 +151,11 @@ static unsigned long long warps_of(const pp_cuda_state *s, const cuda_op_program
     return nw;
 }
 
-static pp_status launch(pp_context *ctx, const char *fn, CUfunction f, unsigned blocks, unsigned threads, void **args)
+static pp_status launch(pp_context *ctx, const char *fn, cudaKernel_t k, unsigned blocks, unsigned threads,
+                        void **args)
 {
     pp_cuda_state *s = pp_cuda(ctx);
-    CUresult c = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, (CUstream)s->stream, args, NULL);
-    if (c != CUDA_SUCCESS) return cu_fail(ctx, fn, "cuLaunchKernel", c);
+    PP_CUDA_TRY(ctx, cudaLaunchKernel((const void *)k, dim3(blocks), dim3(threads), args, 0, s->stream), fn);
     s->queued = 1;
     return PP_SUCCESS;
 }

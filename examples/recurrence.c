@@ -40,6 +40,25 @@ static int refused(pp_context *ctx, pp_status st)
     return 1;
 }
 
+/* The inclusive scan of n maps (bytes in all) under op, in place in
+ * context memory, into got; returns the seconds of the timed scan (after
+ * one untimed scan, which leaves first-call costs out). */
+static double scan_maps(pp_context *ctx, const pp_operator *op, const void *maps, void *got, size_t n, size_t bytes)
+{
+    void *d = ex_alloc(ctx, bytes);
+    ex_ok(ctx, pp_upload(ctx, d, maps, bytes), "pp_upload");
+    ex_ok(ctx, pp_scan_op(ctx, op, PP_INCLUSIVE, d, d, n), "pp_scan_op");
+    ex_ok(ctx, pp_upload(ctx, d, maps, bytes), "pp_upload");
+    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
+    const double t0 = ex_now();
+    ex_ok(ctx, pp_scan_op(ctx, op, PP_INCLUSIVE, d, d, n), "pp_scan_op");
+    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
+    const double t = ex_now() - t0;
+    ex_ok(ctx, pp_download(ctx, got, d, bytes), "pp_download");
+    pp_free(ctx, d);
+    return t;
+}
+
 static int run_f64(pp_context *ctx, const ex_args *args, uint64_t *rng)
 {
     const size_t n = args->n;
@@ -68,17 +87,7 @@ static int run_f64(pp_context *ctx, const ex_args *args, uint64_t *rng)
     ex_ok(ctx, st, "pp_operator_create");
     m[0].b = m[0].a * y0 + m[0].b; /* step 0: the constant map to y[0] */
     m[0].a = 0.0;
-    void *d = ex_alloc(ctx, n * sizeof *m);
-    ex_ok(ctx, pp_upload(ctx, d, m, n * sizeof *m), "pp_upload");
-    ex_ok(ctx, pp_scan_op(ctx, op, PP_INCLUSIVE, d, d, n), "pp_scan_op"); /* warm */
-    ex_ok(ctx, pp_upload(ctx, d, m, n * sizeof *m), "pp_upload");
-    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
-    t0 = ex_now();
-    ex_ok(ctx, pp_scan_op(ctx, op, PP_INCLUSIVE, d, d, n), "pp_scan_op");
-    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
-    const double t_par = ex_now() - t0;
-    ex_ok(ctx, pp_download(ctx, got, d, n * sizeof *m), "pp_download");
-    pp_free(ctx, d);
+    const double t_par = scan_maps(ctx, op, m, got, n, n * sizeof *m);
     /* Every y[i] is a sum over k of b[k] times a product of a's (each of
      * magnitude below 1); any order of evaluation rounds each term and sum
      * at most 2n times, so the error is at most about 2 n u (|y0| + sum
@@ -125,16 +134,7 @@ static int run_u32(pp_context *ctx, const ex_args *args, uint64_t *rng)
     ex_ok(ctx, st, "pp_operator_create");
     m[0].b = m[0].a * y0 + m[0].b;
     m[0].a = 0;
-    void *d = ex_alloc(ctx, n * sizeof *m), *o = ex_alloc(ctx, n * sizeof *m);
-    ex_ok(ctx, pp_upload(ctx, d, m, n * sizeof *m), "pp_upload");
-    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
-    t0 = ex_now();
-    ex_ok(ctx, pp_scan_op(ctx, op, PP_INCLUSIVE, d, o, n), "pp_scan_op");
-    ex_ok(ctx, pp_synchronize(ctx), "pp_synchronize");
-    const double t_par = ex_now() - t0;
-    ex_ok(ctx, pp_download(ctx, got, o, n * sizeof *m), "pp_download");
-    pp_free(ctx, d);
-    pp_free(ctx, o);
+    const double t_par = scan_maps(ctx, op, m, got, n, n * sizeof *m);
     for (size_t i = 0; i < n; i++)
         if (got[i].b != want[i] || got[i].a != 0) {
             fprintf(stderr, "recurrence u32: y[%zu] = %u, the loop's %u\n", i, got[i].b, want[i]);

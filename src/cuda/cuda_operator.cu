@@ -8,7 +8,8 @@
 // the scan: the same first pass, the warps' carries in order by one warp,
 // then each warp scans its range from its carry (two reads and one write of
 // the array). Every launch goes on the context's stream. Working memory
-// (scratch): the warps' results, their carries, the identity.
+// (scratch): the warps' results and their carries; the identity goes to the
+// carries' kernel by value.
 #include "cuda_state.cuh"
 
 #include <nvrtc.h>
@@ -31,13 +32,18 @@ static cuda_op_program **cache_of(pp_context *ctx)
     return reinterpret_cast<cuda_op_program **>(&pp_cuda(ctx)->op_cache);
 }
 
+static void free_program(cuda_op_program *p)
+{
+    if (p->lib) cudaLibraryUnload(p->lib);
+    free(p);
+}
+
 void pp_cuda_operators_free(pp_context *ctx)
 {
     cuda_op_program *p = *cache_of(ctx);
     while (p) {
         cuda_op_program *next = p->next;
-        if (p->lib) cudaLibraryUnload(p->lib);
-        free(p);
+        free_program(p);
         p = next;
     }
     *cache_of(ctx) = NULL;
@@ -125,10 +131,13 @@ pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *s
         cuda_op_program *np = (cuda_op_program *)calloc(1, sizeof *np);
         if (!np) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
         pp_status st = build(ctx, fn, source, np);
-        np->hash = st == PP_SUCCESS ? op->hash : 0; // a failed build is never found again
-        np->next = *cache_of(ctx);                  // kept (its module, if any) until pp_destroy
+        if (st != PP_SUCCESS) {
+            free_program(np);
+            return st;
+        }
+        np->hash = op->hash;
+        np->next = *cache_of(ctx);
         *cache_of(ctx) = np;
-        if (st != PP_SUCCESS) return st;
         p = np;
     }
     op->impl = p;
@@ -195,18 +204,18 @@ pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     unsigned long long per = 0, n = a->n;
     unsigned blocks = 0;
     unsigned long long nw = warps_of(s, p, a->n, &per, &blocks);
-    const size_t e = op->elem, stride = ((size_t)nw * e + 255) / 256 * 256;
-    char *part = (char *)pp_cuda_scratch(ctx, 2 * stride + 256 + e, a->fn);
+    const size_t stride = ((size_t)nw * op->elem + 255) / 256 * 256;
+    char *part = (char *)pp_cuda_scratch(ctx, 2 * stride, a->fn); /* the warps' results, their carries */
     if (!part) return PP_ERROR_OUT_OF_MEMORY;
-    char *carry = part + stride, *identity = carry + stride;
-    PP_CUDA_TRY(ctx, cudaMemcpyAsync(identity, op->identity, e, cudaMemcpyHostToDevice, s->stream), a->fn);
+    char *carry = part + stride;
     const void *in = a->in;
     void *pout = part;
     void *args[] = {&in, &n, &per, &pout, &nw};
     pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
-    const void *cpart = part, *cid = identity;
+    const void *cpart = part;
     void *cout = carry;
-    void *args2[] = {&cpart, &nw, &cout, &cid};
+    /* the identity by value: the launch copies its bytes */
+    void *args2[] = {&cpart, &nw, &cout, op->identity};
     if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->carries, 1, 32, args2);
     void *out = a->out;
     const void *ccarry = carry;

@@ -38,7 +38,8 @@ struct pp_dist {
     const pp_dist_engine *eng;
     void *eng_state;     /* the engine's own state */
     int host_direct;     /* context memory is host memory: read and write it in place */
-    int device_to_engine;/* the engine takes context memory directly (else stage through host) */
+    int device_to_engine;/* the engine takes context memory directly (else stage through host);
+                            only where handles are addresses (cpu, cuda) */
     int ordered;         /* its collectives on context memory are queued on the context's stream:
                             no host wait for the context before them or after them */
     int pinned;          /* staging buffers are pinned (cudaMallocHost) */

@@ -82,7 +82,7 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     pp_status st = PP_SUCCESS;
     if (!d->host_direct && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
     if (!pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
-    if (d->device_to_engine || pp_dist_addressable(d)) {
+    if (pp_dist_addressable(d)) { /* step 6's working buffers */
         st = pp_dist_dev(d, fn, 0, kb, &p);
         if (st == PP_SUCCESS && pairs) st = pp_dist_dev(d, fn, 2, vb, &p);
         if (st != PP_SUCCESS || d->device_to_engine) return st;
@@ -255,16 +255,16 @@ static int merge_levels(int p)
     return l;
 }
 
-/* Step 6: the p sorted runs of k[from] (v[from]), len[r] elements each in
- * rank order, merged stably into one, adjacent runs pairwise a level at a
- * time between the buffers 0 and 1 (a lone last run copied); the result is
- * in buffer (from + merge_levels(p)) % 2. len is overwritten. */
+/* Step 6: the p sorted runs of k[0] (v[0]), len[r] elements each in rank
+ * order, merged stably into one, adjacent runs pairwise a level at a time
+ * between the buffers 0 and 1 (a lone last run copied); the result is in
+ * buffer merge_levels(p) % 2. len is overwritten. */
 static pp_status merge_tree(pp_dist *d, const char *fn, const sort_args *a, int pairs, void *const k[2],
-                            void *const v[2], int from, uint64_t *len)
+                            void *const v[2], uint64_t *len)
 {
     const size_t ks = pp_type_size(a->type), vs = a->vs;
     pp_status st = PP_SUCCESS;
-    int runs = d->size, cur = from;
+    int runs = d->size, cur = 0;
     while (runs > 1 && st == PP_SUCCESS) {
         const char *sk = k[cur], *sv = pairs ? v[cur] : NULL;
         char *dk = k[1 - cur], *dv = pairs ? v[1 - cur] : NULL;
@@ -327,9 +327,8 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
      * values staged where needed */
     const int merged = pp_dist_addressable(d), levels = merge_levels(p);
     void *wk = NULL, *wv = NULL; /* reserved: cannot fail */
-    if ((merged || d->device_to_engine) && pp_dist_dev(d, fn, 0, kb, &wk) == PP_SUCCESS && pairs)
-        pp_dist_dev(d, fn, 2, vb, &wv);
-    const int sort_to_work = merged && d->device_to_engine && levels % 2 == 0;
+    if (merged && pp_dist_dev(d, fn, 0, kb, &wk) == PP_SUCCESS && pairs) pp_dist_dev(d, fn, 2, vb, &wv);
+    const int sort_to_work = d->device_to_engine && levels % 2 == 0; /* device_to_engine: merged too */
     void *sk = sort_to_work ? wk : a->keys, *sv = sort_to_work ? wv : a->values;
     void *hk = NULL, *hv = sv;
     sorted_part sp;
@@ -404,8 +403,8 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     void *mk[2] = {levels % 2 ? wk : a->keys, levels % 2 ? a->keys : wk};
     void *mv[2] = {levels % 2 ? wv : a->values, levels % 2 ? a->values : wv};
     if (d->device_to_engine) {
-        rk = merged ? mk[0] : wk;
-        rv = merged ? mv[0] : wv;
+        rk = mk[0];
+        rv = mv[0];
     } else {
         rk = pp_dist_host(d, fn, H_RKEYS, kb);
         if (pairs) rv = pp_dist_host(d, fn, H_RVALS, vb);
@@ -420,9 +419,7 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
             st = pp_dist_store(d, fn, mk[0], rk, kb);
             if (st == PP_SUCCESS && pairs) st = pp_dist_store(d, fn, mv[0], rv, vb);
         }
-        if (st == PP_SUCCESS) st = merge_tree(d, fn, a, pairs, mk, mv, 0, rcount);
-    } else if (d->device_to_engine) {
-        st = a->n ? local_sort(d, fn, a, rk, rv, a->keys, a->values, pairs) : PP_SUCCESS;
+        if (st == PP_SUCCESS) st = merge_tree(d, fn, a, pairs, mk, mv, rcount);
     } else {
         st = pp_dist_store(d, fn, a->keys, rk, kb);
         if (st == PP_SUCCESS && pairs) st = pp_dist_store(d, fn, a->values, rv, vb);

@@ -6,7 +6,8 @@
  * their results; the scan: the same first pass, the groups' carries in
  * order by one work-item, then each group scans its range from its carry
  * (two reads and one write of the array). Working memory (scratch): the
- * identity, then the groups' results, then their carries. */
+ * groups' results, then their carries; the identity is a by-value kernel
+ * argument. */
 #include "opencl_internal.h"
 
 #include <ctype.h>
@@ -33,16 +34,21 @@ static const char *template_text(void)
     return NULL;
 }
 
+static void free_program(ocl_op_program *p)
+{
+    if (p->reduce) clReleaseKernel(p->reduce);
+    if (p->carries) clReleaseKernel(p->carries);
+    if (p->scan) clReleaseKernel(p->scan);
+    if (p->program) clReleaseProgram(p->program);
+    free(p);
+}
+
 void pp_ocl_operators_free(pp_ocl_state *s)
 {
     ocl_op_program *p = (ocl_op_program *)s->op_cache;
     while (p) {
         ocl_op_program *next = p->next;
-        if (p->reduce) clReleaseKernel(p->reduce);
-        if (p->carries) clReleaseKernel(p->carries);
-        if (p->scan) clReleaseKernel(p->scan);
-        if (p->program) clReleaseProgram(p->program);
-        free(p);
+        free_program(p);
         p = next;
     }
     s->op_cache = NULL;
@@ -121,12 +127,12 @@ pp_status pp_ocl_operator_build(pp_context *ctx, pp_operator *op, const char *so
         if (!np) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
         np->hash = h;
         pp_status st = build(ctx, fn, source, np, &np->elem);
-        np->next = (ocl_op_program *)s->op_cache; /* kept even when it failed: freed with the context */
-        s->op_cache = np;
         if (st != PP_SUCCESS) {
-            np->hash = 0; /* never found again: a later create of the text builds afresh */
+            free_program(np);
             return st;
         }
+        np->next = (ocl_op_program *)s->op_cache;
+        s->op_cache = np;
         p = np;
     }
     op->impl = p;
@@ -145,39 +151,32 @@ static size_t groups_of(size_t n, cl_ulong *per)
     return *per ? (n + *per - 1) / *per : 1;
 }
 
-/* The scratch for a call: identity, results and carries of `groups`. */
-static pp_status aux_buffer(pp_context *ctx, const pp_operator *op, const char *fn, size_t groups, cl_mem *aux)
-{
-    PP_OCL_STATUS(pp_ocl_scratch(ctx, (1 + 2 * groups) * op->elem, fn, aux));
-    PP_OCL_TRY(ctx, clEnqueueWriteBuffer(pp_ocl_queue(ctx), *aux, CL_TRUE, 0, op->elem, op->identity, 0, NULL, NULL),
-               fn, "clEnqueueWriteBuffer(identity)");
-    return PP_SUCCESS;
-}
+/* The identity as a by-value kernel argument (copied when it is set). */
+#define OP_IDENTITY(op) {(op)->elem, (op)->identity}
+#define OP_LOCAL(op) PP_OCL_LOCAL(OP_L * (op)->elem)
 
 pp_status pp_ocl_reduce_op(pp_context *ctx, const pp_op_reduce_args *a)
 {
     const pp_operator *op = a->op;
     const ocl_op_program *p = (const ocl_op_program *)op->impl;
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->out, op->elem, "out"}, {a->n ? a->in : NULL, a->n * op->elem, "in"}));
-    cl_ulong per = 0, n = a->n, zero = 0, one = 1;
-    const size_t groups = groups_of(a->n, &per);
     cl_mem aux, in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out);
-    PP_OCL_STATUS(aux_buffer(ctx, op, a->fn, groups, &aux));
-    if (a->n == 0) { /* the identity */
-        PP_OCL_TRY(ctx, clEnqueueCopyBuffer(pp_ocl_queue(ctx), aux, out, 0, 0, op->elem, 0, NULL, NULL), a->fn,
-                   "clEnqueueCopyBuffer(identity)");
+    if (a->n == 0) { /* the identity (op->identity may be freed once the call returns: a blocking write) */
+        PP_OCL_TRY(ctx, clEnqueueWriteBuffer(pp_ocl_queue(ctx), out, CL_TRUE, 0, op->elem, op->identity, 0, NULL, NULL),
+                   a->fn, "clEnqueueWriteBuffer(identity)");
         return PP_SUCCESS;
     }
+    cl_ulong per = 0, n = a->n;
+    const size_t groups = groups_of(a->n, &per);
     if (groups == 1)
-        return PP_OCL_LAUNCH(ctx, a->fn, p->reduce, 1, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(zero), PP_OCL_ARG(n),
-                             PP_OCL_ARG(per), PP_OCL_ARG(out), PP_OCL_ARG(zero), PP_OCL_ARG(aux),
-                             PP_OCL_LOCAL(OP_L * op->elem));
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->reduce, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(zero), PP_OCL_ARG(n),
-                                PP_OCL_ARG(per), PP_OCL_ARG(aux), PP_OCL_ARG(one), PP_OCL_ARG(aux),
-                                PP_OCL_LOCAL(OP_L * op->elem)));
+        return PP_OCL_LAUNCH(ctx, a->fn, p->reduce, 1, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(n), PP_OCL_ARG(per),
+                             PP_OCL_ARG(out), OP_IDENTITY(op), OP_LOCAL(op));
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, groups * op->elem, a->fn, &aux));
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->reduce, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(n), PP_OCL_ARG(per),
+                                PP_OCL_ARG(aux), OP_IDENTITY(op), OP_LOCAL(op)));
     cl_ulong g = groups;
-    return PP_OCL_LAUNCH(ctx, a->fn, p->reduce, 1, OP_L, PP_OCL_ARG(aux), PP_OCL_ARG(one), PP_OCL_ARG(g), PP_OCL_ARG(g),
-                         PP_OCL_ARG(out), PP_OCL_ARG(zero), PP_OCL_ARG(aux), PP_OCL_LOCAL(OP_L * op->elem));
+    return PP_OCL_LAUNCH(ctx, a->fn, p->reduce, 1, OP_L, PP_OCL_ARG(aux), PP_OCL_ARG(g), PP_OCL_ARG(g), PP_OCL_ARG(out),
+                         OP_IDENTITY(op), OP_LOCAL(op));
 }
 
 pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a)
@@ -186,17 +185,16 @@ pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     const ocl_op_program *p = (const ocl_op_program *)op->impl;
     const size_t bytes = a->n * op->elem;
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {a->in, bytes, "in"}, {a->out, bytes, "out"}));
-    cl_ulong per = 0, n = a->n, zero = 0, one = 1;
+    cl_ulong per = 0, n = a->n;
     const size_t groups = groups_of(a->n, &per);
     cl_ulong g = groups;
     cl_int excl = a->kind == PP_EXCLUSIVE;
     cl_mem aux, in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out);
-    PP_OCL_STATUS(aux_buffer(ctx, op, a->fn, groups, &aux));
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->reduce, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(zero), PP_OCL_ARG(n),
-                                PP_OCL_ARG(per), PP_OCL_ARG(aux), PP_OCL_ARG(one), PP_OCL_ARG(aux),
-                                PP_OCL_LOCAL(OP_L * op->elem)));
-    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->carries, 1, 1, PP_OCL_ARG(aux), PP_OCL_ARG(g)));
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, 2 * groups * op->elem, a->fn, &aux)); /* results, carries */
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->reduce, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(n), PP_OCL_ARG(per),
+                                PP_OCL_ARG(aux), OP_IDENTITY(op), OP_LOCAL(op)));
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, a->fn, p->carries, 1, 1, PP_OCL_ARG(aux), PP_OCL_ARG(g), OP_IDENTITY(op)));
     return PP_OCL_LAUNCH(ctx, a->fn, p->scan, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n),
-                         PP_OCL_ARG(per), PP_OCL_ARG(aux), PP_OCL_ARG(g), PP_OCL_ARG(excl),
-                         PP_OCL_LOCAL(OP_L * op->elem));
+                         PP_OCL_ARG(per), PP_OCL_ARG(aux), PP_OCL_ARG(g), PP_OCL_ARG(excl), OP_IDENTITY(op),
+                         OP_LOCAL(op));
 }

@@ -26,29 +26,30 @@ static void group_fold(__local pp_elem *l, uint i)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* aux: [identity, the groups' results (groups), their carries (groups)]. */
+/* aux: [the groups' results (groups), their carries (groups)]; the
+ * identity comes by value. */
 
-/* out[out_off + g] = the fold of in[in_off + g per, in_off + min(n, (g + 1) per)). */
-__kernel void op_reduce_ranges(__global const pp_elem *in, ulong in_off, ulong n, ulong per, __global pp_elem *out,
-                               ulong out_off, __global const pp_elem *aux, __local pp_elem *l)
+/* out[g] = the fold of in[g per, min(n, (g + 1) per)). */
+__kernel void op_reduce_ranges(__global const pp_elem *in, ulong n, ulong per, __global pp_elem *out,
+                               pp_elem identity, __local pp_elem *l)
 {
     const uint i = (uint)get_local_id(0);
     const ulong g = get_group_id(0), lo = min(n, g * per), hi = min(n, lo + per);
     const ulong each = (hi - lo + PP_L - 1) / PP_L, a = min(hi, lo + i * each), b = min(hi, a + each);
-    l[i] = fold_range(in + in_off, a, b, aux[0]);
+    l[i] = fold_range(in, a, b, identity);
     group_fold(l, i);
-    if (i == 0) out[out_off + g] = l[0];
+    if (i == 0) out[g] = l[0];
 }
 
 /* carry[g] = identity . result[0] . ... . result[g - 1], by one work-item
  * (OP_MAX_GROUPS at most). */
-__kernel void op_carries(__global pp_elem *aux, ulong groups)
+__kernel void op_carries(__global pp_elem *aux, ulong groups, pp_elem identity)
 {
     if (get_global_id(0) != 0) return;
-    pp_elem acc = aux[0];
+    pp_elem acc = identity;
     for (ulong g = 0; g < groups; g++) {
-        aux[1 + groups + g] = acc;
-        acc = pp_combine(acc, aux[1 + g]);
+        aux[groups + g] = acc;
+        acc = pp_combine(acc, aux[g]);
     }
 }
 
@@ -58,12 +59,13 @@ __kernel void op_carries(__global pp_elem *aux, ulong groups)
  * operand always the earlier one), then each item scans its part from its
  * prefix. in == out is allowed: every read of a part precedes its writes. */
 __kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, ulong n, ulong per,
-                             __global const pp_elem *aux, ulong groups, int exclusive, __local pp_elem *l)
+                             __global const pp_elem *aux, ulong groups, int exclusive, pp_elem identity,
+                             __local pp_elem *l)
 {
     const uint i = (uint)get_local_id(0);
     const ulong g = get_group_id(0), lo = min(n, g * per), hi = min(n, lo + per);
     const ulong each = (hi - lo + PP_L - 1) / PP_L, a = min(hi, lo + i * each), b = min(hi, a + each);
-    l[i] = fold_range(in, a, b, aux[0]);
+    l[i] = fold_range(in, a, b, identity);
     for (uint s = 1; s < PP_L; s *= 2) { /* inclusive scan of the items' folds */
         barrier(CLK_LOCAL_MEM_FENCE);
         pp_elem v = l[i];
@@ -72,7 +74,7 @@ __kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, 
         l[i] = v;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    const pp_elem carry = aux[1 + groups + g];
+    const pp_elem carry = aux[groups + g];
     pp_elem acc = i ? pp_combine(carry, l[i - 1]) : carry;
     if (exclusive) {
         for (ulong k = a; k < b; k++) {

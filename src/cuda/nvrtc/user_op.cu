@@ -85,19 +85,19 @@ extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_
 // carry[g] = identity . part[0] . ... . part[g - 1] for g < m, by one warp:
 // each lane folds a contiguous share, the shares are scanned in lane order,
 // then each lane writes its share's carries.
-extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ m, pp_elem *carry, const pp_elem *identity)
+extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ m, pp_elem *carry, pp_elem identity)
 {
     const unsigned lane = threadIdx.x & 31;
     if (threadIdx.x >= 32 || blockIdx.x != 0) return;
     const pp_u64_ c = (m + 31) / 32, lo = lane * c < m ? lane * c : m, hi = lo + c < m ? lo + c : m;
-    pp_elem f = identity[0];
+    pp_elem f = identity;
     for (pp_u64_ i = lo; i < hi; i++) f = pp_combine(f, part[i]);
     for (unsigned st = 1; st < 32; st *= 2) {
         const pp_elem o = pp_shfl_<PP_UP_>(f, st);
         if (lane >= st) f = pp_combine(o, f);
     }
     pp_elem acc = pp_shfl_<PP_UP_>(f, 1);
-    if (lane == 0) acc = identity[0];
+    if (lane == 0) acc = identity;
     for (pp_u64_ i = lo; i < hi; i++) {
         carry[i] = acc;
         acc = pp_combine(acc, part[i]);

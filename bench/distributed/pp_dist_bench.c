@@ -276,21 +276,22 @@ int main(int argc, char **argv)
         "histogram + 2 allgather + allreduce(2 KB)");
     T = timed(d_select, NULL, NULL, "pp_dist_select_if");
     row("select_if", T, t_sel + 2 * t_ag, 2 * rec, "select + 2 allgather");
-    /* sort: 4 agreements, local sort, 32 bisection rounds (u32 keys, full
-     * range) and a prefix (allreduce-sized), the counts (allreduce-sized),
+    /* sort: 4 agreements, local sort, 4 rounds of the splitters' 1024-way
+     * search (u32 keys, full range; each an allreduce of 8 KB per boundary,
+     * modelled as a small one) and a prefix (allreduce-sized), the counts (allreduce-sized),
      * the exchange (the alltoall of the same bytes), ceil(log2 p) merge
      * levels of the received runs, the final agreement (opencl sorts them
      * again instead: the model is then low by t_sort - levels t_merge). */
-    double rounds = p > 1 ? 32 + 2 + 1 : 0;
+    double rounds = p > 1 ? 4 + 2 + 1 : 0;
     char terms[160];
     T = timed(d_sort, restore, NULL, "pp_dist_sort");
     double model = p > 1 ? t_sort + levels * t_merge + 4 * t_ag + rounds * t_ar + t_a2a : t_sort + t_ag;
-    snprintf(terms, sizeof terms, "sort + %d merge + 4 allgather + 35 allreduce + alltoall(n k (p-1)/p)", levels);
+    snprintf(terms, sizeof terms, "sort + %d merge + 4 allgather + 7 allreduce + alltoall(n k (p-1)/p)", levels);
     row("sort", T, model, p > 1 ? 4 * rec + share * n * 4 + 8.0 * (p - 1) : rec, p > 1 ? terms : "sort + allgather");
     if (g_rank == 0) printf("%-14s %10.3f Gkeys/s in all (%zu keys)\n", "", (double)n * p / T / 1e9, n * (size_t)p);
     T = timed(d_pairs, restore, NULL, "pp_dist_sort_pairs");
     model = p > 1 ? t_pairs + 2 * levels * t_merge + 4 * t_ag + rounds * t_ar + 2 * t_a2a : t_pairs + t_ag;
-    snprintf(terms, sizeof terms, "sort_pairs + %d merge_pairs (~2 merge) + 4 allgather + 35 allreduce + 2 alltoall",
+    snprintf(terms, sizeof terms, "sort_pairs + %d merge_pairs (~2 merge) + 4 allgather + 7 allreduce + 2 alltoall",
              levels);
     row("sort_pairs", T, model, p > 1 ? 4 * rec + 2 * share * n * 4 + 8.0 * (p - 1) : rec,
         p > 1 ? terms : "sort_pairs + allgather");

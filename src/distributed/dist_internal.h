@@ -29,7 +29,7 @@ typedef struct pp_dist_buf {
 
 /* Host staging slots and context-memory slots (what each call uses them
  * for is the call's own business; a call never uses a slot twice). */
-enum { PP_DIST_HOST_SLOTS = 6, PP_DIST_DEV_SLOTS = 3 };
+enum { PP_DIST_HOST_SLOTS = 7, PP_DIST_DEV_SLOTS = 3 };
 
 struct pp_dist {
     pp_context *ctx;
@@ -159,5 +159,9 @@ uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i);
  * key (lower bound) and at most key (upper bound). */
 size_t pp_dist_count_below(pp_type t, pp_order order, const void *a, size_t n, uint64_t key);
 size_t pp_dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, uint64_t key);
+/* Writes to out the value of t whose pp_dist_sort_key in order is the
+ * greatest at most c (a quiet NaN for a NaN's key) and returns 1; returns 0
+ * (nothing written) where every value's key is above c. */
+int pp_dist_key_at_most(pp_type t, pp_order order, uint64_t c, void *out);
 
 #endif

@@ -185,3 +185,57 @@ size_t pp_dist_count_upto(pp_type t, pp_order order, const void *a, size_t n, ui
 {
     return bound(t, order, a, n, key, 1);
 }
+
+int pp_dist_key_at_most(pp_type t, pp_order order, uint64_t c, void *out)
+{
+    size_t sz = pp_type_size(t);
+    uint64_t kmax = sz == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sz)) - 1, sign = (uint64_t)1 << (8 * sz - 1), k, v;
+    if (c > kmax) c = kmax;
+    if (!pp_dist_is_float(t)) {
+        k = order == PP_ASCENDING ? c : kmax - c;
+        v = t == PP_I8 || t == PP_I16 || t == PP_I32 || t == PP_I64 ? k ^ sign : k;
+    } else {
+        /* The keys of numbers fill [bottom, top] (the keys of -inf and +inf
+         * ascending, and of +inf and -inf in the reversed orders, which map
+         * that range onto itself); a NaN's key is kmax (0 in PP_DESCENDING). */
+        const uint64_t inf = sz == 8 ? 0x7FF0000000000000ull : 0x7F800000u, top = inf | sign, bottom = kmax - top;
+        uint64_t o;
+        if (order == PP_DESCENDING) {
+            o = c > top ? top : c >= bottom ? c : 0;
+            k = kmax - o;
+        } else {
+            if (c == kmax)
+                o = kmax;
+            else if (c > top)
+                o = top;
+            else if (c >= bottom)
+                o = c;
+            else
+                return 0;
+            k = order == PP_ASCENDING || o == kmax ? o : kmax - o;
+        }
+        /* k ascending: a quiet NaN, a number >= +0.0 (sign bit set) or below */
+        v = k == kmax ? inf | (inf >> 1 & ~inf) : (k & sign) ? k ^ sign : ~k & kmax;
+    }
+    switch (sz) {
+    case 1: {
+        uint8_t x = (uint8_t)v;
+        memcpy(out, &x, 1);
+        break;
+    }
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        memcpy(out, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        memcpy(out, &x, 4);
+        break;
+    }
+    default:
+        memcpy(out, &v, 8);
+        break;
+    }
+    return 1;
+}

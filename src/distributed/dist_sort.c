@@ -6,12 +6,12 @@
  *  3. agreement carrying each part's smallest and largest key;
  *  4. exact splitters: rank j's output starts at global position B_j (the
  *     n_local of the ranks below it). The key v_j of that position is found
- *     by bisection over the 64-bit order key (pp_dist_sort_key), all p - 1
- *     boundaries at once: each round every rank counts its keys <= mid in
- *     its sorted part (binary search on the host: over the keys where they
- *     are host memory, else over a sample of every 1024th key and then the
- *     one block of 1024 keys downloaded) and one all-reduce sums
- *     the counts (at most 64 rounds; 8 for 8-bit keys, fewer for narrow
+ *     by a 1024-way search over the 64-bit order key (pp_dist_sort_key),
+ *     all p - 1 boundaries at once: each round every rank counts its keys
+ *     <= each of 1023 candidates per boundary in its sorted part (binary
+ *     search on the host where the keys are host memory, else one
+ *     pp_upper_bound on the device) and one all-reduce sums the counts
+ *     (at most 7 rounds; 4 for 32-bit keys, fewer for narrow
  *     ranges). Then ties: with L_j keys below v_j over all ranks, rank s
  *     sends its keys below v_j and the first B_j - L_j - (keys equal to v_j
  *     on ranks below s) of its keys equal to v_j to ranks < j: ties split by
@@ -29,8 +29,9 @@
  *     handles take no offsets, sorts the received runs again instead.
  * Where the engine cannot take context memory the sorted part is
  * downloaded (step 5 stages it anyway) and step 4 reads that copy; where it
- * can (NCCL, CUDA-aware MPI), step 4 reads a sample of n/1024 keys (one
- * strided copy) and a block of 1024 keys per count, never the whole part.
+ * can (NCCL, CUDA-aware MPI), step 4 moves kilobytes per round, and its
+ * final counts read a sample of n/1024 keys (one strided copy) and a block
+ * of 1024 keys per count, never the whole part.
  * docs/distributed.md has the volumes and the model. */
 #include "dist_internal.h"
 
@@ -47,13 +48,22 @@ typedef struct sort_args {
 } sort_args;
 
 /* Host slots: 0 sorted keys (view), 1 received keys, 2 values sent, 3 values
- * received, 4 the count arrays. Context slots: 0 the working keys, 2 the
- * working values (where handles are addresses or the engine takes context
- * memory). */
-enum { H_KEYS, H_RKEYS, H_VALS, H_RVALS, H_COUNTS };
+ * received, 4 the count arrays, 5 the splitter search's candidates. Context
+ * slots: 0 the working keys, 1 the search's queries and results (where the
+ * keys stay in context memory), 2 the working values (where handles are
+ * addresses or the engine takes context memory). */
+enum { H_KEYS, H_RKEYS, H_VALS, H_RVALS, H_COUNTS, H_SEARCH };
+/* Step 4's search: candidates per boundary and round. Each round cuts
+ * every interval into WAYS parts, so 32-bit keys take at most 4 rounds and
+ * 64-bit keys 7 (a round is one all-reduce and, where the keys stay in
+ * context memory, one upload, one pp_upper_bound and one download). */
+#define WAYS 1024
+/* The host slot of the search: candidates, counts, query keys, results. */
+#define SEARCH_BYTES(p, ks) ((size_t)((p)-1) * (WAYS - 1) * (16 + (ks)))
+
 /* The count arrays: boundaries (p + 1), cuts (p + 1), received counts (p)
  * and the work of splitters (8 (p - 1)) or of an exchange (5 p). */
-#define COUNT_WORDS(p) ((size_t)(p) * 12 + 8)
+#define COUNT_WORDS(p) ((size_t)(p)*12 + 8)
 
 static pp_status check(pp_dist *d, const char *fn, const sort_args *a, int pairs)
 {
@@ -82,6 +92,12 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     pp_status st = PP_SUCCESS;
     if (!d->host_direct && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
     if (!pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
+    if (!pp_dist_host(d, fn, H_SEARCH, SEARCH_BYTES(d->size, pp_type_size(a->type)))) return PP_ERROR_OUT_OF_MEMORY;
+    if (d->device_to_engine && !d->host_direct) { /* the search's queries and results on the device */
+        size_t nq = (size_t)(d->size - 1) * (WAYS - 1), ks = pp_type_size(a->type);
+        st = pp_dist_dev(d, fn, 1, (nq * ks + 7) / 8 * 8 + nq * sizeof(uint64_t), &p);
+        if (st != PP_SUCCESS) return st;
+    }
     if (pp_dist_addressable(d)) { /* step 6's working buffers */
         st = pp_dist_dev(d, fn, 0, kb, &p);
         if (st == PP_SUCCESS && pairs) st = pp_dist_dev(d, fn, 2, vb, &p);
@@ -174,37 +190,96 @@ static uint64_t part_count(sorted_part *s, uint64_t key, int upto)
     return (uint64_t)(c - 1) * SAMPLE + in;
 }
 
+/* cnt[i] = the keys over all ranks whose sort key is at most cand[i], for
+ * i < nq: on the host view, binary searches and an all-reduce of the host
+ * counts; else one pp_upper_bound on the device of the candidates' keys
+ * and an all-reduce of its results there. A local failure is kept in s->st
+ * (the agreement after the search reports it) and leaves wrong counts; an
+ * engine's failure is returned. */
+static pp_status count_sum(pp_dist *d, const char *fn, sorted_part *s, const uint64_t *cand, size_t nq, uint64_t *cnt,
+                           unsigned char *qk)
+{
+    const sort_args *a = s->a;
+    if (s->host) {
+        for (size_t i = 0; i < nq; i++) cnt[i] = pp_dist_count_upto(a->type, a->order, s->host, a->n, cand[i]);
+        return d->eng->allreduce_sum(d, fn, cnt, nq, 0);
+    }
+    /* every candidate is at least the least key of all ranks, a value's
+     * key: each has a value */
+    for (size_t i = 0; i < nq; i++)
+        if (!pp_dist_key_at_most(a->type, a->order, cand[i], qk + i * s->ks) && s->st == PP_SUCCESS)
+            s->st = pp_dist_fail(d, PP_ERROR_INTERNAL,
+                                 "%s: a splitter candidate below every key (a bug in "
+                                 "parprim_mpi: please report it)",
+                                 fn);
+    void *dq = NULL;
+    size_t qbytes = (nq * s->ks + 7) / 8 * 8;
+    pp_dist_dev(d, fn, 1, qbytes + nq * sizeof(uint64_t), &dq); /* reserved: cannot fail */
+    uint64_t *dcnt = (uint64_t *)(void *)((char *)dq + qbytes);
+    pp_status st = s->st;
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_upload(d->ctx, dq, qk, nq * s->ks));
+    if (st == PP_SUCCESS)
+        st = pp_dist_pp(d, fn, pp_upper_bound(d->ctx, a->type, s->keys, a->n, a->order, dq, nq, dcnt));
+    if (st == PP_SUCCESS && !d->ordered) st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
+    if (st != PP_SUCCESS) s->st = st; /* dcnt holds whatever it holds: the rounds stay bounded */
+    st = d->eng->allreduce_sum(d, fn, dcnt, nq, 1);
+    if (st != PP_SUCCESS) return st;
+    st = pp_dist_pp(d, fn, pp_download(d->ctx, cnt, dcnt, nq * sizeof(uint64_t)));
+    if (st != PP_SUCCESS && s->st == PP_SUCCESS) s->st = st;
+    return PP_SUCCESS;
+}
+
+/* The candidates of an interval [lo, hi] (lo < hi): q = min(WAYS - 1,
+ * hi - lo) keys lo + floor(i (hi - lo) / (q + 1)), i = 1 .. q, ascending,
+ * all below hi (every key from lo on where the interval is narrow). */
+static size_t candidates(uint64_t lo, uint64_t hi, uint64_t *c)
+{
+    uint64_t w = hi - lo, q = w < WAYS - 1 ? w : WAYS - 1, Q = w / (q + 1), R = w % (q + 1);
+    for (uint64_t i = 1; i <= q; i++) c[i - 1] = lo + i * Q + i * R / (q + 1);
+    return (size_t)q;
+}
+
 /* Step 4: cut[j] for j = 0 .. p: this rank's keys [cut[j], cut[j+1]) go to
- * rank j. b: the p + 1 boundaries B_j; s: the sorted part. */
+ * rank j. b: the p + 1 boundaries B_j; s: the sorted part. v_j, the sort
+ * key of global position B_j, is the least key with more than B_j keys at
+ * most it over all ranks; each round counts at the candidates of every
+ * open interval [lo_j, hi_j] holding v_j and keeps the part that holds it. */
 static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorted_part *s, const uint64_t *b,
                            uint64_t kmin, uint64_t kmax, uint64_t *cut, uint64_t *work)
 {
     int p = d->size;
-    size_t m = (size_t)p - 1;
+    size_t m = (size_t)p - 1, nmax = m * (WAYS - 1);
     uint64_t N = b[p], *lo = work, *hi = work + m, *cnt = work + 2 * m, *before = work + 4 * m, *tot = work + 6 * m;
+    uint64_t *cand = pp_dist_host(d, fn, H_SEARCH, SEARCH_BYTES(p, s->ks)); /* reserved: cannot fail */
+    uint64_t *ccnt = cand + nmax;
+    unsigned char *qk = (unsigned char *)(ccnt + nmax);
+    size_t *first = (size_t *)(void *)before, *nc = (size_t *)(void *)tot; /* per boundary, during the rounds */
     for (size_t j = 0; j < m; j++) {
         lo[j] = kmin;
         hi[j] = kmax;
     }
     for (;;) { /* every rank holds the same lo and hi: the same rounds everywhere */
-        int active = 0;
+        size_t nq = 0;
         for (size_t j = 0; j < m; j++) {
-            cnt[j] = 0;
+            first[j] = nq;
+            nc[j] = 0;
             if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
-            active = 1;
-            cnt[j] = part_count(s, lo[j] + (hi[j] - lo[j]) / 2, 1);
+            nc[j] = candidates(lo[j], hi[j], cand + nq);
+            nq += nc[j];
         }
-        if (!active) break;
-        /* a failed block download leaves its counts wrong but the rounds
-         * bounded (lo and hi stay the same on every rank): the agreement
+        if (nq == 0) break;
+        /* a failed count leaves the counts wrong but the rounds bounded
+         * (each interval shrinks, alike on every rank): the agreement
          * after the search reports it on every rank */
-        pp_status st = d->eng->allreduce_sum(d, fn, cnt, m, 0);
+        pp_status st = count_sum(d, fn, s, cand, nq, ccnt, qk);
         if (st != PP_SUCCESS) return st;
         for (size_t j = 0; j < m; j++) {
-            if (b[j + 1] == 0 || b[j + 1] >= N || lo[j] >= hi[j]) continue;
-            uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
-            if (cnt[j] >= b[j + 1] + 1) hi[j] = mid;
-            else lo[j] = mid + 1;
+            size_t i = 0;
+            const uint64_t *c = cand + first[j], *k = ccnt + first[j];
+            if (nc[j] == 0) continue;
+            while (i < nc[j] && k[i] < b[j + 1] + 1) i++;
+            if (i < nc[j]) hi[j] = c[i];
+            if (i > 0) lo[j] = c[i - 1] + 1;
         }
     }
     /* cnt = [keys below v_j | keys equal to v_j] of this rank */
@@ -220,8 +295,10 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorte
     cut[p] = a->n;
     for (size_t j = 0; j < m; j++) {
         uint64_t B = b[j + 1];
-        if (B == 0) cut[j + 1] = 0;
-        else if (B >= N) cut[j + 1] = a->n;
+        if (B == 0)
+            cut[j + 1] = 0;
+        else if (B >= N)
+            cut[j + 1] = a->n;
         else {
             uint64_t L = tot[j], eb = before[m + j], need = B - L; /* ties left of the boundary, over all ranks */
             uint64_t mine = need > eb ? need - eb : 0;

@@ -184,9 +184,10 @@ static int body(pp_context *ctx, const ex_args *a)
             rc = 1;
         }
     size_t records = 0, quoted = 0;
-    for (size_t k = 0; k < ngot; k++) {
+    for (size_t k = 0; k < ngot; k++) { /* field k: [start, got[k]) */
+        const uint64_t start = k ? got[k - 1] + 1 : 0;
         records += text[got[k]] == '\n';
-        quoted += text[k ? got[k - 1] + 1 : 0] == '"' && (k ? got[k - 1] + 1 : 0) < got[k];
+        quoted += start < got[k] && text[start] == '"';
     }
     printf("  %zu bytes: %zu fields (%zu quoted), %zu records, ends %s\n", n, ngot + 1, quoted, records,
            whole.t[START] == Q ? "inside quotes" : "outside quotes");

@@ -43,6 +43,10 @@ and all (their 0/1 bytes). Sums and products follow NumPy's result types
 (small integers and bool in int64/uint64); float32 sums accumulate in
 float64 by default (Context.reduce). Errors raise parprim.Error subclasses
 carrying the C library's message (pp_last_error).
+
+Operators of your own: parprim.Operator(source, dtype, identity), C text
+that the library compiles for each backend, is op= of reduce and scan over
+arrays of its dtype (a NumPy structured dtype, or a plain one).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from __future__ import annotations
 from . import _parprim
 from ._arrays import DeviceArray
 from ._context import ALGORITHMS, BACKENDS, CMPS, OPS, PRIMITIVES, Context, _tls
+from ._operator import Operator
 from ._parprim import BackendError, BackendUnavailable, Error, InvalidArgument, OutOfMemory, Unsupported
 
 _v = _parprim.version()
@@ -57,7 +62,7 @@ __version__ = f"{_v // 10000}.{_v // 100 % 100}.{_v % 100}"
 del _v
 
 __all__ = [
-    "Context", "DeviceArray", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "BackendUnavailable",
+    "Context", "DeviceArray", "Operator", "Error", "InvalidArgument", "Unsupported", "OutOfMemory", "BackendUnavailable",
     "BackendError", "reduce", "scan", "argmin", "argmax", "count_nonzero", "any", "all", "histogram_even", "histogram_range", "select_flagged", "select_if",
     "unique", "unique_consecutive", "partition_if", "sort", "sort_pairs", "argsort", "segmented_reduce",
     "segmented_scan", "segmented_sort", "segmented_sort_pairs", "reduce_by_key", "scan_by_key",

@@ -24,6 +24,8 @@ from ._keyed import KeyedMethods, _order
 from ._axis import flat_direct, one_axis, reduce_axes, reduce_rows, scan_rows, sort_rows
 from ._search import SearchMethods
 from ._runs import _DeviceRun, _HostRun, _StagedRun, trimmed
+from . import _operator
+from ._operator import Operator
 
 _ndarray = np.ndarray
 _U8_CODE = _CODE[U8]
@@ -258,7 +260,16 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         axes kept with length 1. Returns an array of a's library (a NumPy
         scalar where every axis is reduced without keepdims). An empty row
         gives op's identity (NumPy raises for min and max).
+
+        op may also be a parprim.Operator (an operator of your own:
+        pp_reduce_op): a of its dtype exactly (else TypeError), any shape
+        (its elements in C order); returns one element of its dtype (np.void
+        for a structured dtype), the identity for an empty a. exact=True,
+        axis=, keepdims=True raise InvalidArgument; dtype= other than the
+        operator's raises TypeError.
         """
+        if isinstance(op, Operator):
+            return _operator.reduce(self, a, op, exact, dtype, axis, keepdims)
         if axis is not None or keepdims:
             axes = reduce_axes(a, axis, keepdims)
             if axes is not None:
@@ -341,7 +352,15 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         a's shape, written by the C call along the last axis where out is
         C-contiguous, else copied into). A 0-d a is one element. initial=
         takes axis None or one-dimensional a only (InvalidArgument).
+
+        op may also be a parprim.Operator (pp_scan_op): a of its dtype
+        exactly (else TypeError); the result has its dtype (out= of that
+        dtype and a's size, or a itself: in place); exclusive=True starts
+        from its identity. exact=True, initial=, axis= raise
+        InvalidArgument; dtype= other than the operator's raises TypeError.
         """
+        if isinstance(op, Operator):
+            return _operator.scan(self, a, op, exclusive, out, exact, initial, dtype, axis)
         if axis is not None:
             ax = one_axis(a, axis, flat_0d=True)
             if ax is not None:

@@ -44,6 +44,8 @@
  *   dlpack.c      DLPack capsules: reading one, making one
  *   direct.c      direct host calls: new NumPy outputs made here, for the
  *                 package's short path of plain arrays on a cpu context
+ *   operator.c    operators of the user's own: the Op type (one
+ *                 pp_operator of one context), reduce and scan with it
  * Functions used across files have the prefix ppy_ and are declared here;
  * everything else is static.
  */
@@ -125,6 +127,7 @@ typedef struct {
     pp_backend backend;
     int device;
     void *slot; /* 16 bytes of context memory for single results on GPU backends */
+    struct OpObj *ops; /* its live operators (operator.c), destroyed before the context */
 } Ctx;
 
 extern PyTypeObject ppy_CtxType;
@@ -208,6 +211,13 @@ PyObject *ppy_Ctx_search_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 PyObject *ppy_Ctx_select_flagged_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_histogram_even_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *ppy_Ctx_unique_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+
+/* ------------------------------------------------------------------------ */
+/* Operators of the user's own (operator.c)                                 */
+/* ------------------------------------------------------------------------ */
+extern PyTypeObject ppy_OpType;
+PyObject *ppy_Ctx_operator_create(Ctx *self, PyObject *const *args, Py_ssize_t nargs);
+void ppy_ops_release(Ctx *c);
 
 /* ------------------------------------------------------------------------ */
 /* DLPack (dlpack.c)                                                        */

@@ -49,6 +49,7 @@ static void ctx_destroy(Ctx *self)
 {
     if (self->slot) pp_free(self->ctx, self->slot);
     self->slot = NULL;
+    ppy_ops_release(self);
     pp_destroy(self->ctx);
     self->ctx = NULL;
 }
@@ -339,6 +340,8 @@ static PyMethodDef Ctx_methods[] = {
     {"select_flagged_new", (PyCFunction)(void (*)(void))ppy_Ctx_select_flagged_new, METH_FASTCALL, "select_flagged_new(a, flags) -> (array, count)"},
     {"histogram_even_new", (PyCFunction)(void (*)(void))ppy_Ctx_histogram_even_new, METH_FASTCALL, "histogram_even_new(a, lower, upper, nbins) -> counts"},
     {"unique_new", (PyCFunction)(void (*)(void))ppy_Ctx_unique_new, METH_FASTCALL, "unique_new(a) -> (array, count)"},
+    {"operator_create", (PyCFunction)(void (*)(void))ppy_Ctx_operator_create, METH_FASTCALL,
+     "operator_create(source, element_size, identity, commutative) -> Op (operator.c)"},
     {"malloc", (PyCFunction)Ctx_malloc, METH_O, "malloc(nbytes) -> handle"},
     {"free", (PyCFunction)Ctx_free, METH_O, "free(handle)"},
     {"upload", (PyCFunction)(void (*)(void))Ctx_upload, METH_FASTCALL, "upload(dst, src_buffer, nbytes)"},

@@ -178,7 +178,7 @@ PyMODINIT_FUNC PyInit__parprim(void)
 {
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
-    if (PyType_Ready(&ppy_CtxType) < 0) goto fail;
+    if (PyType_Ready(&ppy_CtxType) < 0 || PyType_Ready(&ppy_OpType) < 0) goto fail;
     if (PyModule_AddObject(m, "Context", Py_NewRef((PyObject *)&ppy_CtxType))) goto fail;
     if (!(Error = new_error(m, "Error", -1,
                             "Base of every parprim error; carries pp_last_error's message and .status "

@@ -1035,6 +1035,10 @@ PP_API pp_status pp_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_kind
  * context memory, checked as for the built-in forms (on cpu every offset
  * before anything is written; on opencl and cuda clamped to n on the
  * device, never read back, with the same bounds on what is written).
+ * nseg == 0 succeeds at once (in, out and offsets may be NULL); n == 0
+ * gives every segment empty. Determinism: as pp_reduce_op and pp_scan_op
+ * (the grouping of a segment's elements may follow the backend and the
+ * thread count; exactly associative operators give the sequential fold).
  * Algorithms: one per backend (the choices of pp_set_algorithm do not
  * apply). Backends: cpu, cuda and opencl; elsewhere PP_ERROR_UNSUPPORTED.
  */

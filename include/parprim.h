@@ -1024,6 +1024,53 @@ PP_API pp_status pp_reduce_op(pp_context *ctx, const pp_operator *op, const void
  *  any other overlap is PP_ERROR_INVALID_ARGUMENT. */
 PP_API pp_status pp_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_kind kind, const void *in, void *out,
                             size_t n);
+/*
+ * Segmented and by-key forms with an operator of the user's own: the same
+ * semantics as pp_segmented_reduce, pp_segmented_scan, pp_reduce_by_key and
+ * pp_scan_by_key, with op replacing (type, op). in, out, values and
+ * values_out are arrays of op's elements, context memory aligned to the
+ * element type; an empty segment's result is op's identity, an exclusive
+ * scan starts each segment (run) with it; the elements of a segment are
+ * combined in order, never commuted. The offsets: nseg + 1 uint64_t of
+ * context memory, checked as for the built-in forms (on cpu every offset
+ * before anything is written; on opencl and cuda clamped to n on the
+ * device, never read back, with the same bounds on what is written).
+ * nseg == 0 succeeds at once (in, out and offsets may be NULL); n == 0
+ * gives every segment empty. Determinism: as pp_reduce_op and pp_scan_op
+ * (the grouping of a segment's elements may follow the backend and the
+ * thread count; exactly associative operators give the sequential fold).
+ * Algorithms: one per backend (the choices of pp_set_algorithm do not
+ * apply). Backends: cpu, cuda and opencl; elsewhere PP_ERROR_UNSUPPORTED.
+ */
+/** out[s] = in[offsets[s]] . ... . in[offsets[s+1] - 1] (empty: the
+ *  identity); out: nseg elements, not overlapping in or offsets. */
+PP_API pp_status pp_segmented_reduce_op(pp_context *ctx, const pp_operator *op, const void *in, size_t n,
+                                        const uint64_t *offsets, size_t nseg, void *out);
+/** pp_scan_op within each segment (exclusive: the identity at each
+ *  segment's first element); out[i] outside every segment untouched; in ==
+ *  out allowed, any other overlap, or out over offsets, is
+ *  PP_ERROR_INVALID_ARGUMENT. */
+PP_API pp_status pp_segmented_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_kind kind,
+                                      const void *in, void *out, size_t n, const uint64_t *offsets, size_t nseg);
+/** Runs of equal neighbouring keys of key_type (compared as
+ *  pp_reduce_by_key compares: NaNs never equal, -0.0 == +0.0):
+ *  keys_out[r] = the first key of run r, values_out[r] = its values folded
+ *  with op in order, count = the number of runs (one uint64_t of context
+ *  memory); keys_out and values_out have room for n. No array overlaps
+ *  another. n == 0: count = 0, nothing else written. How: the runs are
+ *  found by pp_run_length_encode's slot, their offsets by a scan of the
+ *  lengths, then the segmented reduce; the number of runs is read back to
+ *  the host once (one synchronization on cuda and opencl). Working memory:
+ *  16 (n + 1) bytes of context memory, allocated for the call. */
+PP_API pp_status pp_reduce_by_key_op(pp_context *ctx, pp_type key_type, const pp_operator *op,
+                                     const void *keys, const void *values, size_t n,
+                                     void *keys_out, void *values_out, uint64_t *count);
+/** pp_scan_op of values restarting at each run's first element (runs as
+ *  for pp_reduce_by_key_op; exclusive: the identity there); out: n
+ *  elements, out == values allowed. The same route and host read as
+ *  pp_reduce_by_key_op; working memory 16 (n + 1) bytes plus n keys. */
+PP_API pp_status pp_scan_by_key_op(pp_context *ctx, pp_type key_type, const pp_operator *op, pp_scan_kind kind,
+                                   const void *keys, const void *values, void *out, size_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Algorithm selection                                                      */

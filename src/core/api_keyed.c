@@ -20,26 +20,33 @@ static pp_status check_nseg(pp_context *ctx, const char *fn, size_t nseg)
     return PP_SUCCESS;
 }
 
+pp_status pp_check_segmented(pp_context *ctx, const char *fn, const void *in, const void *out, size_t n,
+                             const uint64_t *offsets, size_t nseg, size_t sz, size_t align, int scan)
+{
+    TRY(check_nseg(ctx, fn, nseg));
+    if (nseg == 0) return PP_SUCCESS;
+    const size_t inbytes = n * sz, outbytes = scan ? inbytes : nseg * sz;
+    const size_t offbytes = (nseg + 1) * sizeof(uint64_t);
+    TRY(check_offsets_arg(ctx, fn, offsets));
+    if (n) NEED(in, "in");
+    if (outbytes) NEED(out, "out");
+    ALIGNED(in, align, "in");
+    ALIGNED(out, align, "out");
+    if (in != out || !scan)
+        NO_OVERLAP(out, outbytes, "out", in, inbytes, scan ? "in (only in == out is allowed)" : "in");
+    NO_OVERLAP(out, outbytes, "out", offsets, offbytes, "offsets");
+    return PP_SUCCESS;
+}
+
 /* What the two segmented calls share: checks (type, op and kind done),
  * then the slot. out: nseg elements (reduce) or n (scan). */
 static pp_status segmented_common(pp_context *ctx, const pp_segmented_args *a, pp_segmented_fn const *slots,
                                   pp_primitive prim)
 {
     const char *fn = a->fn;
-    TRY(check_nseg(ctx, fn, a->nseg));
+    const size_t sz = pp_type_size(a->type);
+    TRY(pp_check_segmented(ctx, fn, a->in, a->out, a->n, a->offsets, a->nseg, sz, sz, prim == PP_PRIM_SCAN));
     if (a->nseg == 0) return PP_SUCCESS;
-    const size_t sz = pp_type_size(a->type), inbytes = a->n * sz;
-    const size_t outbytes = prim == PP_PRIM_REDUCE ? a->nseg * sz : inbytes;
-    const size_t offbytes = (a->nseg + 1) * sizeof(uint64_t);
-    TRY(check_offsets_arg(ctx, fn, a->offsets));
-    if (a->n) NEED(a->in, "in");
-    if (outbytes) NEED(a->out, "out");
-    ALIGNED(a->in, sz, "in");
-    ALIGNED(a->out, sz, "out");
-    if (a->in != a->out || prim == PP_PRIM_REDUCE)
-        NO_OVERLAP(a->out, outbytes, "out", a->in, inbytes,
-                   prim == PP_PRIM_SCAN ? "in (only in == out is allowed)" : "in");
-    NO_OVERLAP(a->out, outbytes, "out", a->offsets, offbytes, "offsets");
     RUN_PICKED(slots, prim, a->type, a->op, 1, a);
 }
 
@@ -50,7 +57,7 @@ pp_status pp_segmented_reduce(pp_context *ctx, pp_type type, pp_op op, const voi
     PP_BEGIN(ctx, fn);
     TRY(pp_check_type_n(ctx, fn, type, n));
     TRY(pp_check_op(ctx, fn, type, op));
-    const pp_segmented_args a = {fn, type, op, PP_INCLUSIVE, in, out, n, offsets, nseg};
+    const pp_segmented_args a = {fn, type, op, PP_INCLUSIVE, in, out, n, offsets, nseg, NULL};
     return segmented_common(ctx, &a, ctx->ops->segmented_reduce, PP_PRIM_REDUCE);
 }
 
@@ -62,7 +69,7 @@ pp_status pp_segmented_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kin
     TRY(pp_check_type_n(ctx, fn, type, n));
     TRY(pp_check_op(ctx, fn, type, op));
     TRY(pp_check_kind(ctx, fn, kind));
-    const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg};
+    const pp_segmented_args a = {fn, type, op, kind, in, out, n, offsets, nseg, NULL};
     return segmented_common(ctx, &a, ctx->ops->segmented_scan, PP_PRIM_SCAN);
 }
 
@@ -116,12 +123,10 @@ pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *keys, voi
     return segsort_common(ctx, &a);
 }
 
-/* What the by-key calls share (types and op checked): the arrays, then
- * count = 0 for n == 0, else the slot. */
-static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim)
+pp_status pp_check_bykey(pp_context *ctx, const pp_bykey_args *a, size_t vs, size_t valign)
 {
     const char *fn = a->fn;
-    const size_t n = a->n, ks = pp_type_size(a->key_type), vs = pp_type_size(a->value_type);
+    const size_t n = a->n, ks = pp_type_size(a->key_type);
     const size_t kb = n * ks, vb = n * vs, cb = n * sizeof(uint64_t);
     const char *kname = a->mode == PP_BYKEY_RLE ? "in" : "keys";
     const char *koname = a->mode == PP_BYKEY_RLE ? "values_out" : "keys_out";
@@ -135,9 +140,9 @@ static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_
         ALIGNED(a->keys, ks, kname);
         if (a->mode != PP_BYKEY_RLE) {
             NEED(a->values, "values");
-            ALIGNED(a->values, vs, "values");
+            ALIGNED(a->values, valign, "values");
             NEED(a->values_out, voname);
-            ALIGNED(a->values_out, vs, voname);
+            ALIGNED(a->values_out, valign, voname);
         }
         if (a->mode != PP_BYKEY_SCAN) {
             NEED(a->keys_out, koname);
@@ -165,7 +170,17 @@ static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_
             NO_OVERLAP(arr[i], bytes[i], names[i], arr[j], bytes[j],
                        i == 1 && j == 3 ? "values (only out == values is allowed)" : names[j]);
         }
-    if (n == 0) {
+    return PP_SUCCESS;
+}
+
+/* What the by-key calls share (types and op checked): the arrays, then
+ * count = 0 for n == 0, else the slot. */
+static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim)
+{
+    const char *fn = a->fn;
+    const size_t vs = pp_type_size(a->value_type);
+    TRY(pp_check_bykey(ctx, a, vs, vs));
+    if (a->n == 0) {
         if (a->mode == PP_BYKEY_SCAN) return PP_SUCCESS;
         const uint64_t zero = 0;
         pp_status st = pp_enter(ctx, fn);

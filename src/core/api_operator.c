@@ -67,11 +67,11 @@ void pp_operator_destroy(pp_operator *op)
     free(op);
 }
 
-/* The operator's checks: given, and of this context. */
-static pp_status check_op(pp_context *ctx, const char *fn, const pp_operator *op)
+pp_status pp_check_operator(pp_context *ctx, const char *fn, const pp_operator *op, size_t n)
 {
     NEED(op, "op");
     if (op->ctx != ctx) INVALID(ctx, "%s: argument 'op' belongs to another context", fn);
+    if (n > SIZE_MAX / op->elem) INVALID(ctx, "%s: argument 'n' (%zu) elements overflow size_t bytes", fn, n);
     return PP_SUCCESS;
 }
 
@@ -79,8 +79,7 @@ pp_status pp_reduce_op(pp_context *ctx, const pp_operator *op, const void *in, s
 {
     static const char fn[] = "pp_reduce_op";
     PP_BEGIN(ctx, fn);
-    TRY(check_op(ctx, fn, op));
-    if (n > SIZE_MAX / op->elem) INVALID(ctx, "%s: argument 'n' (%zu) elements overflow size_t bytes", fn, n);
+    TRY(pp_check_operator(ctx, fn, op, n));
     if (n) NEED(in, "in");
     NEED(out, "out");
     ALIGNED(in, op->align, "in");
@@ -95,10 +94,10 @@ pp_status pp_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_kind kind, 
 {
     static const char fn[] = "pp_scan_op";
     PP_BEGIN(ctx, fn);
-    TRY(check_op(ctx, fn, op));
+    TRY(pp_check_operator(ctx, fn, op, n));
     TRY(pp_check_kind(ctx, fn, kind));
-    if (n > SIZE_MAX / op->elem) INVALID(ctx, "%s: argument 'n' (%zu) elements overflow size_t bytes", fn, n);
     if (n == 0) return PP_SUCCESS;
+    if (n > SIZE_MAX / op->elem) INVALID(ctx, "%s: argument 'n' (%zu) elements overflow size_t bytes", fn, n);
     NEED(in, "in");
     NEED(out, "out");
     ALIGNED(in, op->align, "in");

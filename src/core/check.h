@@ -18,6 +18,19 @@ pp_status pp_check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind);
 pp_status pp_check_order(pp_context *ctx, const char *fn, pp_order order);
 /* The backend's enter hook (NULL: nothing to do). */
 pp_status pp_enter(pp_context *ctx, const char *fn);
+/* The arrays of a segmented reduce or scan (scan: out has n elements and
+ * may be in; reduce: nseg) of elements of sz bytes aligned to align, and
+ * nseg + 1 offsets (present, aligned, fitting size_t bytes, not under out).
+ * nseg == 0: nothing else checked (the caller returns at once). */
+pp_status pp_check_segmented(pp_context *ctx, const char *fn, const void *in, const void *out, size_t n,
+                             const uint64_t *offsets, size_t nseg, size_t sz, size_t align, int scan);
+/* The arrays of a by-key call (a->value_type unused: values of vs bytes
+ * aligned to valign): present where n > 0, aligned, no overlap but out ==
+ * values for the scan, count present for the reduce and RLE. */
+pp_status pp_check_bykey(pp_context *ctx, const pp_bykey_args *a, size_t vs, size_t valign);
+/* An operator of the user's own: given, of this context, and n of its
+ * elements fit in size_t bytes (api_operator.c). */
+pp_status pp_check_operator(pp_context *ctx, const char *fn, const pp_operator *op, size_t n);
 /* The index of the slot to run among slots[] (present[a]: slot a is not
  * NULL) for a call that follows the algorithm chosen for prim: the chosen
  * one's, else the default's; where sums is 1, PP_ALGO_EXACT on a f32 or

@@ -128,6 +128,10 @@ typedef struct pp_segmented_args {
     size_t n;
     const uint64_t *offsets;
     size_t nseg;       /* > 0 */
+    /* pp_segmented_reduce_op, pp_segmented_scan_op and the by-key forms
+     * with an operator (on the runs' offsets): the operator, whose
+     * elements in and out hold (type and op unused); else NULL. */
+    const pp_operator *user_op;
 } pp_segmented_args;
 
 /* pp_argsort: keys (n >= 1 elements, read only), indices (n elements of
@@ -411,6 +415,11 @@ typedef struct pp_backend_ops {
     pp_status (*operator_build)(pp_context *ctx, pp_operator *op, const char *source);
     pp_status (*reduce_op)(pp_context *ctx, const pp_op_reduce_args *a);
     pp_status (*scan_op)(pp_context *ctx, const pp_op_scan_args *a);
+    /* The segmented forms with one (api_operator_seg.c; the by-key forms
+     * run them on the runs found by run_length_encode). NULL:
+     * PP_ERROR_UNSUPPORTED. */
+    pp_segmented_fn segmented_reduce_op;
+    pp_segmented_fn segmented_scan_op;
 } pp_backend_ops;
 
 struct pp_context {

@@ -202,6 +202,8 @@ const pp_backend_ops pp_cpu_ops = {
     .operator_build = pp_cpu_operator_build,
     .reduce_op = pp_cpu_reduce_op,
     .scan_op = pp_cpu_scan_op,
+    .segmented_reduce_op = pp_cpu_segmented_reduce_op,
+    .segmented_scan_op = pp_cpu_segmented_scan_op,
     .reduce = {[PP_ALGO_AUTO] = pp_cpu_reduce,
                [PP_ALGO_SEQUENTIAL] = pp_cpu_reduce_sequential,
                [PP_ALGO_EXACT] = pp_cpu_reduce_exact},

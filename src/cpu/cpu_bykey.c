@@ -109,7 +109,7 @@ pp_status pp_cpu_bykey_segmented(pp_context *ctx, const pp_bykey_args *a, pp_seg
     size_t nruns;
     pp_status st = pp_cpu_run_offsets(ctx, a, pp_cpu_threads_for(ctx, a->n, (size_t)1 << 15), &off, &nruns);
     if (st != PP_SUCCESS) return st;
-    const pp_segmented_args s = {a->fn, a->value_type, a->op, a->kind, a->values, a->values_out, a->n, off, nruns};
+    const pp_segmented_args s = {a->fn, a->value_type, a->op, a->kind, a->values, a->values_out, a->n, off, nruns, NULL};
     st = seg(ctx, &s);
     if (st == PP_SUCCESS && a->mode == PP_BYKEY_REDUCE)
         reduce_keys(pp_cpu_threads_for(ctx, nruns, (size_t)1 << 16), a, off, nruns);

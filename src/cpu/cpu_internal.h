@@ -22,6 +22,8 @@ typedef struct pp_cpu_state {
 pp_status pp_cpu_operator_build(pp_context *ctx, pp_operator *op, const char *source);
 pp_status pp_cpu_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
 pp_status pp_cpu_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+pp_status pp_cpu_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cpu_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a);
 void pp_cpu_operators_free(pp_cpu_state *cs);
 
 /* Returns scratch memory of at least bytes (kept by the context and reused

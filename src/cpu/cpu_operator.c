@@ -339,3 +339,155 @@ pp_status pp_cpu_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     }
     return PP_SUCCESS;
 }
+
+/* ---- the segmented forms -----------------------------------------------------
+ * The element range [0, n) is cut into the same chunks as the scan's, one
+ * per thread. A chunk owns the segments that start in it (the last chunk
+ * also those that start at n, and empty ones); a segment that runs into a
+ * chunk from an earlier one crosses it. 1: per chunk (in parallel), the
+ * fold of the crossing segment's piece in it (part), and for the scan the
+ * fold of its own last segment's piece where that segment runs on into the
+ * next chunk (head); the reduce also folds each owned segment's piece in
+ * the chunk into out. 2: in order, by one thread, each crossing segment's
+ * carry into each chunk (scan: the head, then the parts left to right;
+ * reduce: the parts combined into out). 3 (scan): per chunk, the crossing
+ * piece scanned from its carry and the owned pieces from the identity.
+ * Each chunk reads and writes only its own elements in phase 3, after
+ * phase 1 has read them (in == out allowed). */
+typedef struct seg_op_job {
+    const cpu_program *p;
+    const pp_operator *op;
+    const unsigned char *in;
+    unsigned char *out;
+    size_t n, nseg, chunks;
+    const uint64_t *off;
+    int scan, excl;
+    size_t *cross;                      /* per chunk: the crossing segment, or nseg */
+    unsigned char *part, *head, *carry; /* per chunk: one element each */
+} seg_op_job;
+
+/* The first s in [0, nseg] with off[s] >= x (nseg + 1 where none). */
+static size_t first_offset_from(const uint64_t *off, size_t nseg, uint64_t x)
+{
+    size_t lo = 0, hi = nseg + 1;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (off[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t chunk_lo(const seg_op_job *j, size_t c) { return j->n * c / j->chunks; }
+
+/* The segment crossing into chunk c >= 1 (starting before it, ending after
+ * its start), or nseg. */
+static size_t crossing(const seg_op_job *j, size_t c)
+{
+    const size_t lo = chunk_lo(j, c), t = first_offset_from(j->off, j->nseg, lo);
+    return t >= 1 && t <= j->nseg && j->off[t] > lo ? t - 1 : j->nseg;
+}
+
+/* The segments chunk c owns: [*s0, *s1). */
+static void owned(const seg_op_job *j, size_t c, size_t *s0, size_t *s1)
+{
+    const size_t a = c == 0 ? 0 : first_offset_from(j->off, j->nseg, chunk_lo(j, c));
+    const size_t b = c + 1 == j->chunks ? j->nseg : first_offset_from(j->off, j->nseg, chunk_lo(j, c + 1));
+    *s0 = a < j->nseg ? a : j->nseg;
+    *s1 = b < j->nseg ? b : j->nseg;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static void seg_phase1(seg_op_job *j, size_t c)
+{
+    const size_t e = j->op->elem, lo = chunk_lo(j, c), hi = chunk_lo(j, c + 1);
+    j->cross[c] = c ? crossing(j, c) : j->nseg;
+    if (j->cross[c] != j->nseg)
+        j->p->reduce(j->in + lo * e, (size_t)min_u64(j->off[j->cross[c] + 1], hi) - lo, j->part + c * e);
+    if (j->scan) {
+        const size_t x = c + 1 < j->chunks ? crossing(j, c + 1) : j->nseg;
+        if (x != j->nseg && j->off[x] >= lo) j->p->reduce(j->in + j->off[x] * e, hi - j->off[x], j->head + c * e);
+        return;
+    }
+    size_t s0, s1;
+    owned(j, c, &s0, &s1);
+    for (size_t s = s0; s < s1; s++) {
+        const uint64_t b = j->off[s], end = min_u64(j->off[s + 1], hi);
+        if (end > b)
+            j->p->reduce(j->in + b * e, (size_t)(end - b), j->out + s * e);
+        else
+            memcpy(j->out + s * e, j->op->identity, e);
+    }
+}
+
+static void seg_phase3(seg_op_job *j, size_t c)
+{
+    const size_t e = j->op->elem, lo = chunk_lo(j, c), hi = chunk_lo(j, c + 1);
+    const size_t x = j->cross[c];
+    if (x != j->nseg) {
+        const size_t end = (size_t)min_u64(j->off[x + 1], hi);
+        j->p->scan(j->in + lo * e, j->out + lo * e, end - lo, j->carry + c * e, j->excl);
+    }
+    size_t s0, s1;
+    owned(j, c, &s0, &s1);
+    for (size_t s = s0; s < s1; s++) {
+        const uint64_t b = j->off[s], end = min_u64(j->off[s + 1], hi);
+        if (end > b) j->p->scan(j->in + b * e, j->out + b * e, (size_t)(end - b), j->op->identity, j->excl);
+    }
+}
+
+static pp_status cpu_segmented_op(pp_context *ctx, const pp_segmented_args *a, int scan)
+{
+    const pp_status st = pp_cpu_check_offsets(ctx, a->fn, a->offsets, a->nseg, a->n);
+    if (st != PP_SUCCESS) return st;
+    const size_t e = a->user_op->elem, chunks = (size_t)chunks_of(ctx, a->n);
+    const size_t xbytes = (chunks * sizeof(size_t) + 63) / 64 * 64; /* the elements 64-aligned after cross */
+    unsigned char *w = (unsigned char *)pp_cpu_scratch(ctx, xbytes + 3 * chunks * e + 64, a->fn);
+    if (!w) return PP_ERROR_OUT_OF_MEMORY;
+    seg_op_job j = {(const cpu_program *)a->user_op->impl,
+                    a->user_op,
+                    (const unsigned char *)a->in,
+                    (unsigned char *)a->out,
+                    a->n,
+                    a->nseg,
+                    chunks,
+                    a->offsets,
+                    scan,
+                    a->kind == PP_EXCLUSIVE,
+                    (size_t *)(void *)w,
+                    w + xbytes,
+                    NULL,
+                    NULL};
+    j.head = j.part + chunks * e;
+    j.carry = j.head + chunks * e;
+#pragma omp parallel for num_threads((int)chunks) schedule(static, 1)
+    for (size_t c = 0; c < chunks; c++) seg_phase1(&j, c);
+    for (size_t c = 1; c < chunks; c++) { /* phase 2, in order */
+        const size_t x = j.cross[c];
+        if (x == j.nseg) continue;
+        if (!scan)
+            j.p->combine(j.out + x * e, j.part + c * e, j.out + x * e); /* x's owner wrote it */
+        else if (j.off[x] >= chunk_lo(&j, c - 1))
+            memcpy(j.carry + c * e, j.head + (c - 1) * e, e);
+        else
+            j.p->combine(j.carry + (c - 1) * e, j.part + (c - 1) * e, j.carry + c * e);
+    }
+    if (scan) {
+#pragma omp parallel for num_threads((int)chunks) schedule(static, 1)
+        for (size_t c = 0; c < chunks; c++) seg_phase3(&j, c);
+    }
+    return PP_SUCCESS;
+}
+
+pp_status pp_cpu_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a)
+{
+    return cpu_segmented_op(ctx, a, 0);
+}
+
+pp_status pp_cpu_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a)
+{
+    return cpu_segmented_op(ctx, a, 1);
+}

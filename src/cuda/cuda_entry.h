@@ -25,6 +25,8 @@ void *pp_cuda_stream(const pp_context *ctx);
 pp_status pp_cuda_operator_build(pp_context *ctx, pp_operator *op, const char *source);
 pp_status pp_cuda_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
 pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+pp_status pp_cuda_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cuda_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a);
 void pp_cuda_operators_free(pp_context *ctx);
 pp_status pp_cuda_synchronize(pp_context *ctx);
 pp_status pp_cuda_alloc(pp_context *ctx, void **p, size_t bytes);

@@ -9,7 +9,9 @@
 // then each warp scans its range from its carry (two reads and one write of
 // the array). Every launch goes on the context's stream. Working memory
 // (scratch): the warps' results and their carries; the identity goes to the
-// carries' kernel by value.
+// carries' kernel by value. The segmented forms: one launch, a warp per
+// segment (grid-stride over the segments), carrying its running value
+// across the segment's tiles; no scratch, the offsets never read back.
 #include "cuda_state.cuh"
 
 #include <nvrtc.h>
@@ -24,7 +26,7 @@ struct cuda_op_program {
     size_t elem, align;      // sizeof and alignof(pp_elem)
     unsigned threads, items; // PP_T and PP_K of the compiled kernels
     cudaLibrary_t lib;
-    cudaKernel_t reduce, carries, scan;
+    cudaKernel_t reduce, carries, scan, seg;
 };
 
 static cuda_op_program **cache_of(pp_context *ctx)
@@ -110,6 +112,7 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->reduce, p->lib, "pp_op_reduce_ranges"), fn);
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->carries, p->lib, "pp_op_carries"), fn);
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->scan, p->lib, "pp_op_scan_ranges"), fn);
+    PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->seg, p->lib, "pp_op_segmented"), fn);
     void *dshape = NULL;
     size_t sbytes = 0;
     unsigned long long shape[4] = {0, 0, 0, 0};
@@ -223,4 +226,30 @@ pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     void *args3[] = {&in, &out, &n, &per, &nw, &ccarry, &excl};
     if (st == PP_SUCCESS) st = launch(ctx, a->fn, p->scan, blocks, p->threads, args3);
     return st;
+}
+
+// The segmented forms: one launch of pp_op_segmented (a warp per segment).
+static pp_status segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
+{
+    const pp_operator *op = a->user_op;
+    const cuda_op_program *p = (const cuda_op_program *)op->impl;
+    if (scan && a->n == 0) return PP_SUCCESS; // every segment empty: nothing to write
+    const unsigned long long wpb = p->threads / 32, want = (a->nseg + wpb - 1) / wpb;
+    const unsigned blocks = (unsigned)(want < (1ull << 20) ? want : (1ull << 20));
+    const void *in = a->in, *off = a->offsets;
+    void *out = a->out;
+    unsigned long long n = a->n, nseg = a->nseg;
+    int sc = scan, excl = a->kind == PP_EXCLUSIVE;
+    void *args[] = {&in, &out, &n, &off, &nseg, &sc, &excl, op->identity}; // the identity by value
+    return launch(ctx, a->fn, p->seg, blocks, p->threads, args);
+}
+
+pp_status pp_cuda_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a)
+{
+    return segmented(ctx, a, 0);
+}
+
+pp_status pp_cuda_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a)
+{
+    return segmented(ctx, a, 1);
 }

@@ -76,6 +76,8 @@ typedef struct pp_ocl_state {
 pp_status pp_ocl_operator_build(pp_context *ctx, pp_operator *op, const char *source);
 pp_status pp_ocl_reduce_op(pp_context *ctx, const pp_op_reduce_args *a);
 pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a);
+pp_status pp_ocl_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_ocl_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a);
 void pp_ocl_operators_free(pp_ocl_state *s);
 
 static inline pp_ocl_state *pp_ocl(pp_context *ctx) { return (pp_ocl_state *)ctx->impl; }

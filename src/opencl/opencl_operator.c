@@ -7,7 +7,9 @@
  * order by one work-item, then each group scans its range from its carry
  * (two reads and one write of the array). Working memory (scratch): the
  * groups' results, then their carries; the identity is a by-value kernel
- * argument. */
+ * argument. The segmented forms: one pass, a work-group per segment (at
+ * most OP_SEG_GROUPS groups, each taking every OP_SEG_GROUPS-th segment),
+ * carrying its running value across the segment's tiles; no scratch. */
 #include "opencl_internal.h"
 
 #include <ctype.h>
@@ -24,7 +26,7 @@ typedef struct ocl_op_program {
     uint64_t hash;
     size_t elem;
     cl_program program;
-    cl_kernel reduce, carries, scan;
+    cl_kernel reduce, carries, scan, seg;
 } ocl_op_program;
 
 static const char *template_text(void)
@@ -39,6 +41,7 @@ static void free_program(ocl_op_program *p)
     if (p->reduce) clReleaseKernel(p->reduce);
     if (p->carries) clReleaseKernel(p->carries);
     if (p->scan) clReleaseKernel(p->scan);
+    if (p->seg) clReleaseKernel(p->seg);
     if (p->program) clReleaseProgram(p->program);
     free(p);
 }
@@ -99,6 +102,7 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, ocl_
     if (err == CL_SUCCESS) p->reduce = clCreateKernel(p->program, "op_reduce_ranges", &err);
     if (err == CL_SUCCESS) p->carries = clCreateKernel(p->program, "op_carries", &err);
     if (err == CL_SUCCESS) p->scan = clCreateKernel(p->program, "op_scan_ranges", &err);
+    if (err == CL_SUCCESS) p->seg = clCreateKernel(p->program, "op_seg", &err);
     if (err != CL_SUCCESS) {
         if (size_k) clReleaseKernel(size_k);
         return pp_ocl_error(ctx, err, fn, "clCreateKernel(user_op)");
@@ -198,3 +202,29 @@ pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a)
                          PP_OCL_ARG(per), PP_OCL_ARG(aux), PP_OCL_ARG(g), PP_OCL_ARG(excl), OP_IDENTITY(op),
                          OP_LOCAL(op));
 }
+
+/* Groups of the segmented kernels (each takes every OP_SEG_GROUPS-th segment). */
+#define OP_SEG_GROUPS 16384
+
+static pp_status segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
+{
+    const pp_operator *op = a->user_op;
+    const ocl_op_program *p = (const ocl_op_program *)op->impl;
+    const size_t bytes = a->n * op->elem, obytes = scan ? bytes : a->nseg * op->elem;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, a->fn, {obytes ? a->out : NULL, obytes, "out"},
+                                     {a->n ? a->in : NULL, bytes, "in"},
+                                     {a->offsets, (a->nseg + 1) * sizeof(cl_ulong), "offsets"}));
+    if (obytes == 0) return PP_SUCCESS; /* a scan of n == 0 */
+    const size_t groups = a->nseg < OP_SEG_GROUPS ? a->nseg : OP_SEG_GROUPS;
+    cl_ulong n = a->n, nseg = a->nseg;
+    cl_int sc = scan, excl = a->kind == PP_EXCLUSIVE;
+    /* n == 0 (reduce): every segment is empty and in is never read; out stands in for it */
+    cl_mem in = pp_ocl_mem(a->n ? a->in : a->out), out = pp_ocl_mem(a->out), off = pp_ocl_mem(a->offsets);
+    return PP_OCL_LAUNCH(ctx, a->fn, p->seg, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n),
+                         PP_OCL_ARG(off), PP_OCL_ARG(nseg), PP_OCL_ARG(sc), PP_OCL_ARG(excl), OP_IDENTITY(op),
+                         OP_LOCAL(op));
+}
+
+pp_status pp_ocl_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a) { return segmented(ctx, a, 0); }
+
+pp_status pp_ocl_segmented_scan_op(pp_context *ctx, const pp_segmented_args *a) { return segmented(ctx, a, 1); }

@@ -26,6 +26,40 @@ static void group_fold(__local pp_elem *l, uint i)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* l[0 .. PP_L) scanned in place, inclusive (Hillis-Steele, the left
+ * operand always the earlier one); a barrier after it. */
+static void group_scan(__local pp_elem *l, uint i)
+{
+    for (uint s = 1; s < PP_L; s *= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        pp_elem v = l[i];
+        if (i >= s) v = pp_combine(l[i - s], v);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        l[i] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* out[a, b) = the scan of in[a, b) from carry . l[0] . ... . l[i - 1]
+ * (l: the items' folds scanned by group_scan); in == out allowed. */
+static void scan_part(__global const pp_elem *in, __global pp_elem *out, ulong a, ulong b, int exclusive,
+                      pp_elem carry, __local const pp_elem *l, uint i)
+{
+    pp_elem acc = i ? pp_combine(carry, l[i - 1]) : carry;
+    if (exclusive) {
+        for (ulong k = a; k < b; k++) {
+            pp_elem x = in[k];
+            out[k] = acc;
+            acc = pp_combine(acc, x);
+        }
+    } else {
+        for (ulong k = a; k < b; k++) {
+            acc = pp_combine(acc, in[k]);
+            out[k] = acc;
+        }
+    }
+}
+
 /* aux: [the groups' results (groups), their carries (groups)]; the
  * identity comes by value. */
 
@@ -55,9 +89,8 @@ __kernel void op_carries(__global pp_elem *aux, ulong groups, pp_elem identity)
 
 /* The scan of each group's range from its carry (exclusive: out[i] =
  * carry . in[lo] . ... . in[i - 1]). Each item folds its part, the items'
- * folds are scanned in order in local memory (Hillis-Steele, the left
- * operand always the earlier one), then each item scans its part from its
- * prefix. in == out is allowed: every read of a part precedes its writes. */
+ * folds are scanned in order in local memory (group_scan), then each item
+ * scans its part from its prefix. in == out is allowed: every read of a part precedes its writes. */
 __kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, ulong n, ulong per,
                              __global const pp_elem *aux, ulong groups, int exclusive, pp_elem identity,
                              __local pp_elem *l)
@@ -66,26 +99,59 @@ __kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, 
     const ulong g = get_group_id(0), lo = min(n, g * per), hi = min(n, lo + per);
     const ulong each = (hi - lo + PP_L - 1) / PP_L, a = min(hi, lo + i * each), b = min(hi, a + each);
     l[i] = fold_range(in, a, b, identity);
-    for (uint s = 1; s < PP_L; s *= 2) { /* inclusive scan of the items' folds */
-        barrier(CLK_LOCAL_MEM_FENCE);
-        pp_elem v = l[i];
-        if (i >= s) v = pp_combine(l[i - s], v);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        l[i] = v;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const pp_elem carry = aux[groups + g];
-    pp_elem acc = i ? pp_combine(carry, l[i - 1]) : carry;
-    if (exclusive) {
-        for (ulong k = a; k < b; k++) {
-            pp_elem x = in[k];
-            out[k] = acc;
-            acc = pp_combine(acc, x);
+    group_scan(l, i);
+    scan_part(in, out, a, b, exclusive, aux[groups + g], l, i);
+}
+
+/* ---- the segmented forms (a work-group per segment) -------------------------
+ * Group g takes segments g, g + groups, ...; a segment in tiles of PP_L *
+ * PP_SEG_K elements, each item a contiguous part of the tile, the items'
+ * folds combined (reduce) or scanned (scan) in item order, the running
+ * value carried from tile to tile. Offsets are clamped where read: segment
+ * s is [b, e) with lo <= b <= e <= hi, lo = min(offsets[0], n), hi =
+ * max(lo, min(offsets[nseg], n)), so bad offsets write nothing outside
+ * out[0 .. nseg) (reduce) or out[lo .. hi) (scan). */
+#define PP_SEG_K 16
+
+static void seg_bounds(__global const ulong *off, ulong nseg, ulong n, ulong s, ulong *b, ulong *e)
+{
+    const ulong lo = min(off[0], n), hi = max(lo, min(off[nseg], n));
+    *b = clamp(off[s], lo, hi);
+    *e = clamp(off[s + 1], *b, hi);
+}
+
+/* The item's part [*x, *y) of the tile [t, min(e, t + PP_L PP_SEG_K)). */
+static void seg_part(ulong t, ulong e, uint i, ulong *x, ulong *y)
+{
+    const ulong te = min(e, t + (ulong)PP_L * PP_SEG_K), each = (te - t + PP_L - 1) / PP_L;
+    *x = min(te, t + i * each);
+    *y = min(te, *x + each);
+}
+
+/* scan 0: out[s] = the fold of segment s; 1: out = its scan from the
+ * identity (exclusive with exclusive set). in == out allowed for the scan:
+ * each item reads its part before it writes it. */
+__kernel void op_seg(__global const pp_elem *in, __global pp_elem *out, ulong n, __global const ulong *off,
+                     ulong nseg, int scan, int exclusive, pp_elem identity, __local pp_elem *l)
+{
+    const uint i = (uint)get_local_id(0);
+    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
+        ulong b, e, x, y;
+        seg_bounds(off, nseg, n, s, &b, &e);
+        pp_elem carry = identity;
+        for (ulong t = b; t < e; t += (ulong)PP_L * PP_SEG_K) {
+            seg_part(t, e, i, &x, &y);
+            l[i] = fold_range(in, x, y, identity);
+            if (scan) {
+                group_scan(l, i);
+                scan_part(in, out, x, y, exclusive, carry, l, i);
+                carry = pp_combine(carry, l[PP_L - 1]);
+            } else {
+                group_fold(l, i);
+                carry = pp_combine(carry, l[0]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before the next tile */
         }
-    } else {
-        for (ulong k = a; k < b; k++) {
-            acc = pp_combine(acc, in[k]);
-            out[k] = acc;
-        }
+        if (!scan && i == 0) out[s] = carry;
     }
 }

@@ -58,6 +58,25 @@ __device__ __forceinline__ pp_elem pp_lane_fold_(const pp_elem *s, unsigned coun
     return v;
 }
 
+// The fold of in[lo, hi), lo < hi, by one warp (valid in lane 0), a tile
+// at a time through the warp's shared memory t.
+__device__ __forceinline__ pp_elem pp_warp_fold_(const pp_elem *in, pp_u64_ lo, pp_u64_ hi, pp_elem *t, unsigned lane)
+{
+    pp_elem acc;
+    for (pp_u64_ b = lo; b < hi; b += PP_WTILE_) {
+        const unsigned count = (unsigned)(hi - b < PP_WTILE_ ? hi - b : PP_WTILE_), live = (count + PP_K - 1) / PP_K;
+        pp_load_(in + b, count, t, lane);
+        pp_elem v = pp_lane_fold_(t, count, lane);
+        for (unsigned st = 1; st < 32; st *= 2) {
+            const pp_elem o = pp_shfl_<PP_DOWN_>(v, st);
+            if (lane % (2 * st) == 0 && lane + st < live) v = pp_combine(v, o);
+        }
+        if (lane == 0) acc = b == lo ? v : pp_combine(acc, v);
+        __syncwarp();
+    }
+    return acc;
+}
+
 // part[gw] = the fold of warp gw's range in[gw per, min(n, (gw + 1) per)),
 // for gw < nw (per: a multiple of the warp's tile)
 extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_u64_ per, pp_elem *part, pp_u64_ nw)
@@ -67,18 +86,7 @@ extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_
     const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
     if (gw >= nw) return; // the whole warp
     const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
-    pp_elem acc;
-    for (pp_u64_ b = lo; b < hi; b += PP_WTILE_) {
-        const unsigned count = (unsigned)(hi - b < PP_WTILE_ ? hi - b : PP_WTILE_), live = (count + PP_K - 1) / PP_K;
-        pp_load_(in + b, count, s[w], lane);
-        pp_elem v = pp_lane_fold_(s[w], count, lane);
-        for (unsigned st = 1; st < 32; st *= 2) {
-            const pp_elem o = pp_shfl_<PP_DOWN_>(v, st);
-            if (lane % (2 * st) == 0 && lane + st < live) v = pp_combine(v, o);
-        }
-        if (lane == 0) acc = b == lo ? v : pp_combine(acc, v);
-        __syncwarp();
-    }
+    const pp_elem acc = pp_warp_fold_(in, lo, hi, s[w], lane);
     if (lane == 0) part[gw] = acc;
 }
 
@@ -104,19 +112,13 @@ extern "C" __global__ void pp_op_carries(const pp_elem *part, pp_u64_ m, pp_elem
     }
 }
 
-// The scan of each warp's range from carry[gw] (exclusive: out[i] = carry .
-// in[lo] . ... . in[i - 1]); in == out is allowed (a tile is read whole
-// before it is written).
-extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp_u64_ n, pp_u64_ per, pp_u64_ nw,
-                                             const pp_elem *carry, int exclusive)
+// out[lo, hi) = the scan of in[lo, hi) from run (exclusive: out[i] = run .
+// in[lo] . ... . in[i - 1]) by one warp, a tile at a time through its
+// shared memory t; in == out is allowed (a tile is read whole before it is
+// written).
+__device__ __forceinline__ void pp_warp_scan_(const pp_elem *in, pp_elem *out, pp_u64_ lo, pp_u64_ hi, pp_elem run,
+                                              int exclusive, pp_elem *t, unsigned lane)
 {
-    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
-    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
-    if (gw >= nw) return;
-    const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
-    pp_elem run = carry[gw];
-    pp_elem *t = s[w];
     for (pp_u64_ b = lo; b < hi; b += PP_WTILE_) {
         const unsigned count = (unsigned)(hi - b < PP_WTILE_ ? hi - b : PP_WTILE_), live = (count + PP_K - 1) / PP_K;
         pp_load_(in + b, count, t, lane);
@@ -149,5 +151,53 @@ extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp
         }
         __syncwarp();
         run = pp_combine(run, total);
+    }
+}
+
+// The scan of each warp's range from carry[gw] (pp_warp_scan_).
+extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp_u64_ n, pp_u64_ per, pp_u64_ nw,
+                                             const pp_elem *carry, int exclusive)
+{
+    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
+    if (gw >= nw) return;
+    const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
+    pp_warp_scan_(in, out, lo, hi, carry[gw], exclusive, s[w], lane);
+}
+
+// ---- the segmented forms: a warp per segment ------------------------------
+// Offsets are clamped where read: segment g is [b, e) with lo <= b <= e <=
+// hi, lo = min(off[0], n), hi = max(lo, min(off[nseg], n)), so bad offsets
+// write nothing outside out[0 .. nseg) (reduce) or out[lo .. hi) (scan).
+__device__ __forceinline__ void pp_seg_bounds_(const pp_u64_ *off, pp_u64_ nseg, pp_u64_ n, pp_u64_ g, pp_u64_ *b,
+                                               pp_u64_ *e)
+{
+    const pp_u64_ lo = off[0] < n ? off[0] : n, top = off[nseg] < n ? off[nseg] : n, hi = top > lo ? top : lo;
+    const pp_u64_ x = off[g] < lo ? lo : off[g] > hi ? hi : off[g];
+    const pp_u64_ y = off[g + 1] < x ? x : off[g + 1] > hi ? hi : off[g + 1];
+    *b = x;
+    *e = y;
+}
+
+// Warps take segments g, g + (all warps), ...: scan 0: out[g] = the fold of
+// segment g (the identity where it is empty); 1: out over the segment = its
+// scan from the identity (exclusive with exclusive set; in == out allowed).
+extern "C" __global__ void pp_op_segmented(const pp_elem *in, pp_elem *out, pp_u64_ n, const pp_u64_ *off,
+                                           pp_u64_ nseg, int scan, int exclusive, pp_elem identity)
+{
+    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const pp_u64_ warps = (pp_u64_)gridDim.x * PP_WARPS_;
+    for (pp_u64_ g = (pp_u64_)blockIdx.x * PP_WARPS_ + w; g < nseg; g += warps) { // uniform in the warp
+        pp_u64_ b, e;
+        pp_seg_bounds_(off, nseg, n, g, &b, &e);
+        if (scan) {
+            pp_warp_scan_(in, out, b, e, identity, exclusive, s[w], lane);
+        } else {
+            const pp_elem acc = b < e ? pp_warp_fold_(in, b, e, s[w], lane) : identity;
+            if (lane == 0) out[g] = acc;
+        }
+        __syncwarp();
     }
 }

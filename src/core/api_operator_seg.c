@@ -7,6 +7,8 @@
  * exclusive u64 sum scan, and run the segmented slot on them. */
 #include "check.h"
 
+#include <stdlib.h>
+
 /* The slot, or PP_ERROR_UNSUPPORTED with the message. */
 static pp_status need_slot(pp_context *ctx, const char *fn, pp_segmented_fn slot)
 {
@@ -52,8 +54,10 @@ pp_status pp_segmented_scan_op(pp_context *ctx, const pp_operator *op, pp_scan_k
 /* The by-key form of a (checked, n > 0) with the segmented slot seg:
  * keys_out and count are a's (reduce) or buffers of the call (scan). The
  * lengths' buffer has room for n + 1 so that the exclusive scan of nseg + 1
- * of them gives offsets[nseg] = n; its last entry is read by that scan but
- * enters no output. */
+ * of them gives offsets[nseg] = n; its last entry, which enters no output,
+ * is set to 0 first (where handles are addresses, the one entry after the
+ * count is read; else the whole buffer before the runs are found), so that
+ * nothing reads memory never written. */
 static pp_status bykey_run(pp_context *ctx, const pp_bykey_args *a, const pp_operator *op, pp_segmented_fn seg)
 {
     const char *fn = a->fn;
@@ -71,6 +75,12 @@ static pp_status bykey_run(pp_context *ctx, const pp_bykey_args *a, const pp_ope
     void *keys_out = scan ? buf[2] : a->keys_out;
     uint64_t *count = scan ? (uint64_t *)buf[3] : a->count;
     uint64_t nseg = 0;
+    if (st == PP_SUCCESS && !ctx->ops->addressable) {
+        void *zeros = calloc(n + 1, sizeof(uint64_t));
+        st = zeros ? ctx->ops->upload(ctx, buf[0], zeros, lbytes)
+                   : pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+        free(zeros);
+    }
     if (st == PP_SUCCESS) {
         const pp_bykey_args r = {fn, PP_BYKEY_RLE, a->key_type, a->key_type, PP_SUM, PP_INCLUSIVE, a->keys, NULL,
                                  n,  keys_out,     NULL,        buf[0],      count};
@@ -80,6 +90,10 @@ static pp_status bykey_run(pp_context *ctx, const pp_bykey_args *a, const pp_ope
     if (st == PP_SUCCESS && (nseg < 1 || nseg > n))
         st = pp_fail(ctx, PP_ERROR_INTERNAL, "%s: the runs' count (%llu) is not in 1 .. n", fn,
                      (unsigned long long)nseg);
+    if (st == PP_SUCCESS && ctx->ops->addressable) {
+        const uint64_t zero = 0;
+        st = ctx->ops->upload(ctx, (char *)buf[0] + nseg * sizeof(uint64_t), &zero, sizeof zero);
+    }
     if (st == PP_SUCCESS) {
         const pp_scan_args s = {fn, PP_U64, PP_SUM, PP_EXCLUSIVE, buf[0], buf[1], (size_t)nseg + 1, NULL};
         st = ctx->ops->scan[PP_ALGO_AUTO](ctx, &s);

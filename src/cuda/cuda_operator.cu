@@ -26,7 +26,7 @@ struct cuda_op_program {
     size_t elem, align;      // sizeof and alignof(pp_elem)
     unsigned threads, items; // PP_T and PP_K of the compiled kernels
     cudaLibrary_t lib;
-    cudaKernel_t reduce, carries, scan, seg;
+    cudaKernel_t reduce, reduce_any, carries, scan, seg;
 };
 
 static cuda_op_program **cache_of(pp_context *ctx)
@@ -110,6 +110,7 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda
         return pp_cuda_error(ctx, e, fn, "cudaLibraryLoadData");
     }
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->reduce, p->lib, "pp_op_reduce_ranges"), fn);
+    PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->reduce_any, p->lib, "pp_op_reduce_any"), fn);
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->carries, p->lib, "pp_op_carries"), fn);
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->scan, p->lib, "pp_op_scan_ranges"), fn);
     PP_CUDA_TRY(ctx, cudaLibraryGetKernel(&p->seg, p->lib, "pp_op_segmented"), fn);
@@ -189,14 +190,16 @@ pp_status pp_cuda_reduce_op(pp_context *ctx, const pp_op_reduce_args *a)
     const void *in = a->in;
     void *out = nw == 1 ? a->out : (void *)part;
     void *args[] = {&in, &n, &per, &out, &nw};
-    pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
+    /* commutative: each lane folds a strided share in registers */
+    const cudaKernel_t k = op->commutative ? p->reduce_any : p->reduce;
+    pp_status st = launch(ctx, a->fn, k, blocks, p->threads, args);
     if (st != PP_SUCCESS || nw == 1) return st;
     /* the warps' results by one warp: one range of all of them */
     unsigned long long m = nw, per2 = (nw + 32ull * p->items - 1) / (32ull * p->items) * (32ull * p->items), one = 1;
     const void *pin = part;
     void *final_out = a->out;
     void *args2[] = {&pin, &m, &per2, &final_out, &one};
-    return launch(ctx, a->fn, p->reduce, 1, p->threads, args2);
+    return launch(ctx, a->fn, k, 1, p->threads, args2);
 }
 
 pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)

@@ -7,16 +7,24 @@
 // lane folds (or scans) its PP_K consecutive elements there, and the lanes'
 // results are combined in lane order with shuffles (an in-order tree, or a
 // Hillis-Steele scan whose left operand is always the earlier lane): no
-// block-wide barrier anywhere. PP_T (threads per block, a multiple of 32)
-// and PP_K follow from the element's size, so that the tiles stay within
-// 16 KB of shared memory (more elements a lane lost:
-// bench/studies/user-operators.md); the host reads them back.
+// block-wide barrier anywhere. A tile's rows of PP_K elements (one lane's)
+// lie PP_K + 1 elements apart in shared memory, so that the lanes reading
+// their rows meet different banks. PP_T (threads per block, a multiple of
+// 32) and PP_K follow from the element's size, so that the tiles stay
+// within 16 KB of shared memory before that padding (more elements a lane
+// lost: bench/studies/user-operators.md); the host reads them back.
+// Commutative operators (the creator's hint) reduce without the tiles:
+// each lane folds a strided share in registers (pp_op_reduce_any).
 typedef unsigned long long pp_u64_;
 constexpr unsigned PP_T = sizeof(pp_elem) <= 16 ? 256 : sizeof(pp_elem) <= 64 ? 128 : 64;
 constexpr unsigned PP_K_FIT = (unsigned)(16384 / (PP_T * sizeof(pp_elem)));
 constexpr unsigned PP_K = PP_K_FIT > 8 ? 8 : PP_K_FIT < 1 ? 1 : PP_K_FIT;
 constexpr unsigned PP_WARPS_ = PP_T / 32;
 constexpr unsigned PP_WTILE_ = 32 * PP_K;
+constexpr unsigned PP_WPAD_ = 32 * (PP_K + 1); // a tile's room in shared memory
+
+// Where element i of a tile lies in the warp's shared memory
+__device__ __forceinline__ unsigned pp_at_(unsigned i) { return i + i / PP_K; }
 
 // sizeof and alignof(pp_elem), threads per block, elements per lane: for the host
 extern "C" __constant__ pp_u64_ pp_op_shape_[4] = {sizeof(pp_elem), alignof(pp_elem), PP_T, PP_K};
@@ -42,7 +50,7 @@ __device__ __forceinline__ void pp_load_(const pp_elem *in, unsigned count, pp_e
 {
     for (int j = 0; j < PP_K; j++) {
         const unsigned i = lane + 32u * j;
-        if (i < count) s[i] = in[i];
+        if (i < count) s[pp_at_(i)] = in[i];
     }
     __syncwarp();
 }
@@ -51,10 +59,10 @@ __device__ __forceinline__ void pp_load_(const pp_elem *in, unsigned count, pp_e
 // last element hold a copy of s[0], never combined with the others').
 __device__ __forceinline__ pp_elem pp_lane_fold_(const pp_elem *s, unsigned count, unsigned lane)
 {
-    const unsigned a = lane * PP_K;
-    pp_elem v = s[a < count ? a : 0];
+    const unsigned a = lane * PP_K, r = lane * (PP_K + 1); // r: the row of element a
+    pp_elem v = s[a < count ? r : 0];
     for (int j = 1; j < PP_K; j++)
-        if (a + j < count) v = pp_combine(v, s[a + j]);
+        if (a + j < count) v = pp_combine(v, s[r + j]);
     return v;
 }
 
@@ -81,12 +89,37 @@ __device__ __forceinline__ pp_elem pp_warp_fold_(const pp_elem *in, pp_u64_ lo, 
 // for gw < nw (per: a multiple of the warp's tile)
 extern "C" __global__ void pp_op_reduce_ranges(const pp_elem *in, pp_u64_ n, pp_u64_ per, pp_elem *part, pp_u64_ nw)
 {
-    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    __shared__ pp_elem s[PP_WARPS_][PP_WPAD_];
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
     if (gw >= nw) return; // the whole warp
     const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
     const pp_elem acc = pp_warp_fold_(in, lo, hi, s[w], lane);
+    if (lane == 0) part[gw] = acc;
+}
+
+// part[gw] = the fold of warp gw's range, as pp_op_reduce_ranges, for a
+// commutative operator: lane l folds in[lo + l + 32 i] in registers, PP_K
+// loads in flight, and the lanes' results meet in a tree.
+extern "C" __global__ void pp_op_reduce_any(const pp_elem *in, pp_u64_ n, pp_u64_ per, pp_elem *part, pp_u64_ nw)
+{
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
+    if (gw >= nw) return; // the whole warp
+    const pp_u64_ lo = gw * per, hi = lo + per < n ? lo + per : n;
+    const unsigned live = hi - lo < 32 ? (unsigned)(hi - lo) : 32u;
+    pp_u64_ i = lo + lane;
+    pp_elem acc = in[i < hi ? i : lo];
+    for (i += 32; i + 32ull * (PP_K - 1) < hi; i += 32ull * PP_K) {
+        pp_elem x[PP_K];
+        for (int u = 0; u < PP_K; u++) x[u] = in[i + 32ull * u];
+        for (int u = 0; u < PP_K; u++) acc = pp_combine(acc, x[u]);
+    }
+    for (; i < hi; i += 32) acc = pp_combine(acc, in[i]);
+    for (unsigned st = 1; st < 32; st *= 2) {
+        const pp_elem o = pp_shfl_<PP_DOWN_>(acc, st);
+        if (lane % (2 * st) == 0 && lane + st < live) acc = pp_combine(acc, o);
+    }
     if (lane == 0) part[gw] = acc;
 }
 
@@ -129,25 +162,25 @@ __device__ __forceinline__ void pp_warp_scan_(const pp_elem *in, pp_elem *out, p
         }
         const pp_elem before = pp_shfl_<PP_UP_>(f, 1), total = pp_shfl_<PP_FROM_>(f, live - 1);
         pp_elem acc = lane ? pp_combine(run, before) : run;
-        const unsigned a = lane * PP_K;
+        const unsigned a = lane * PP_K, r = lane * (PP_K + 1);
         if (exclusive) {
             for (int j = 0; j < PP_K; j++)
                 if (a + j < count) {
-                    const pp_elem x = t[a + j];
-                    t[a + j] = acc;
+                    const pp_elem x = t[r + j];
+                    t[r + j] = acc;
                     acc = pp_combine(acc, x);
                 }
         } else {
             for (int j = 0; j < PP_K; j++)
                 if (a + j < count) {
-                    acc = pp_combine(acc, t[a + j]);
-                    t[a + j] = acc;
+                    acc = pp_combine(acc, t[r + j]);
+                    t[r + j] = acc;
                 }
         }
         __syncwarp();
         for (int j = 0; j < PP_K; j++) {
             const unsigned i = lane + 32u * j;
-            if (i < count) out[b + i] = t[i];
+            if (i < count) out[b + i] = t[pp_at_(i)];
         }
         __syncwarp();
         run = pp_combine(run, total);
@@ -158,7 +191,7 @@ __device__ __forceinline__ void pp_warp_scan_(const pp_elem *in, pp_elem *out, p
 extern "C" __global__ void pp_op_scan_ranges(const pp_elem *in, pp_elem *out, pp_u64_ n, pp_u64_ per, pp_u64_ nw,
                                              const pp_elem *carry, int exclusive)
 {
-    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    __shared__ pp_elem s[PP_WARPS_][PP_WPAD_];
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const pp_u64_ gw = (pp_u64_)blockIdx.x * PP_WARPS_ + w;
     if (gw >= nw) return;
@@ -186,7 +219,7 @@ __device__ __forceinline__ void pp_seg_bounds_(const pp_u64_ *off, pp_u64_ nseg,
 extern "C" __global__ void pp_op_segmented(const pp_elem *in, pp_elem *out, pp_u64_ n, const pp_u64_ *off,
                                            pp_u64_ nseg, int scan, int exclusive, pp_elem identity)
 {
-    __shared__ pp_elem s[PP_WARPS_][PP_WTILE_];
+    __shared__ pp_elem s[PP_WARPS_][PP_WPAD_];
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const pp_u64_ warps = (pp_u64_)gridDim.x * PP_WARPS_;
     for (pp_u64_ g = (pp_u64_)blockIdx.x * PP_WARPS_ + w; g < nseg; g += warps) { // uniform in the warp

@@ -12,6 +12,9 @@
  *             would get wrong, overflow to infinity, NaN, +inf + -inf,
  *             cancellation, the signs of zero, 70000 bf16 ones (70144);
  *   minmax    pp_reduce PP_MIN / PP_MAX, -0.0 below +0.0, NaN;
+ *   sort      pp_sort and pp_sort_copy in every order (NumPy's: -0.0
+ *             before +0.0, NaNs last ascending, stable, payloads kept),
+ *             where the backend has it (else PP_ERROR_UNSUPPORTED);
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
  *             and the type, nothing written. */
 #include "test_common.h"
@@ -329,6 +332,88 @@ static void test_minmax(void **state)
     free(got);
 }
 
+/* ---- sort ------------------------------------------------------------------------------------- */
+typedef struct sitem {
+    uint16_t bits;
+    size_t idx;
+} sitem;
+static const hfmt *sort_fmt;
+static pp_order sort_order;
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+    const sitem *a = (const sitem *)pa, *b = (const sitem *)pb;
+    const int an = h_isnan(sort_fmt, a->bits), bn = h_isnan(sort_fmt, b->bits);
+    int c = 0;
+    if (an || bn) {
+        c = an - bn;                             /* NaNs after every number, */
+        if (sort_order == PP_DESCENDING) c = -c; /* before them in PP_DESCENDING */
+    } else {
+        const double va = h_value(sort_fmt, a->bits), vb = h_value(sort_fmt, b->bits);
+        const int sa = (a->bits & 0x8000) != 0, sb = (b->bits & 0x8000) != 0;
+        c = va < vb || (va == vb && sa && !sb) ? -1 : va > vb || (va == vb && !sa && sb) ? 1 : 0;
+        if (sort_order != PP_ASCENDING) c = -c;
+    }
+    if (c) return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx; /* stable */
+}
+
+static void test_sort(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_sort");
+    static const size_t sizes[] = {2, 3, 47, 1000, 70001};
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 70001), *want = (uint16_t *)tc_halloc(2 * 70001);
+    uint16_t *got = (uint16_t *)tc_halloc(2 * 70001);
+    sitem *it = (sitem *)malloc(70001 * sizeof *it);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int order = PP_ASCENDING; order <= PP_DESCENDING_NAN_LAST; order++) {
+                const hfmt *f = fmts[fi];
+                const size_t n = sizes[si];
+                gen(&r, f, x, n, 0, (1 << f->ebits) - 2, 0);
+                for (size_t i = 0; i < n; i++) { /* zeros of both signs, NaNs of both signs and payloads, infinities */
+                    const uint64_t k = tc_below(&r, 16);
+                    if (k == 0)
+                        x[i] = tc_below(&r, 2) ? 0x8000 : 0x0000;
+                    else if (k == 1)
+                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0) | (1 + tc_below(&r, 3)));
+                    else if (k == 2)
+                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0));
+                }
+                for (size_t i = 0; i < n; i++) it[i].bits = x[i], it[i].idx = i;
+                sort_fmt = f;
+                sort_order = (pp_order)order;
+                qsort(it, n, sizeof *it, sort_cmp);
+                for (size_t i = 0; i < n; i++) want[i] = it[i].bits;
+                for (size_t c = 0; c < nctx; c++) {
+                    pp_context *ctx = ctxs[c];
+                    tc_case("%s sort n=%zu order %d on %s", pp_type_name(f->type), n, order,
+                            pp_backend_name(pp_context_backend(ctx)));
+                    void *d = tc_dev_upload(ctx, x, 2 * n), *o = tc_dev_filled(ctx, 2 * n, 0xAB);
+                    pp_status st = pp_sort_copy(ctx, f->type, d, o, n, (pp_order)order);
+                    if (st == PP_ERROR_UNSUPPORTED && strstr(pp_last_error(ctx), "not available on the")) {
+                        tc_skip("half sort", "half-type sort not available on %s", pp_backend_name(pp_context_backend(ctx)));
+                    } else {
+                        TC_REQUIRE(st == PP_SUCCESS, "pp_sort_copy: %s", pp_last_error(ctx));
+                        TC_DOWNLOAD(ctx, got, o, 2 * n, "sorted copy");
+                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_copy");
+                        TC_OK(pp_sort(ctx, f->type, d, n, (pp_order)order));
+                        TC_DOWNLOAD(ctx, got, d, 2 * n, "sorted");
+                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort");
+                    }
+                    tc_dev_free(ctx, d);
+                    tc_dev_free(ctx, o);
+                }
+            }
+    free(x);
+    free(want);
+    free(got);
+    free(it);
+}
+
 /* ---- calls not covered yet -------------------------------------------------------------------- */
 static void refused(pp_context *ctx, pp_status st, const char *fn, pp_type t)
 {
@@ -356,7 +441,7 @@ static void test_refused(void **state)
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
             refused(ctx, pp_scan(ctx, t, PP_MAX, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
             refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
-            refused(ctx, pp_sort(ctx, t, o, 4, PP_ASCENDING), "pp_sort", t);
+            refused(ctx, pp_sort_pairs(ctx, t, o, d, 2, 4, PP_ASCENDING), "pp_sort_pairs", t);
             refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
             TC_DOWNLOAD(ctx, got, o, 64, "untouched output");
             TC_REQUIRE(memcmp(got, want, 64) == 0, "a refused call wrote its output");
@@ -374,7 +459,8 @@ int main(void)
 {
     tc_init("test_half");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused), cmocka_unit_test(test_hand),
-                                       cmocka_unit_test(test_minmax), cmocka_unit_test(test_sums)};
+                                       cmocka_unit_test(test_minmax), cmocka_unit_test(test_sort),
+                                       cmocka_unit_test(test_sums)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

@@ -151,7 +151,8 @@ static const char *const CMP_NAMES[PP_NE + 1] = {"<", "<=", ">", ">=", "==", "!=
 
 static const char *cmp_name(int cmp) { return cmp >= 0 && cmp <= PP_NE ? CMP_NAMES[cmp] : "?"; }
 static const char *op_name(int op) { return pp_op_name((pp_op)op); }
-static const char *type_name(int t) { return pp_type_name((pp_type)t); }
+/* The package's types only (PPY_NTYPES: not the half types yet). */
+static const char *type_name(int t) { return t < PPY_NTYPES ? pp_type_name((pp_type)t) : "?"; }
 static const char *backend_name(int b) { return pp_backend_name((pp_backend)b); }
 static const char *primitive_name(int p) { return pp_primitive_name((pp_primitive)p); }
 static const char *algorithm_name(int a) { return pp_algorithm_name((pp_algorithm)a); }

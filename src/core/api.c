@@ -364,6 +364,9 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
             NO_OVERLAP(a->values_in, vb, vin, a->keys_in, kb, kin);
         }
     }
+    if (PP_IS_HALF(a->type) && !ctx->ops->half_sort)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn,
+             pp_type_name(a->type), pp_backend_name(ctx->ops->id));
     const int kmove = a->keys != a->keys_in, vmove = pairs && a->values != a->values_in;
     if (n == 1 && !kmove && !vmove) return PP_SUCCESS;
     pp_sort_args s = *a;
@@ -375,7 +378,8 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
         s.keys_in = s.keys;
         s.values_in = s.values;
     }
-    if (st == PP_SUCCESS && n > 1) st = ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
+    if (st == PP_SUCCESS && n > 1)
+        st = PP_IS_HALF(a->type) ? ctx->ops->half_sort(ctx, &s) : ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
     return pp_end(ctx, fn, st);
 }
 

@@ -8,13 +8,15 @@
  * type stops here with PP_ERROR_UNSUPPORTED, before any backend sees it:
  * the backends' per-type tables have no half rows (types.h), and the
  * calls below reach the backends' half slots alone (api.c). */
-#define HALF_OPS_TEXT "pp_reduce with sum, min or max, and pp_scan with sum"
+#define HALF_OPS_TEXT "pp_reduce with sum, min or max, pp_scan with sum, pp_sort and pp_sort_copy"
 static const struct {
     const char *fn;
     unsigned ops;
 } half_calls[] = {
     {"pp_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_scan", 1u << PP_SUM},
+    {"pp_sort", ~0u}, /* calls without an operator: any bit */
+    {"pp_sort_copy", ~0u},
 };
 
 /* The operators fn takes on the half types, 0 for a call not in the list. */

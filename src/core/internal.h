@@ -393,6 +393,10 @@ typedef struct pp_backend_ops {
      * (check.c). NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_reduce_fn half_reduce;
     pp_scan_fn half_scan;
+    /* pp_sort and pp_sort_copy of the half types (n > 1; keys only), in
+     * NumPy's order, whatever algorithm is chosen; reads a->keys_in
+     * itself. NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_sort_fn half_sort;
     /* pp_lower_bound and pp_upper_bound (search), pp_merge and
      * pp_merge_pairs (merge) follow PP_PRIM_SORT: the chosen algorithm's
      * slot if not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED

@@ -395,7 +395,8 @@ static void test_sort(void **state)
                     void *d = tc_dev_upload(ctx, x, 2 * n), *o = tc_dev_filled(ctx, 2 * n, 0xAB);
                     pp_status st = pp_sort_copy(ctx, f->type, d, o, n, (pp_order)order);
                     if (st == PP_ERROR_UNSUPPORTED && strstr(pp_last_error(ctx), "not available on the")) {
-                        tc_skip("half sort", "half-type sort not available on %s", pp_backend_name(pp_context_backend(ctx)));
+                        tc_skip("half sort", "half-type sort not available on %s",
+                                pp_backend_name(pp_context_backend(ctx)));
                     } else {
                         TC_REQUIRE(st == PP_SUCCESS, "pp_sort_copy: %s", pp_last_error(ctx));
                         TC_DOWNLOAD(ctx, got, o, 2 * n, "sorted copy");

@@ -153,9 +153,40 @@ PP_API const char *pp_status_string(pp_status status);
 /* ------------------------------------------------------------------------ */
 typedef enum pp_type {
     PP_I8 = 0, PP_U8 = 1, PP_I16 = 2, PP_U16 = 3, PP_I32 = 4,
-    PP_U32 = 5, PP_I64 = 6, PP_U64 = 7, PP_F32 = 8, PP_F64 = 9
+    PP_U32 = 5, PP_I64 = 6, PP_U64 = 7, PP_F32 = 8, PP_F64 = 9,
+    PP_F16 = 10, PP_BF16 = 11
 } pp_type;
-#define PP_TYPE_COUNT 10
+#define PP_TYPE_COUNT 12
+/*
+ * Half precision. PP_F16 is IEEE 754 binary16 (1 sign, 5 exponent, 10
+ * fraction bits), PP_BF16 is bfloat16 (the top 16 bits of an f32: 1, 8,
+ * 7); an element is its 16 bits as a uint16_t in memory (2 bytes, aligned
+ * to 2), so no compiler half type is needed to call the library. Every f16
+ * and bf16 value is exactly an f32 value.
+ * What takes them today (phase 1; every other call, operator and
+ * primitive returns PP_ERROR_UNSUPPORTED with a message naming the call
+ * and the type, on every backend, never a wrong answer):
+ *   pp_reduce with PP_SUM, PP_MIN or PP_MAX; pp_scan with PP_SUM (every
+ *   backend); pp_sort and pp_sort_copy (cpu; elsewhere
+ *   PP_ERROR_UNSUPPORTED), in the order of f32 keys (NumPy's: -0.0
+ *   before +0.0, every NaN last ascending, first in PP_DESCENDING), stable,
+ *   the bits moved unchanged.
+ * Sums are exact on every backend, whatever pp_set_algorithm chose (there
+ * is no algorithm to choose): out is the exact sum of the inputs (for a
+ * scan, of each prefix) rounded once to the half format, to nearest with
+ * ties to even (never rounded through f32: 70000 bf16 ones give 70144,
+ * the bf16 nearest to 70000), with the special values and signs of zero
+ * of an exact f32 sum (pp_reduce): a NaN input, or both infinities, gives
+ * the quiet NaN 0x7E00 (f16) / 0x7FC0 (bf16); else an infinite input gives
+ * that infinity; else a sum whose rounding overflows gives the infinity of
+ * its sign; an exact zero is -0.0 if every input is -0.0, else +0.0 (n ==
+ * 0: +0.0); an exclusive scan's out[0] is +0.0. The bits are identical on
+ * every backend, device, thread count and run (docs/exact.md). The scans
+ * of this first version round every prefix from the exact accumulator:
+ * correct, but far slower per element than the f32 exact scan.
+ * PP_MIN / PP_MAX order -0.0 below +0.0, and any NaN input gives the quiet
+ * NaN above (the identities: +inf, -inf).
+ */
 
 /** Size in bytes of one element; 0 for a value outside pp_type. */
 PP_API size_t pp_type_size(pp_type type);

@@ -12,6 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The switches below cover the arithmetic types; the half types (PP_F16,
+ * PP_BF16) have their own reference in tests/test_half.c. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wswitch"
+#endif
+
 /* ---- element types --------------------------------------------------------------------
  * X(ENUM, ctype, name, is_signed, min, max) for the integer types. */
 #define REF_INT_TYPES(X)                                    \

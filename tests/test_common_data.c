@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-const pp_type tc_types[PP_TYPE_COUNT] = {PP_I8, PP_U8,  PP_I16, PP_U16, PP_I32,
+const pp_type tc_types[TC_NTYPES] = {PP_I8, PP_U8,  PP_I16, PP_U16, PP_I32,
                                          PP_U32, PP_I64, PP_U64, PP_F32, PP_F64};
 
 /* ---- random numbers (splitmix64) ------------------------------------------------------- */

@@ -44,7 +44,7 @@ static void test_reduce_scan(void **state)
         const tc_config *c = &cfg[i];
         tc_use(c, PP_PRIM_REDUCE);
         if (pp_set_algorithm(c->ctx, PP_PRIM_SCAN, c->algo) != PP_SUCCESS) continue;
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             pp_type t = tc_types[ti];
             size_t sz = tc_size(t);
             for (int o = 0; o < PP_OP_COUNT; o++) {
@@ -185,7 +185,7 @@ static void test_histogram(void **state)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         tc_use(c, PP_PRIM_HISTOGRAM);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             pp_type t = tc_types[ti];
             unsigned char lo[8], hi[8], edges[4 * 8];
             for (int k = 0; k < 4; k++) {
@@ -235,7 +235,7 @@ static void test_sort(void **state)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         tc_use(c, PP_PRIM_SORT);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             pp_type t = tc_types[ti];
             void *k = tc_dev_filled(c->ctx, 8, 0x5A), *v = tc_dev_filled(c->ctx, 8, 0x5A);
             void *ko = tc_dev_filled(c->ctx, 8, 0xC3), *vo = tc_dev_filled(c->ctx, 8, 0xC3);
@@ -291,7 +291,7 @@ static void test_argsort(void **state)
         const tc_config c = {ctxs[ci], pp_context_backend(ctxs[ci]), 0, PP_ALGO_AUTO};
         const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_CUDA || c.backend == PP_BACKEND_OPENCL;
         void *k = tc_dev_filled(c.ctx, 8, 0x5A), *idx = tc_dev_filled(c.ctx, 8, 0x5A);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             const pp_type t = tc_types[ti];
             for (int o = 0; o < 3; o++) {
                 for (int w = 0; w < 2; w++) {
@@ -331,7 +331,7 @@ static void test_select(void **state)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         tc_use(c, PP_PRIM_SELECT);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             pp_type t = tc_types[ti];
             unsigned char value[8] = {0};
             void *in = tc_dev_filled(c->ctx, 8, 0x5A), *out = tc_dev_filled(c->ctx, 8, 0x5A);
@@ -385,7 +385,7 @@ static void test_segmented(void **state)
         const tc_config c = {ctx, pp_context_backend(ctx), 0, PP_ALGO_AUTO};
         void *in = tc_dev_filled(ctx, 8, 0x5A), *out = tc_dev_filled(ctx, 64, 0x5A);
         void *off = tc_dev_upload(ctx, zeros, sizeof zeros);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             const pp_type t = tc_types[ti];
             const size_t sz = tc_size(t);
             tc_case("%s segmented type=%s nseg=0 / n=0", pp_backend_name(c.backend), pp_type_name(t));
@@ -434,7 +434,7 @@ static void test_segsort(void **state)
         const int has = c.backend == PP_BACKEND_CPU || c.backend == PP_BACKEND_CUDA || c.backend == PP_BACKEND_OPENCL;
         void *k = tc_dev_filled(c.ctx, 8, 0x5A), *v = tc_dev_filled(c.ctx, 8, 0x5A);
         void *off = tc_dev_upload(c.ctx, offs, sizeof offs);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++)
+        for (size_t ti = 0; ti < TC_NTYPES; ti++)
             for (int o = 0; o < 3; o++) {
                 const pp_type t = tc_types[ti];
                 const pp_order order = (pp_order)o;
@@ -474,8 +474,8 @@ static void test_bykey(void **state)
         void *k = tc_dev_filled(ctx, 64, 0x5A), *v = tc_dev_filled(ctx, 64, 0x5A);
         void *ko = tc_dev_filled(ctx, 64, 0x5A), *vo = tc_dev_filled(ctx, 64, 0x5A);
         void *count = tc_dev_filled(ctx, 8, 0x5A);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
-            const pp_type kt = tc_types[ti], vt = tc_types[(ti + 3) % PP_TYPE_COUNT];
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
+            const pp_type kt = tc_types[ti], vt = tc_types[(ti + 3) % TC_NTYPES];
             tc_case("%s by-key keys=%s values=%s n=0", pp_backend_name(c.backend), pp_type_name(kt), pp_type_name(vt));
             TC_OK(pp_reduce_by_key(ctx, kt, vt, PP_MAX, NULL, NULL, 0, NULL, NULL, (uint64_t *)count));
             TC_REQUIRE(read_u64(&c, count, "count") == 0, "pp_reduce_by_key n=0: count != 0");

@@ -455,9 +455,9 @@ static void test_names(void **state)
                    PP_ERROR_INTERNAL == 6,
                "pinned status values");
 
-    static const size_t sizes[PP_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
-    static const char *const tnames[PP_TYPE_COUNT] = {"i8", "u8", "i16", "u16", "i32",
-                                                      "u32", "i64", "u64", "f32", "f64"};
+    static const size_t sizes[PP_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 2, 2};
+    static const char *const tnames[PP_TYPE_COUNT] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
+                                                      "i64", "u64", "f32", "f64", "f16", "bf16"};
     for (int t = 0; t < PP_TYPE_COUNT; t++) {
         TC_REQUIRE(pp_type_size((pp_type)t) == sizes[t], "pp_type_size(%d)", t);
         TC_REQUIRE(strcmp(pp_type_name((pp_type)t), tnames[t]) == 0, "pp_type_name(%d) = %s", t,

@@ -252,7 +252,7 @@ static void test_out_inside_in(void **state)
     for (size_t i = 0; i < ncfg; i++) {
         const tc_config *c = &cfg[i];
         tc_use(c, PP_PRIM_REDUCE);
-        for (size_t ti = 0; ti < PP_TYPE_COUNT; ti++) {
+        for (size_t ti = 0; ti < TC_NTYPES; ti++) {
             pp_type t = tc_types[ti];
             size_t sz = tc_size(t);
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

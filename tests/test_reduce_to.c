@@ -135,7 +135,7 @@ static void test_from(pp_type in)
     const size_t nmax = sizes[NSIZES - 1];
     void *data = malloc(nmax * tc_size(in));
     unsigned combo = 0;
-    for (int o = 0; o < PP_TYPE_COUNT; o++) {
+    for (int o = 0; o < TC_NTYPES; o++) {
         const pp_type out = tc_types[o];
         if (!allowed(in, out)) continue;
         for (int op = 0; op < PP_OP_COUNT; op++) {
@@ -282,7 +282,7 @@ static void test_arg(void **state)
     static const size_t arg_sizes[] = {1, 2, 31, 33, 1000, 4097, 8192, 8193, 40961, 1048583};
     tc_rng r = tc_rng_for("arg");
     void *buf = malloc(arg_sizes[9] * 8);
-    for (int ti = 0; ti < PP_TYPE_COUNT; ti++) {
+    for (int ti = 0; ti < TC_NTYPES; ti++) {
         const pp_type t = tc_types[ti];
         for (size_t s = 0; s < sizeof arg_sizes / sizeof arg_sizes[0]; s++) {
             const size_t n = arg_sizes[s];

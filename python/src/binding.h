@@ -61,6 +61,10 @@
 
 #include "parprim.h"
 
+/* The pp_types the package maps to NumPy dtypes: the first ten, in pp_type
+ * order (the half types PP_F16 and PP_BF16 are not served here yet). */
+#define PPY_NTYPES 10
+
 #if PY_VERSION_HEX < 0x030A0000
 static inline PyObject *Py_NewRef(PyObject *o)
 {

@@ -21,18 +21,18 @@
 #include <stdlib.h>
 
 /* np.empty and the NumPy dtypes of the pp_types, in pp_type order. */
-static PyObject *empty_fn, *dtypes[PP_TYPE_COUNT];
+static PyObject *empty_fn, *dtypes[PPY_NTYPES];
 
 /* _set_allocator(empty, dtypes) */
 PyObject *ppy_set_allocator(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != PP_TYPE_COUNT) {
+    if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != PPY_NTYPES) {
         PyErr_SetString(PyExc_TypeError, "_set_allocator(empty, dtypes): a callable and a tuple of 10 dtypes");
         return NULL;
     }
     Py_XSETREF(empty_fn, Py_NewRef(args[0]));
-    for (int i = 0; i < PP_TYPE_COUNT; i++) Py_XSETREF(dtypes[i], Py_NewRef(PyTuple_GET_ITEM(args[1], i)));
+    for (int i = 0; i < PPY_NTYPES; i++) Py_XSETREF(dtypes[i], Py_NewRef(PyTuple_GET_ITEM(args[1], i)));
     Py_RETURN_NONE;
 }
 
@@ -58,7 +58,7 @@ static int direct_input(Ctx *self, PyObject *o, const char *name, Arr *a)
     if (self->backend != PP_BACKEND_CPU || !empty_fn) return ppy_not_direct(name, "not a cpu context");
     if (PyLong_Check(o)) return ppy_not_direct(name, "an address");
     if (ppy_arr_get(o, 0, 0, name, a)) return -1;
-    if (a->type < 0 || a->type >= PP_TYPE_COUNT) {
+    if (a->type < 0 || a->type >= PPY_NTYPES) {
         ppy_arr_release(a);
         return ppy_not_direct(name, "element type");
     }
@@ -152,7 +152,7 @@ PyObject *ppy_Ctx_scan_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (excl < 0 || exact < 0) return NULL;
     const long ot = PyLong_AsLong(args[4]);
     if (ot == -1 && PyErr_Occurred()) return NULL;
-    if (ot < 0 || ot >= PP_TYPE_COUNT) return ppy_invalid("parprim: scan_new: out_type %ld is no pp_type", ot);
+    if (ot < 0 || ot >= PPY_NTYPES) return ppy_invalid("parprim: scan_new: out_type %ld is no pp_type", ot);
     Arr a;
     if (direct_input(self, args[0], "a", &a)) return NULL;
     const size_t n = (size_t)a.len;

@@ -14,8 +14,8 @@
  * bits unchanged (40 ns, where calling numpy.float32(x) takes 150-200 ns).
  * Copy and read happen under the GIL, so threads never see each other's
  * value. NULL: results are Python numbers. */
-static PyObject *scalar_arrays[PP_TYPE_COUNT];
-static Py_buffer scalar_views[PP_TYPE_COUNT];
+static PyObject *scalar_arrays[PPY_NTYPES];
+static Py_buffer scalar_views[PPY_NTYPES];
 
 /* ------------------------------------------------------------------------ */
 /* Element values                                                           */
@@ -26,7 +26,7 @@ static int type_is_signed(int t) { return t == PP_I8 || t == PP_I16 || t == PP_I
 /* A value of type t (at p) as a NumPy scalar of that type. */
 PyObject *ppy_make_scalar(int t, const void *p)
 {
-    if (t >= 0 && t < PP_TYPE_COUNT && scalar_arrays[t]) {
+    if (t >= 0 && t < PPY_NTYPES && scalar_arrays[t]) {
         memcpy(scalar_views[t].buf, p, pp_type_size((pp_type)t));
         return PySequence_GetItem(scalar_arrays[t], 0);
     }
@@ -151,7 +151,8 @@ static const char *const CMP_NAMES[PP_NE + 1] = {"<", "<=", ">", ">=", "==", "!=
 
 static const char *cmp_name(int cmp) { return cmp >= 0 && cmp <= PP_NE ? CMP_NAMES[cmp] : "?"; }
 static const char *op_name(int op) { return pp_op_name((pp_op)op); }
-static const char *type_name(int t) { return pp_type_name((pp_type)t); }
+/* The package's types only (PPY_NTYPES: not the half types yet). */
+static const char *type_name(int t) { return t < PPY_NTYPES ? pp_type_name((pp_type)t) : "?"; }
 static const char *backend_name(int b) { return pp_backend_name((pp_backend)b); }
 static const char *primitive_name(int p) { return pp_primitive_name((pp_primitive)p); }
 static const char *algorithm_name(int a) { return pp_algorithm_name((pp_algorithm)a); }
@@ -226,12 +227,12 @@ PyObject *ppy_set_scalar_arrays(PyObject *m, PyObject *seq)
     (void)m;
     PyObject *f = PySequence_Fast(seq, "a sequence of 10 arrays");
     if (!f) return NULL;
-    if (PySequence_Fast_GET_SIZE(f) != PP_TYPE_COUNT) {
+    if (PySequence_Fast_GET_SIZE(f) != PPY_NTYPES) {
         Py_DECREF(f);
         PyErr_SetString(PyExc_ValueError, "expected 10 one-element arrays in pp_type order");
         return NULL;
     }
-    for (int i = 0; i < PP_TYPE_COUNT; i++) {
+    for (int i = 0; i < PPY_NTYPES; i++) {
         PyObject *a = PySequence_Fast_GET_ITEM(f, i);
         Py_buffer v;
         if (PyObject_GetBuffer(a, &v, PyBUF_RECORDS) != 0) {

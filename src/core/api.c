@@ -24,6 +24,7 @@ static int host_less(pp_type type, const void *a, const void *b)
     }
         PP_FOR_EACH_TYPE(X)
 #undef X
+    default: break; /* the half types: never here (src/core/check.c) */
     }
     return 0;
 }
@@ -41,6 +42,7 @@ static double host_double(pp_type type, const void *a)
     }
         PP_FOR_EACH_TYPE(X)
 #undef X
+    default: break; /* the half types: never here (src/core/check.c) */
     }
     return 0;
 }
@@ -83,6 +85,19 @@ static int host_finite(pp_type type, const void *a)
 
 /* ---- primitives --------------------------------------------------------------------- */
 
+/* A half-type reduce (r, ra) or scan (s, sa) through the backend's half
+ * slot, the same whatever algorithm is chosen. */
+static pp_status half_run(pp_context *ctx, const char *fn, pp_type type, pp_reduce_fn r, pp_scan_fn s,
+                          const pp_reduce_args *ra, const pp_scan_args *sa)
+{
+    if (ra ? !r : !s)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn, pp_type_name(type),
+             pp_backend_name(ctx->ops->id));
+    pp_status st = pp_enter(ctx, fn);
+    if (st == PP_SUCCESS) st = ra ? r(ctx, ra) : s(ctx, sa);
+    return pp_end(ctx, fn, st);
+}
+
 pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, size_t n, void *out)
 {
     static const char fn[] = "pp_reduce";
@@ -94,6 +109,7 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
     ALIGNED(in, pp_type_size(type), "in");
     ALIGNED(out, pp_type_size(type), "out");
     const pp_reduce_args a = {fn, type, op, in, n, out};
+    if (PP_IS_HALF(type)) return half_run(ctx, fn, type, ctx->ops->half_reduce, NULL, &a, NULL);
     DISPATCH(reduce, PP_PRIM_REDUCE, &a);
 }
 
@@ -116,6 +132,7 @@ static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_in
     ALIGNED(a->init, sz, "init");
     const size_t bytes = a->n * sz;
     if (a->in != a->out) NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in (only in == out is allowed)");
+    if (PP_IS_HALF(a->type)) return half_run(ctx, fn, a->type, NULL, ctx->ops->half_scan, NULL, a);
     if (!with_init) DISPATCH(scan, PP_PRIM_SCAN, a);
     NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
     RUN_PICKED(ctx->ops->scan_init, PP_PRIM_SCAN, a->type, a->op, 1, a);
@@ -347,6 +364,9 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
             NO_OVERLAP(a->values_in, vb, vin, a->keys_in, kb, kin);
         }
     }
+    if (PP_IS_HALF(a->type) && !ctx->ops->half_sort)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn,
+             pp_type_name(a->type), pp_backend_name(ctx->ops->id));
     const int kmove = a->keys != a->keys_in, vmove = pairs && a->values != a->values_in;
     if (n == 1 && !kmove && !vmove) return PP_SUCCESS;
     pp_sort_args s = *a;
@@ -358,7 +378,8 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
         s.keys_in = s.keys;
         s.values_in = s.values;
     }
-    if (st == PP_SUCCESS && n > 1) st = ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
+    if (st == PP_SUCCESS && n > 1)
+        st = PP_IS_HALF(a->type) ? ctx->ops->half_sort(ctx, &s) : ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
     return pp_end(ctx, fn, st);
 }
 

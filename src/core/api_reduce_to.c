@@ -21,13 +21,13 @@ static pp_status check_convert(pp_context *ctx, const pp_convert_args *a)
     const char *fn = a->fn;
     if (!pp_type_size(a->in_type)) INVALID(ctx, "%s: in_type = %d is not a pp_type", fn, (int)a->in_type);
     if (!pp_type_size(a->out_type)) INVALID(ctx, "%s: out_type = %d is not a pp_type", fn, (int)a->out_type);
+    TRY(pp_check_type_n(ctx, fn, a->in_type, a->n)); /* first: the half types are unsupported, not invalid */
+    TRY(pp_check_type_n(ctx, fn, a->out_type, a->n));
     if (a->in_type != a->out_type && !pp_type_widens(a->in_type, a->out_type))
         INVALID(ctx,
                 "%s: out_type %s cannot hold every value of in_type %s (allowed: out_type == in_type, a wider "
                 "integer that holds them, f32 or f64 from 8- and 16-bit integers, f64 from 32-bit ones and f32)",
                 fn, pp_type_name(a->out_type), pp_type_name(a->in_type));
-    TRY(pp_check_type_n(ctx, fn, a->in_type, a->n));
-    TRY(pp_check_type_n(ctx, fn, a->out_type, a->n));
     return pp_check_op(ctx, fn, a->out_type, a->op);
 }
 

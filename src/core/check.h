@@ -8,10 +8,12 @@
 #define FAIL(ctx, st, ...) return pp_fail((ctx), (st), __VA_ARGS__)
 #define INVALID(ctx, ...) FAIL(ctx, PP_ERROR_INVALID_ARGUMENT, __VA_ARGS__)
 
-/* The element type, and that n elements fit in size_t bytes. */
+/* The element type, and that n elements fit in size_t bytes; a half type
+ * (PP_F16, PP_BF16) only in the calls that take it (check.c's list, by
+ * fn; else PP_ERROR_UNSUPPORTED). */
 pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n);
-/* op is a pp_op defined on type (integer-only operators on floats:
- * PP_ERROR_UNSUPPORTED). */
+/* op is a pp_op defined on type (integer-only operators on floats, and
+ * operators fn does not take on a half type: PP_ERROR_UNSUPPORTED). */
 pp_status pp_check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op);
 pp_status pp_check_cmp(pp_context *ctx, const char *fn, pp_cmp cmp);
 pp_status pp_check_kind(pp_context *ctx, const char *fn, pp_scan_kind kind);

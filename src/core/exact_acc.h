@@ -352,6 +352,58 @@ PP_XACC_FN uint32_t pp_xacc_bits_f32(const int64_t *w)
     return (uint32_t)pp_xacc_pack(neg, mant, e, 24, inf, 31);
 }
 
+/* ---- the half types (PP_F16, PP_BF16) -----------------------------------------------------
+ * Every f16 and bf16 value is an f32 value: an element is widened to f32
+ * bits exactly and added to the f32 accumulator, whose M is then the
+ * exact sum. pp_xacc_bits_half rounds M once to the half format (never
+ * through f32, which would round twice). */
+
+/* The f32 bits of the f16 of bits h (NaN stays NaN, its payload kept). */
+PP_XACC_FN uint32_t pp_xacc_f16_to_f32(uint32_t h)
+{
+    const uint32_t sign = (h & 0x8000u) << 16, ef = (h >> 10) & 0x1fu, frac = h & 0x3ffu;
+    if (ef == 0x1fu) return sign | 0x7f800000u | frac << 13;
+    if (ef) return sign | (ef + 112u) << 23 | frac << 13;
+    if (!frac) return sign;
+    /* a subnormal, frac * 2^-24 with b = bit length of frac: 2^(b-25) times 1.f */
+    const int b = pp_xacc_bitlen(frac);
+    return sign | (uint32_t)(b + 102) << 23 | ((frac << (24 - b)) & 0x7fffffu);
+}
+
+/* The f32 bits of the bf16 of bits h. */
+PP_XACC_FN uint32_t pp_xacc_bf16_to_f32(uint32_t h) { return (h & 0xffffu) << 16; }
+
+/* The half format of prec significant bits (f16: 11, bf16: 8): its
+ * infinity and its quiet NaN (f16: 0x7C00, 0x7E00; bf16: 0x7F80, 0x7FC0). */
+#define PP_XACC_HALF_INF(prec) ((((uint32_t)1 << (16 - (prec))) - 1) << ((prec) - 1))
+#define PP_XACC_HALF_NAN(prec) (PP_XACC_HALF_INF(prec) | (uint32_t)1 << ((prec) - 2))
+
+/* The sum in an f32 accumulator of half elements, rounded once to the
+ * half format of prec significant bits whose smallest subnormal is
+ * 2^shift units of M (f16: 11, 125; bf16: 8, 16; src/core/types.h,
+ * PP_HALF_PREC and PP_HALF_SHIFT), with pp_xacc_bits_f32's rules for special values
+ * and zeros. M is a multiple of 2^shift (every element is), so where the
+ * rounding to prec bits leaves e < shift it dropped only zero bits, and
+ * mant * 2^e in units of the subnormal is exact. */
+PP_XACC_FN uint32_t pp_xacc_bits_half(const int64_t *w, int prec, int shift)
+{
+    const int n = PP_XACC_F32_CHUNKS;
+    const uint32_t inf = PP_XACC_HALF_INF(prec);
+    int nan, neg;
+    if (pp_xacc_special(w[n], &nan, &neg)) return nan ? PP_XACC_HALF_NAN(prec) : inf | (uint32_t)neg << 15;
+    uint64_t mant;
+    int e;
+    neg = pp_xacc_round(w, n, prec, &mant, &e);
+    if (mant == 0) return (w[n] & PP_XACC_NOT_NEG0) ? 0u : 0x8000u;
+    if (e >= shift) {
+        e -= shift;
+    } else {
+        mant >>= shift - e;
+        e = 0;
+    }
+    return (uint32_t)pp_xacc_pack(neg, mant, e, prec, inf, 15);
+}
+
 /* ---- expansion: an accumulator as a few elements ---------------------------------------
  * pp_xacc_expand writes to x[0..k) (the bits of elements of the format:
  * f64 where is_f64, else f32 in the low 32 bits) elements whose sum, by

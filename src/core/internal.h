@@ -391,6 +391,16 @@ typedef struct pp_backend_ops {
      * PP_XACC_F64_WORDS or PP_XACC_F32_WORDS words, overwritten; the core
      * adds it to the caller's sum. NULL: the backend has no exact sums. */
     pp_status (*exact_sum)(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
+    /* The half types (PP_F16, PP_BF16): pp_reduce (PP_SUM, PP_MIN, PP_MAX)
+     * and pp_scan (PP_SUM), whatever algorithm is chosen (their sums are
+     * exact: nothing to choose); the core sends no other half call
+     * (check.c). NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_reduce_fn half_reduce;
+    pp_scan_fn half_scan;
+    /* pp_sort and pp_sort_copy of the half types (n > 1; keys only), in
+     * NumPy's order, whatever algorithm is chosen; reads a->keys_in
+     * itself. NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_sort_fn half_sort;
     /* pp_lower_bound and pp_upper_bound (search), pp_merge and
      * pp_merge_pairs (merge) follow PP_PRIM_SORT: the chosen algorithm's
      * slot if not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED

@@ -24,6 +24,9 @@ size_t pp_type_size(pp_type type)
 #define X(E, T, S, K, U, W) case E: return sizeof(T);
         PP_FOR_EACH_TYPE(X)
 #undef X
+#define X(E, S) case E: return 2;
+        PP_FOR_EACH_HALF(X)
+#undef X
     }
     return 0;
 }
@@ -34,6 +37,9 @@ int pp_type_kind(pp_type type)
 #define X(E, T, S, K, U, W) case E: return PP_KIND_##K;
         PP_FOR_EACH_TYPE(X)
 #undef X
+#define X(E, S) case E: return PP_KIND_FLOAT;
+        PP_FOR_EACH_HALF(X)
+#undef X
     }
     return -1;
 }
@@ -43,6 +49,9 @@ const char *pp_type_name(pp_type type)
     switch (type) {
 #define X(E, T, S, K, U, W) case E: return #S;
         PP_FOR_EACH_TYPE(X)
+#undef X
+#define X(E, S) case E: return #S;
+        PP_FOR_EACH_HALF(X)
 #undef X
     }
     return "?";

@@ -32,6 +32,23 @@
     X(ARGS, PP_F32, float, f32, FLOAT, uint32_t, uint32_t)               \
     X(ARGS, PP_F64, double, f64, FLOAT, uint64_t, uint64_t)
 
+/* The arithmetic types above, the ones every instantiation is made for
+ * (the half types below are not among them). */
+#define PP_ARITH_TYPE_COUNT 10
+
+/* The half types (PP_F16, PP_BF16): 16 bits per element, no C arithmetic
+ * type, so they are not in the list above (whose instantiations compute
+ * on ctype). Each backend serves them by its own code, which widens them
+ * to f32 exactly; the core lets through only the calls of
+ * src/core/check.c's list (PP_ERROR_UNSUPPORTED for the rest).
+ * X(ENUM, suffix). PP_HALF_PREC: significant bits; PP_HALF_SHIFT: the
+ * smallest subnormal is 2^PP_HALF_SHIFT units of the f32 accumulator
+ * (src/core/exact_acc.h; 2^-24 = 2^125 * 2^-149, 2^-133 = 2^16 * 2^-149). */
+#define PP_FOR_EACH_HALF(X) X(PP_F16, f16) X(PP_BF16, bf16)
+#define PP_HALF_PREC(type) ((type) == PP_BF16 ? 8 : 11)
+#define PP_HALF_SHIFT(type) ((type) == PP_BF16 ? 16 : 125)
+#define PP_IS_HALF(type) ((type) == PP_F16 || (type) == PP_BF16)
+
 /* X(ARGS, ENUM, suffix, integer_only) */
 #define PP_FOR_EACH_OP_WITH(X, ARGS) \
     X(ARGS, PP_SUM, sum, 0)          \

@@ -1,4 +1,5 @@
-/* cpu PP_ALGO_EXACT: f32 and f64 sums correctly rounded (docs/exact.md); every other type and
+/* cpu PP_ALGO_EXACT: f32 and f64 sums correctly rounded (docs/exact.md), and the f16 and bf16
+ * sums of the half slots (cpu_half.c, the f32 accumulator); every other type and
  * operator is the default's. Reduce: threads claim blocks of PP_RB and fold
  * them into an exact accumulator each (src/core/exact_acc.h); the
  * accumulators are added (exact integer addition, in thread order, though
@@ -21,16 +22,24 @@
 
 typedef pp_cpu_xformat xformat;
 
-static const xformat xformats[2] = {
+static const xformat xformats[4] = {
     {sizeof(float), PP_XACC_F32_WORDS, xfold_f32, xscan_f32, xresult_f32},
     {sizeof(double), PP_XACC_F64_WORDS, xfold_f64, xscan_f64, xresult_f64},
+    {sizeof(uint16_t), PP_XACC_F32_WORDS, xfold_f16, xscan_f16, xresult_f16},
+    {sizeof(uint16_t), PP_XACC_F32_WORDS, xfold_bf16, xscan_bf16, xresult_bf16},
 };
 
 /* The format of an exact sum, or NULL where EXACT is the default algorithm. */
 const pp_cpu_xformat *pp_cpu_xformat_of(pp_type type, pp_op op)
 {
     if (op != PP_SUM) return NULL;
-    return type == PP_F32 ? &xformats[0] : type == PP_F64 ? &xformats[1] : NULL;
+    switch (type) {
+    case PP_F32: return &xformats[0];
+    case PP_F64: return &xformats[1];
+    case PP_F16: return &xformats[2];
+    case PP_BF16: return &xformats[3];
+    default: return NULL;
+    }
 }
 
 size_t pp_cpu_xstride(const pp_cpu_xformat *f) { return (f->words + 7) / 8 * 8; }

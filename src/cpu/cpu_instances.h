@@ -53,8 +53,8 @@
 #define PP_CPU_PLUS1_(...) +1
 #define PP_CPU_TYPE_ROWS (0 PP_FOR_EACH_TYPE(PP_CPU_PLUS1_))
 #define PP_CPU_OP_ROWS (0 PP_FOR_EACH_OP(PP_CPU_PLUS1_))
-#if PP_CPU_TYPE_ROWS != PP_TYPE_COUNT || PP_CPU_OP_ROWS != PP_OP_COUNT
-#error "the lists of src/core/types.h and PP_TYPE_COUNT or PP_OP_COUNT (include/parprim.h) disagree"
+#if PP_CPU_TYPE_ROWS != PP_ARITH_TYPE_COUNT || PP_CPU_OP_ROWS != PP_OP_COUNT
+#error "the lists of src/core/types.h and PP_ARITH_TYPE_COUNT or PP_OP_COUNT (include/parprim.h) disagree"
 #endif
 
 /* The rows visited: PP_CPU_MAX_ROWS at most per list (PP_CPU_NTH_0 ..

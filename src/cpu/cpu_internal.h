@@ -106,10 +106,16 @@ typedef struct pp_cpu_xformat {
     void (*scan)(const int64_t *prefix, const void *x, void *y, size_t n, int excl);
     void (*result)(const int64_t *w, void *out); /* the rounding of w, one element */
 } pp_cpu_xformat;
-/* f32 and f64 PP_SUM's format; NULL for every other type and operator. */
+/* f32, f64, f16 and bf16 PP_SUM's format; NULL for every other type and
+ * operator. */
 const pp_cpu_xformat *pp_cpu_xformat_of(pp_type type, pp_op op);
 /* Words between per-thread accumulators: whole 64-byte lines. */
 size_t pp_cpu_xstride(const pp_cpu_xformat *f);
+/* The half types' reduce (PP_SUM exact, PP_MIN, PP_MAX), scan (PP_SUM
+ * exact) and sort (NumPy's order), cpu_half.c: the half slots. */
+pp_status pp_cpu_half_reduce(pp_context *ctx, const pp_reduce_args *a);
+pp_status pp_cpu_half_scan(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_cpu_half_sort(pp_context *ctx, const pp_sort_args *a);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);

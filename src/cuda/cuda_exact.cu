@@ -147,8 +147,6 @@ constexpr int XS_BLOCK = 256;
 constexpr int XS_SEG = 16;                    // elements per thread
 constexpr int XS_TILE = XS_BLOCK * XS_SEG;    // 4096 elements per tile
 constexpr int XS_BLOCKS_PER_SM = 1; // 3 and 2 measured slower (bench/studies/exact.md)
-constexpr int XW_BLOCK = 1024;                // word scan: one block per word
-constexpr int XW_ITEMS = 8;
 
 __host__ __device__ constexpr int xs_pad(int p) { return p + (p >> 5); } // staged tile index
 
@@ -182,18 +180,6 @@ __global__ void __launch_bounds__(XS_BLOCK)
     if (lane == 0) sflags[warp] = fl;
     __syncthreads();
     pp_xblock_write<T, XR_WARPS>(acc, sflags, vals + slot, slots);
-}
-
-// (2) Block c: vals[c * slots ..] becomes the exclusive prefix over slots
-// (chunks: sums; the flags word: OR; the count word stays 0).
-__global__ void __launch_bounds__(XW_BLOCK) xwords_kernel(int64_t *vals, size_t slots, int chunks)
-{
-    __shared__ int64_t smem[XW_BLOCK / 32];
-    int64_t *v = vals + (size_t)blockIdx.x * slots;
-    if ((int)blockIdx.x == chunks)
-        pp_block_exclusive_inplace<int64_t, Op_or, XW_BLOCK, XW_ITEMS>(v, slots, smem);
-    else
-        pp_block_exclusive_inplace<int64_t, Op_sum, XW_BLOCK, XW_ITEMS>(v, slots, smem);
 }
 
 // (3) Per tile: the outputs. vals: the slots' exclusive prefixes (tile's:
@@ -317,7 +303,7 @@ template <typename T> pp_status xscan_launch(pp_context *ctx, const pp_scan_args
     const int vec = ((uintptr_t)a->in & 15u) == 0; // tiles start 16-byte aligned where in does (XS_TILE * 4 % 16 == 0)
     xtile_kernel<T><<<(unsigned)slots, XS_BLOCK, 0, st>>>((const T *)a->in, n, vec, init, vals, slots);
     PP_CUDA_LAUNCHED(ctx, fn);
-    xwords_kernel<<<F::WORDS, XW_BLOCK, 0, st>>>(vals, slots, F::CHUNKS);
+    pp_xwords_kernel<PP_XWORDS_BLOCK, PP_XWORDS_ITEMS><<<F::WORDS, PP_XWORDS_BLOCK, 0, st>>>(vals, slots, F::CHUNKS); // (2)
     PP_CUDA_LAUNCHED(ctx, fn);
     xscan_kernel<T><<<(unsigned)tiles, XS_BLOCK, 0, st>>>((const T *)a->in, (T *)a->out, n, a->kind == PP_EXCLUSIVE,
                                                           vec, vals, slots, init);

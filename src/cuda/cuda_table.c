@@ -109,4 +109,6 @@ const pp_backend_ops pp_cuda_ops = {
      * the study sorts sort in place after the core's copy. */
     .sort_reads_inputs = {[PP_ALGO_AUTO] = 1, [PP_ALGO_ONESWEEP] = 1},
     .exact_sum = pp_cuda_exact_sum,
+    .half_reduce = pp_cuda_half_reduce,
+    .half_scan = pp_cuda_half_scan,
 };

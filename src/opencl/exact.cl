@@ -41,14 +41,37 @@
  * almost every output, the others come from the exact accumulator, into
  * which the elements since the last exact point are folded (so x must not
  * change during the kernel: the host passes a copy for an in-place scan).
- * Without cl_khr_fp64 (f32 only): every element is added to the
- * accumulator and every output rounded from it (slow, exact).
+ * Without cl_khr_fp64 (f32 only), and for f16 / bf16 (no fast sum for
+ * them yet): every element is added to the accumulator and every output
+ * rounded from it (slow, exact).
+ *
+ * f16 and bf16 (defines XHALF_PREC, XHALF_SHIFT, XHALF_BF; T is ushort):
+ * each element's bits are widened to the f32 bits of the same value
+ * (XLOAD) and everything runs as for f32, the f32 accumulator holding the
+ * exact sum; results are rounded once to the half format (XROUND, XOUT).
  */
 
 #define L PP_L
 #define XR 2048
 #define XK 12 /* XR <= 2^(XK - 1) */
 #define XB (XR / L)
+
+#ifdef PP_XHALF_PREC
+/* f16 / bf16 (T: ushort, their bits): every element is widened to f32
+ * bits exactly and folded as an f32; the outputs are the accumulator's
+ * roundings to the half format (exact_acc.h, pp_xacc_bits_half) */
+#define XHALF 1
+#if PP_XHALF_BF
+#define XLOAD(x, i) pp_xacc_bf16_to_f32((uint)(x)[i])
+#else
+#define XLOAD(x, i) pp_xacc_f16_to_f32((uint)(x)[i])
+#endif
+#define XOUT(b) ((T)(b))
+#else
+#define XHALF 0
+#define XLOAD(x, i) PP_BITS((x)[i])
+#define XOUT(b) PP_FROM_BITS(b)
+#endif
 
 #if T_IS_F64
 #define XN PP_XACC_F64_CHUNKS
@@ -64,7 +87,11 @@
 #define XBITS uint
 #define XNEG0 0x80000000u
 #define XADD(w, b) pp_xacc_add_f32((w), (b))
+#if XHALF
+#define XROUND(w) pp_xacc_bits_half((w), PP_XHALF_PREC, PP_XHALF_SHIFT)
+#else
 #define XROUND(w) pp_xacc_bits_f32(w)
+#endif
 #endif
 #define XW (XN + 2)
 
@@ -158,7 +185,7 @@ void xfold_group(__global const T *x, ulong lo, ulong hi, long *acc, __local XLD
         int flags = 0;
         for (int k = 0; k < XB; k++) {
             const ulong i = base + (ulong)k * L + lid;
-            const XBITS b = i < hi ? PP_BITS(x[i]) : XNEG0;
+            const XBITS b = i < hi ? XLOAD(x, i) : XNEG0;
             int direct = 0;
             const double d = xvalue(b, &direct);
             const double a = fabs(d), a0 = a == 0.0 ? INFINITY : a;
@@ -172,7 +199,7 @@ void xfold_group(__global const T *x, ulong lo, ulong hi, long *acc, __local XLD
         if (flags & XF_DIRECT) {
             for (int k = 0; k < XB; k++) {
                 const ulong i = base + (ulong)k * L + lid;
-                const XBITS b = i < hi ? PP_BITS(x[i]) : XNEG0;
+                const XBITS b = i < hi ? XLOAD(x, i) : XNEG0;
                 int direct = 0;
                 (void)xvalue(b, &direct);
                 lb[lid] = direct ? b : XNEG0; /* -0.0 adds nothing, not even a flag */
@@ -230,7 +257,7 @@ void xfold_group(__global const T *x, ulong lo, ulong hi, long *acc, __local XLD
     /* no doubles: element by element, L at a time through local memory */
     for (ulong base = lo; base < hi; base += L) {
         const ulong i = base + lid;
-        lb[lid] = i < hi ? PP_BITS(x[i]) : XNEG0;
+        lb[lid] = i < hi ? XLOAD(x, i) : XNEG0;
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0)
             for (int j = 0; j < L; j++) XADD(acc, lb[j]);
@@ -279,7 +306,7 @@ __kernel void xreduce_final(__global const long *accs, ulong accoff, ulong G, __
 {
     long acc[XW];
     xmerge_accs(accs + accoff, G, acc);
-    out[0] = PP_FROM_BITS(XROUND(acc));
+    out[0] = XOUT(XROUND(acc));
 }
 
 /* accs[0 .. XW) = the sum of accs[0 .. G), the exact sum itself for the
@@ -355,14 +382,14 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
         long r[XW];
         for (int i = 0; i < XW; i++) r[i] = pre[t * XW + i];
         pp_xacc_normalize(r, XN);
-#if PP_XACC_DOUBLE
+#if PP_XACC_DOUBLE && !XHALF
         ulong pend = 0;
         double hi, lo2, err;
         int special;
         XBITS cur = (XBITS)xresync(r, &hi, &lo2, &err, &special);
         for (ulong i = 0; i < len; i++) {
             const T v = xt[i];
-            if (excl) yt[i] = PP_FROM_BITS(cur);
+            if (excl) yt[i] = XOUT(cur);
             if (special) {
                 XADD(r, PP_BITS(v));
                 cur = XROUND(r);
@@ -384,24 +411,24 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
                 if (ok) {
                     cur = fast;
                 } else {
-                    for (ulong j = pend; j <= i; j++) XADD(r, PP_BITS(xt[j]));
+                    for (ulong j = pend; j <= i; j++) XADD(r, XLOAD(xt, j));
                     pend = i + 1;
                     cur = (XBITS)xresync(r, &hi, &lo2, &err, &special);
                 }
             }
-            if (!excl) yt[i] = PP_FROM_BITS(cur);
+            if (!excl) yt[i] = XOUT(cur);
         }
 #else
         XBITS cur = XROUND(r);
         for (ulong i = 0; i < len; i++) {
-            const XBITS b = PP_BITS(xt[i]);
-            if (excl) yt[i] = PP_FROM_BITS(cur);
+            const XBITS b = XLOAD(xt, i);
+            if (excl) yt[i] = XOUT(cur);
             XADD(r, b);
             cur = XROUND(r);
-            if (!excl) yt[i] = PP_FROM_BITS(cur);
+            if (!excl) yt[i] = XOUT(cur);
         }
 #endif
-        if (excl && t == 0) yt[0] = PP_FROM_BITS((XBITS)0); /* +0.0 */
+        if (excl && t == 0) yt[0] = XOUT((XBITS)0); /* +0.0 */
     }
 }
 
@@ -461,7 +488,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xseg_reduce(__globa
     for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
         const ulong b = min(off[s], n), e = min(off[s + 1], n);
         if (e <= b) { /* empty (or bad offsets): +0.0, as pp_reduce of n == 0 */
-            if (get_local_id(0) == 0) out[s] = PP_FROM_BITS((XBITS)0);
+            if (get_local_id(0) == 0) out[s] = XOUT((XBITS)0);
             continue;
         }
         const ulong first = b / chunk, last = (e - 1) / chunk, pb = max(b, last * chunk);
@@ -472,7 +499,7 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xseg_reduce(__globa
                 xmerge_accs(accs + first * XW, last - first, pre);
                 pp_xacc_merge(acc, pre, XN);
             }
-            out[s] = PP_FROM_BITS(XROUND(acc));
+            out[s] = XOUT(XROUND(acc));
         }
     }
 }

@@ -334,4 +334,6 @@ const pp_backend_ops pp_opencl_ops = {
     .scan_to = {[PP_ALGO_AUTO] = pp_ocl_scan_to},
     .arg = {[PP_ALGO_AUTO] = pp_ocl_argminmax},
     .exact_sum = pp_ocl_exact_sum,
+    .half_reduce = pp_ocl_half_reduce,
+    .half_scan = pp_ocl_half_scan,
 };

@@ -16,7 +16,10 @@
  * it cannot decide). In place, the input is first copied to scratch: the
  * fallback re-reads inputs whose outputs are already written.
  * f64 on a device without cl_khr_fp64: PP_ERROR_UNSUPPORTED (pp_ocl_def_type),
- * as for every f64 primitive there. */
+ * as for every f64 primitive there.
+ * f16 and bf16 sums (the half slots, opencl_half.c) are the same kernels
+ * on their bits, widened to f32 as loaded, the f32 accumulator, and one
+ * rounding to the half format per output (exact.cl). */
 #include "opencl_internal.h"
 
 #include "exact_acc.h"
@@ -37,7 +40,10 @@ typedef struct xcall {
     size_t words; /* accumulator words */
 } xcall;
 
-static int is_exact(pp_type type, pp_op op) { return op == PP_SUM && (type == PP_F32 || type == PP_F64); }
+static int is_exact(pp_type type, pp_op op)
+{
+    return op == PP_SUM && (type == PP_F32 || type == PP_F64 || PP_IS_HALF(type));
+}
 
 pp_status pp_ocl_exact_kernels(pp_context *ctx, const char *fn, pp_type type, const char *const *names, int nk,
                                cl_kernel *k, size_t *L_out, pp_ocl_defines *defs)
@@ -47,7 +53,12 @@ pp_status pp_ocl_exact_kernels(pp_context *ctx, const char *fn, pp_type type, co
     /* local memory: four doubles, an int and an element's bits per work-item */
     while (L > 1 && L * 44 > caps->local_mem) L /= 2;
     pp_ocl_defines d = PP_OCL_DEFINES_INIT;
-    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, type));
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, PP_IS_HALF(type) ? PP_U16 : type));
+    if (PP_IS_HALF(type)) { /* its bits as T, widened by the kernels (exact.cl) */
+        pp_ocl_def(&d, "XHALF_PREC=%d", PP_HALF_PREC(type));
+        pp_ocl_def(&d, "XHALF_SHIFT=%d", PP_HALF_SHIFT(type));
+        pp_ocl_def(&d, "XHALF_BF=%d", type == PP_BF16);
+    }
     PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "exact", &d, names, nk, k, &L));
     pp_ocl_def(&d, "L=%zu", L); /* the defines kernels_fit built with: the same program */
     if (defs) *defs = d;

@@ -67,6 +67,7 @@ pp_status pp_ocl_def_type(pp_context *ctx, const char *fn, pp_ocl_defines *d, pp
         break;
         PP_FOR_EACH_TYPE(X)
 #undef X
+    default: break; /* the half types: never here (src/core/check.c) */
     }
     if (kind < 0) return pp_fail(ctx, PP_ERROR_INTERNAL, "%s: type %d reached the opencl backend", fn, (int)type);
     if (kind == PP_KIND_FLOAT && size == 8 && !pp_ocl(ctx)->caps.fp64)

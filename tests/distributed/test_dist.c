@@ -69,7 +69,7 @@ static void reduce_scan_case(dt_env *e, pp_type t, pp_op op, int layout, int var
 
 static void reduce_scan(dt_env *e)
 {
-    for (int ti = 0; ti < PP_TYPE_COUNT; ti++)
+    for (int ti = 0; ti < TC_NTYPES; ti++)
         for (int op = 0; op < PP_OP_COUNT; op++) {
             if (!op_valid((pp_type)ti, (pp_op)op)) continue;
             for (int layout = 0; layout < DT_LAYOUTS; layout++)
@@ -142,7 +142,7 @@ static void histogram_case(dt_env *e, pp_type t, int range, int layout, int vari
 
 static void histograms(dt_env *e)
 {
-    for (int ti = 0; ti < PP_TYPE_COUNT; ti++)
+    for (int ti = 0; ti < TC_NTYPES; ti++)
         for (int range = 0; range < 2; range++)
             for (int layout = 0; layout < DT_LAYOUTS; layout += 1 + range)
                 histogram_case(e, (pp_type)ti, range, layout, layout + ti);

@@ -176,7 +176,7 @@ static void rebalance_case(dt_env *e, int layout)
  * top_k), and rebalance on every layout. */
 void extra(dt_env *e)
 {
-    for (int ti = 0; ti < PP_TYPE_COUNT; ti++)
+    for (int ti = 0; ti < TC_NTYPES; ti++)
         for (int layout = 0; layout < DT_LAYOUTS; layout++) {
             argsort_case(e, (pp_type)ti, (pp_order)((ti + layout) % 3), layout);
             top_k_case(e, (pp_type)ti, (pp_order)((ti + layout + 1) % 3), layout);

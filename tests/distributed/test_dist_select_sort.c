@@ -107,7 +107,7 @@ void compaction(dt_env *e)
 {
     if (e->size > 64) return; /* counts[] below */
     for (int kind = 0; kind < 4; kind++)
-        for (int ti = 0; ti < PP_TYPE_COUNT; ti++)
+        for (int ti = 0; ti < TC_NTYPES; ti++)
             for (int layout = 0; layout < DT_LAYOUTS; layout++) select_case(e, kind, (pp_type)ti, layout);
 }
 
@@ -203,7 +203,7 @@ static void sort_case(dt_env *e, pp_type t, pp_order order, size_t vs, int layou
 void sorting(dt_env *e)
 {
     static const size_t value_sizes[5] = {0, 1, 2, 4, 8};
-    for (int ti = 0; ti < PP_TYPE_COUNT; ti++)
+    for (int ti = 0; ti < TC_NTYPES; ti++)
         for (int desc = 0; desc < 2; desc++)
             for (int layout = 0; layout < DT_LAYOUTS; layout++) {
                 pp_order order = !desc ? PP_ASCENDING : layout % 2 ? PP_DESCENDING : PP_DESCENDING_NAN_LAST;

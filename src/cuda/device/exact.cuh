@@ -49,6 +49,7 @@
 
 #include <stdint.h>
 
+#include "block_scan.cuh"
 #include "warp_scan.cuh"
 
 constexpr int PP_XK_DEV = 11;       // headroom bits of a split (batches of at most 2^(K-1) elements)
@@ -399,6 +400,27 @@ template <typename T> __device__ __forceinline__ void pp_xstore_bits(T *out, uns
 {
     if constexpr (sizeof(T) == 8) *out = __longlong_as_double((long long)bits);
     else *out = __uint_as_float((unsigned)bits);
+}
+
+// ---- scans of accumulators ------------------------------------------------------------
+// Block c: words c of the accumulators vals[c * slots .. + slots) (word-
+// major) become their exclusive prefix: the chunks summed without carries
+// (normalized chunks are below 2^32, so fewer than 2^31 slots fit), the
+// flags word (c == chunks) ORed, the count word stays 0. Launch with
+// one block of BLOCK threads per word (PP_XWORDS_BLOCK, PP_XWORDS_ITEMS).
+// (cuda_exact.cu's and cuda_half.cu's scans; a template, so that every
+// translation unit including this header may instantiate it.)
+constexpr int PP_XWORDS_BLOCK = 1024;
+constexpr int PP_XWORDS_ITEMS = 8;
+template <int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK) pp_xwords_kernel(int64_t *vals, size_t slots, int chunks)
+{
+    __shared__ int64_t smem[BLOCK / 32];
+    int64_t *v = vals + (size_t)blockIdx.x * slots;
+    if ((int)blockIdx.x == chunks)
+        pp_block_exclusive_inplace<int64_t, Op_or, BLOCK, ITEMS>(v, slots, smem);
+    else
+        pp_block_exclusive_inplace<int64_t, Op_sum, BLOCK, ITEMS>(v, slots, smem);
 }
 
 #endif

@@ -1,0 +1,220 @@
+// cuda: the half types' slots (PP_F16, PP_BF16; parprim.h, "Half
+// precision"), whatever algorithm is chosen: bit for bit the cpu's and
+// opencl's results.
+//
+// Sums: every element's bits are widened to the f32 bits of the same
+// value (exact_acc.h, pp_xacc_f16_to_f32 / pp_xacc_bf16_to_f32) and added
+// to an f32 exact accumulator; each output is one rounding of an exact
+// sum to the half format (pp_xacc_bits_half). This first version favours
+// plain, obviously correct code over speed: every element is one deposit.
+//  * reduce: each thread folds its grid-strided elements into a private
+//    accumulator, normalized (chunks in [0, 2^32)); a block adds its
+//    threads' chunks without carries (256 of them stay below 2^40) into
+//    its partial, word-major in scratch; one thread adds the partials
+//    (at most HR_MAX_BLOCKS, below 2^50 per chunk) and rounds once.
+//  * scan: (1) one thread per tile of HS_TILE elements: the tile's
+//    normalized accumulator, word-major; (2) one block per word: the
+//    tiles' exclusive prefixes (chunk sums without carries, below 2^63 for
+//    fewer than 2^31 tiles; the flags word ORed); (3) one thread per tile:
+//    from its prefix, each element added and each output rounded.
+// Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
+// seen: the quiet NaN (as cpu_half.c and half.cl).
+#include "cuda_state.cuh"
+#include "device/exact.cuh" // first: it includes exact_acc.h for the device
+#include "device/util.cuh"
+
+namespace
+{
+
+constexpr int HB = 256;                  // threads per block
+constexpr int HC = PP_XACC_F32_CHUNKS;   // chunks of the accumulator
+constexpr int HW = PP_XACC_F32_WORDS;    // its words: chunks, flags, deposit count
+constexpr unsigned HR_MAX_BLOCKS = 1024; // reduce: partials one thread adds
+constexpr int HR_PER_THREAD = 16;        // reduce: elements per thread, at least, before the cap
+constexpr int HS_TILE = 1024;            // scan: elements per tile (one thread each)
+
+__device__ __forceinline__ uint32_t hwiden(uint16_t h, int bf)
+{
+    return bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
+}
+
+// part[c * gridDim.x + block] = word c of the block's partial sum.
+__global__ void __launch_bounds__(HB) hsum_blocks(const uint16_t *in, size_t n, int bf, int64_t *part)
+{
+    __shared__ int64_t sw[HW][HB + 1];
+    int64_t w[HW];
+    pp_xacc_clear(w, HC);
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) pp_xacc_add_f32(w, hwiden(in[i], bf));
+    pp_xacc_normalize(w, HC);
+    for (int c = 0; c < HW; c++) sw[c][threadIdx.x] = w[c];
+    __syncthreads();
+    if (threadIdx.x < HW) {
+        const int c = threadIdx.x;
+        int64_t s = 0;
+        for (int k = 0; k < HB; k++) s = c == HC ? (s | sw[c][k]) : s + sw[c][k];
+        part[(size_t)c * gridDim.x + blockIdx.x] = c == HC + 1 ? 0 : s;
+    }
+}
+
+// out[0] = the rounding of the sum of the G partials (one thread).
+__global__ void hsum_final(const int64_t *part, unsigned G, int prec, int shift, uint16_t *out)
+{
+    int64_t w[HW];
+    pp_xacc_clear(w, HC);
+    for (int c = 0; c <= HC; c++)
+        for (unsigned b = 0; b < G; b++)
+            w[c] = c == HC ? (w[c] | part[(size_t)c * G + b]) : w[c] + part[(size_t)c * G + b];
+    out[0] = (uint16_t)pp_xacc_bits_half(w, prec, shift);
+}
+
+// (scan 1) vals[c * tiles + t] = word c of tile t's normalized accumulator.
+__global__ void __launch_bounds__(HB) hscan_tile_sums(const uint16_t *in, size_t n, int bf, int64_t *vals, size_t tiles)
+{
+    const size_t t = (size_t)blockIdx.x * HB + threadIdx.x;
+    if (t >= tiles) return;
+    const size_t lo = t * HS_TILE, hi = n - lo < (size_t)HS_TILE ? n : lo + HS_TILE;
+    int64_t w[HW];
+    pp_xacc_clear(w, HC);
+    for (size_t i = lo; i < hi; i++) pp_xacc_add_f32(w, hwiden(in[i], bf));
+    pp_xacc_normalize(w, HC);
+    for (int c = 0; c < HW; c++) vals[(size_t)c * tiles + t] = w[c];
+}
+
+// (scan 3) tile t's outputs from its prefix. In place (x == y) is safe:
+// only tile t's thread reads its elements in this kernel, each x[i] before
+// it writes y[i], and (1) has read them all before.
+__global__ void __launch_bounds__(HB) hscan_tiles(const uint16_t *x, uint16_t *y, size_t n, int bf, int prec, int shift,
+                                                  int excl, const int64_t *vals, size_t tiles)
+{
+    const size_t t = (size_t)blockIdx.x * HB + threadIdx.x;
+    if (t >= tiles) return;
+    const size_t lo = t * HS_TILE, hi = n - lo < (size_t)HS_TILE ? n : lo + HS_TILE;
+    int64_t r[HW];
+    for (int c = 0; c < HW; c++) r[c] = vals[(size_t)c * tiles + t];
+    r[HC + 1] = 0;
+    pp_xacc_normalize(r, HC);
+    uint16_t cur = (uint16_t)pp_xacc_bits_half(r, prec, shift);
+    for (size_t i = lo; i < hi; i++) {
+        const uint16_t v = x[i];
+        if (excl) y[i] = cur;
+        pp_xacc_add_f32(r, hwiden(v, bf));
+        cur = (uint16_t)pp_xacc_bits_half(r, prec, shift);
+        if (!excl) y[i] = cur;
+    }
+    if (excl && t == 0) y[0] = 0; // +0.0
+}
+
+__device__ __forceinline__ unsigned hkey(unsigned h) { return (h & 0x8000u) ? (~h & 0xffffu) : (h | 0x8000u); }
+
+// acc[0] = least key, acc[1] = greatest key, acc[2] = NaN seen (atomics;
+// acc set to 0xffff, 0, 0 before).
+__global__ void __launch_bounds__(HB) hminmax_kernel(const uint16_t *in, size_t n, unsigned inf, unsigned *acc)
+{
+    unsigned lo = 0xffffu, hi = 0u, nan = 0u;
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) {
+        const unsigned h = in[i], k = hkey(h);
+        nan |= (h & 0x7fffu) > inf;
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned l2 = __shfl_xor_sync(0xffffffffu, lo, d), h2 = __shfl_xor_sync(0xffffffffu, hi, d);
+        nan |= __shfl_xor_sync(0xffffffffu, nan, d);
+        lo = l2 < lo ? l2 : lo;
+        hi = h2 > hi ? h2 : hi;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&acc[0], lo);
+        atomicMax(&acc[1], hi);
+        if (nan) atomicOr(&acc[2], 1u);
+    }
+}
+
+__global__ void hminmax_init(unsigned *acc)
+{
+    acc[0] = 0xffffu;
+    acc[1] = 0u;
+    acc[2] = 0u;
+}
+
+__global__ void hminmax_final(const unsigned *acc, int is_max, unsigned nan_bits, uint16_t *out)
+{
+    const unsigned k = is_max ? acc[1] : acc[0];
+    out[0] = (uint16_t)(acc[2] ? nan_bits : (k & 0x8000u) ? (k & 0x7fffu) : (~k & 0xffffu));
+}
+
+__global__ void hset(uint16_t *out, unsigned bits) { out[0] = (uint16_t)bits; }
+
+pp_status half_minmax(pp_context *ctx, const pp_reduce_args *a, int prec)
+{
+    const char *fn = a->fn;
+    pp_cuda_state *s = pp_cuda(ctx);
+    unsigned *acc = (unsigned *)pp_cuda_scratch(ctx, 3 * sizeof(unsigned), fn);
+    if (!acc) return PP_ERROR_OUT_OF_MEMORY;
+    const unsigned grid = grid_for(ceil_div(a->n, (size_t)HB * HR_PER_THREAD), pp_cuda_resident(s, 4));
+    hminmax_init<<<1, 1, 0, s->stream>>>(acc);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    hminmax_kernel<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, PP_XACC_HALF_INF(prec), acc);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    hminmax_final<<<1, 1, 0, s->stream>>>(acc, a->op == PP_MAX, PP_XACC_HALF_NAN(prec), (uint16_t *)a->out);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
+}
+
+pp_status half_sum(pp_context *ctx, const pp_reduce_args *a, int prec)
+{
+    const char *fn = a->fn;
+    pp_cuda_state *s = pp_cuda(ctx);
+    size_t cap = pp_cuda_resident(s, 2);
+    if (cap > HR_MAX_BLOCKS) cap = HR_MAX_BLOCKS;
+    const unsigned grid = grid_for(ceil_div(a->n, (size_t)HB * HR_PER_THREAD), cap);
+    int64_t *part = (int64_t *)pp_cuda_scratch(ctx, (size_t)grid * HW * sizeof(int64_t), fn);
+    if (!part) return PP_ERROR_OUT_OF_MEMORY;
+    hsum_blocks<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, a->type == PP_BF16, part);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    hsum_final<<<1, 1, 0, s->stream>>>(part, grid, prec, PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
+}
+
+} // namespace
+
+pp_status pp_cuda_half_reduce(pp_context *ctx, const pp_reduce_args *a)
+{
+    const int prec = PP_HALF_PREC(a->type);
+    if (a->n == 0) { // the identity: +0.0, +inf (min), -inf (max)
+        const unsigned id = a->op == PP_SUM   ? 0u
+                            : a->op == PP_MIN ? PP_XACC_HALF_INF(prec)
+                                              : PP_XACC_HALF_INF(prec) | 0x8000u;
+        hset<<<1, 1, 0, pp_cuda(ctx)->stream>>>((uint16_t *)a->out, id);
+        PP_CUDA_LAUNCHED(ctx, a->fn);
+        return PP_SUCCESS;
+    }
+    return a->op == PP_SUM ? half_sum(ctx, a, prec) : half_minmax(ctx, a, prec);
+}
+
+pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
+{
+    const char *fn = a->fn;
+    const size_t n = a->n; // > 0 (the core returns before n == 0)
+    pp_cuda_state *s = pp_cuda(ctx);
+    const size_t tiles = ceil_div(n, HS_TILE);
+    if (tiles >= ((size_t)1 << 31)) // the chunk sums of (2) stay below 2^63
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for a half-type scan", fn, n);
+    int64_t *vals = (int64_t *)pp_cuda_scratch(ctx, tiles * HW * sizeof(int64_t), fn);
+    if (!vals) return PP_ERROR_OUT_OF_MEMORY;
+    const uint16_t *x = (const uint16_t *)a->in;
+    const int bf = a->type == PP_BF16;
+    const unsigned blocks = (unsigned)ceil_div(tiles, HB);
+    hscan_tile_sums<<<blocks, HB, 0, s->stream>>>(x, n, bf, vals, tiles);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    pp_xwords_kernel<PP_XWORDS_BLOCK, PP_XWORDS_ITEMS>
+        <<<HW, PP_XWORDS_BLOCK, 0, s->stream>>>(vals, tiles, HC); // (scan 2)
+    PP_CUDA_LAUNCHED(ctx, fn);
+    hscan_tiles<<<blocks, HB, 0, s->stream>>>(x, (uint16_t *)a->out, n, bf, PP_HALF_PREC(a->type),
+                                              PP_HALF_SHIFT(a->type), a->kind == PP_EXCLUSIVE, vals, tiles);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
+}

@@ -1,0 +1,61 @@
+/* opencl: the half types' slots (PP_F16, PP_BF16; parprim.h, "Half
+ * precision"), whatever algorithm is chosen. PP_SUM reduce and scan are
+ * the exact ones (opencl_exact.c, exact.cl: the f32 accumulator, one
+ * rounding to the half format per output); PP_MIN and PP_MAX are half.cl's
+ * integer min and max of order keys over G ranges, then one work-item. */
+#include "opencl_internal.h"
+
+#include "exact_acc.h"
+
+#define HGROUP_GPU 256
+#define HGROUP_CPU 16
+
+static pp_status half_minmax(pp_context *ctx, const pp_reduce_args *a)
+{
+    const char *fn = a->fn;
+    const int prec = PP_HALF_PREC(a->type);
+    const size_t n = a->n;
+    pp_ocl_defines d = PP_OCL_DEFINES_INIT;
+    PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, PP_U16));
+    pp_ocl_def(&d, "HALF_INF=%uu", (unsigned)PP_XACC_HALF_INF(prec));
+    pp_ocl_def(&d, "HALF_NAN=%uu", (unsigned)PP_XACC_HALF_NAN(prec));
+    static const char *const names[] = {"hminmax_parts"};
+    size_t L = pp_ocl_group_size(ctx, pp_ocl_cpu_shape(pp_ocl_device_caps(ctx)) ? HGROUP_CPU : HGROUP_GPU);
+    cl_kernel parts, final;
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "half", &d, names, 1, &parts, &L));
+    pp_ocl_def(&d, "L=%zu", L); /* the defines kernels_fit built with: the same program */
+    PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "half", &d, "hminmax_final", &final));
+    /* G ranges: a few per compute unit, at least 16 elements per work-item */
+    size_t groups = (size_t)pp_ocl_device_caps(ctx)->compute_units * 4;
+    if (groups > 1024) groups = 1024;
+    if (groups < 1) groups = 1;
+    const size_t most = n / (16 * L) + 1;
+    if (groups > most) groups = most;
+    const size_t chunk = n / groups + (n % groups != 0);
+    groups = n / chunk + (n % chunk != 0);
+    cl_mem work;
+    PP_OCL_STATUS(pp_ocl_scratch(ctx, groups * 3 * sizeof(cl_uint), fn, &work));
+    cl_mem in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out);
+    cl_ulong n64 = n, chunk64 = chunk, g64 = groups;
+    cl_uint is_max = a->op == PP_MAX;
+    PP_OCL_STATUS(PP_OCL_LAUNCH(ctx, fn, parts, groups, L, PP_OCL_ARG(in), PP_OCL_ARG(n64), PP_OCL_ARG(chunk64),
+                                PP_OCL_ARG(work)));
+    return PP_OCL_LAUNCH(ctx, fn, final, 1, 1, PP_OCL_ARG(work), PP_OCL_ARG(g64), PP_OCL_ARG(is_max), PP_OCL_ARG(out));
+}
+
+pp_status pp_ocl_half_reduce(pp_context *ctx, const pp_reduce_args *a)
+{
+    const char *fn = a->fn;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->out, 2, "out"}, {a->n ? a->in : NULL, a->n * 2, "in"}));
+    if (a->n == 0) { /* the identity: +0.0, +inf (min), -inf (max) */
+        const int prec = PP_HALF_PREC(a->type);
+        const uint16_t id = (uint16_t)(a->op == PP_SUM   ? 0u
+                                       : a->op == PP_MIN ? PP_XACC_HALF_INF(prec)
+                                                         : PP_XACC_HALF_INF(prec) | 0x8000u);
+        return pp_ocl_fill(ctx, fn, pp_ocl_mem(a->out), &id, sizeof id, 0, sizeof id);
+    }
+    if (a->op == PP_SUM) return pp_ocl_reduce_exact(ctx, a);
+    return half_minmax(ctx, a);
+}
+
+pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_ocl_scan_exact(ctx, a); }

@@ -1,0 +1,468 @@
+/* The half types (PP_F16, PP_BF16; parprim.h, "Half precision"), on every
+ * configuration of the run (every backend; every algorithm, which the half
+ * calls ignore), against a reference written here, apart from the library:
+ *   sums      pp_reduce PP_SUM and pp_scan PP_SUM (inclusive, exclusive,
+ *             in place) over awkward sizes and fresh random data (narrow
+ *             and wide exponent ranges, subnormals, a few NaN and
+ *             infinities): bit for bit the exact sum rounded once. The
+ *             reference sums each element as an integer multiple of the
+ *             format's smallest subnormal (2^-24, 2^-133) in a wide
+ *             integer of 32-bit limbs and rounds it to nearest even;
+ *   hand      ties at the rounding point, sums that rounding through f32
+ *             would get wrong, overflow to infinity, NaN, +inf + -inf,
+ *             cancellation, the signs of zero, 70000 bf16 ones (70144);
+ *   minmax    pp_reduce PP_MIN / PP_MAX, -0.0 below +0.0, NaN;
+ *   sort      pp_sort and pp_sort_copy in every order (NumPy's: -0.0
+ *             before +0.0, NaNs last ascending, stable, payloads kept),
+ *             where the backend has it (else PP_ERROR_UNSUPPORTED);
+ *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
+ *             and the type, nothing written. */
+#include "test_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the formats, by hand ------------------------------------------------------------------ */
+typedef struct hfmt {
+    pp_type type;
+    int prec;    /* significant bits */
+    int ebits;   /* exponent bits */
+    int min_exp; /* the smallest subnormal is 2^min_exp */
+} hfmt;
+
+static const hfmt F16 = {PP_F16, 11, 5, -24}, BF16 = {PP_BF16, 8, 8, -133};
+
+static uint16_t h_inf(const hfmt *f) { return (uint16_t)(((1u << f->ebits) - 1) << (f->prec - 1)); }
+static uint16_t h_nan(const hfmt *f) { return (uint16_t)(h_inf(f) | 1u << (f->prec - 2)); }
+static int h_isnan(const hfmt *f, uint16_t b) { return (b & 0x7fff) > h_inf(f); }
+
+/* The value of bits b as a double (every half value is one, exactly). */
+static double h_value(const hfmt *f, uint16_t b)
+{
+    const int fb = f->prec - 1, ef = (b >> fb) & ((1 << f->ebits) - 1), frac = b & ((1 << fb) - 1);
+    double v;
+    if (ef == (1 << f->ebits) - 1)
+        v = frac ? NAN : INFINITY;
+    else
+        v = ldexp(ef ? frac + (1 << fb) : frac, (ef ? ef - 1 : 0) + f->min_exp);
+    return (b & 0x8000) ? -v : v;
+}
+
+/* ---- the reference: an exact sum in units of the smallest subnormal ------------------------- */
+#define LIMBS 10 /* 320 bits: bf16 values are below 2^262 units, sums of 2^20 of them below 2^282 */
+
+typedef struct xsum {
+    uint32_t pos[LIMBS], neg[LIMBS];
+    int nan, pinf, ninf, not_neg0;
+} xsum;
+
+static void add_at(uint32_t *l, uint64_t m, int shift)
+{
+    int i = shift / 32;
+    uint64_t c = m << (shift % 32); /* m < 2^11: fits */
+    for (; c && i < LIMBS; i++) {
+        c += l[i];
+        l[i] = (uint32_t)c;
+        c >>= 32;
+    }
+    TC_REQUIRE(c == 0, "reference sum overflowed its limbs");
+}
+
+static void xs_add(xsum *s, const hfmt *f, uint16_t b)
+{
+    const int fb = f->prec - 1, ef = (b >> fb) & ((1 << f->ebits) - 1), frac = b & ((1 << fb) - 1);
+    const int neg = (b & 0x8000) != 0;
+    if (ef == (1 << f->ebits) - 1) {
+        if (frac)
+            s->nan = 1;
+        else if (neg)
+            s->ninf = 1;
+        else
+            s->pinf = 1;
+        return;
+    }
+    if (b != 0x8000) s->not_neg0 = 1;
+    const uint64_t m = ef ? (uint64_t)frac | (uint64_t)1 << fb : (uint64_t)frac;
+    if (m) add_at(neg ? s->neg : s->pos, m, ef ? ef - 1 : 0);
+}
+
+/* |a - b| into d; returns 1 if a < b. */
+static int mag_diff(const uint32_t *a, const uint32_t *b, uint32_t *d)
+{
+    int less = 0;
+    for (int i = LIMBS - 1; i >= 0; i--)
+        if (a[i] != b[i]) {
+            less = a[i] < b[i];
+            break;
+        }
+    const uint32_t *x = less ? b : a, *y = less ? a : b;
+    int64_t borrow = 0;
+    for (int i = 0; i < LIMBS; i++) {
+        int64_t v = (int64_t)x[i] - y[i] - borrow;
+        borrow = v < 0;
+        d[i] = (uint32_t)(v + (borrow ? ((int64_t)1 << 32) : 0));
+    }
+    return less;
+}
+
+static int bit(const uint32_t *d, int i) { return (d[i / 32] >> (i % 32)) & 1; }
+
+/* The exact sum rounded once to nearest even, as bits of the format. */
+static uint16_t xs_round(const xsum *s, const hfmt *f)
+{
+    if (s->nan || (s->pinf && s->ninf)) return h_nan(f);
+    if (s->pinf) return h_inf(f);
+    if (s->ninf) return (uint16_t)(h_inf(f) | 0x8000);
+    uint32_t d[LIMBS];
+    const int neg = mag_diff(s->pos, s->neg, d);
+    int top = -1; /* the highest set bit */
+    for (int i = 32 * LIMBS - 1; i >= 0 && top < 0; i--)
+        if (bit(d, i)) top = i;
+    if (top < 0) return s->not_neg0 ? 0 : 0x8000;
+    uint64_t m;
+    int e = 0; /* |sum| ~ m * 2^e units */
+    if (top < f->prec) {
+        m = d[0];
+    } else {
+        e = top + 1 - f->prec;
+        m = 0;
+        for (int i = top; i >= e; i--) m = m << 1 | (uint64_t)bit(d, i);
+        const int half = bit(d, e - 1);
+        int sticky = 0;
+        for (int i = e - 2; i >= 0 && !sticky; i--) sticky = bit(d, i);
+        if (half && (sticky || (m & 1))) m++;
+        if (m >> f->prec) m >>= 1, e++;
+    }
+    /* m < 2^(prec-1): subnormal (e == 0); else exponent field e + 1 */
+    uint32_t bits = m < ((uint64_t)1 << (f->prec - 1))
+                        ? (uint32_t)m
+                        : (uint32_t)(e + 1) << (f->prec - 1) | (uint32_t)(m & ((1u << (f->prec - 1)) - 1));
+    if (bits >= h_inf(f)) bits = h_inf(f);
+    return (uint16_t)(bits | (neg ? 0x8000u : 0));
+}
+
+/* ---- data ------------------------------------------------------------------------------------ */
+/* Finite random values: exponent fields in [elo, ehi] (0: subnormals),
+ * random signs and fractions; NaN and infinities where specials. */
+static void gen(tc_rng *r, const hfmt *f, uint16_t *x, size_t n, int elo, int ehi, int specials)
+{
+    const int fb = f->prec - 1;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t ef = (uint32_t)tc_between(r, elo, ehi), frac = (uint32_t)tc_below(r, 1u << fb);
+        x[i] = (uint16_t)((tc_below(r, 2) ? 0x8000u : 0) | ef << fb | frac);
+        if (specials && tc_below(r, 1000) == 0) {
+            const int k = (int)tc_below(r, 3);
+            x[i] = k == 0 ? (uint16_t)(h_inf(f) | 1) : k == 1 ? h_inf(f) : (uint16_t)(h_inf(f) | 0x8000);
+        }
+    }
+    if (n) x[tc_below(r, n)] |= 1; /* never all zeros */
+}
+
+static const hfmt *const fmts[2] = {&F16, &BF16};
+
+/* Runs reduce and the scans of x on every configuration, checks the bits. */
+static void check_sums(const hfmt *f, const uint16_t *x, size_t n, const char *what)
+{
+    uint16_t *inc = (uint16_t *)tc_halloc(2 * n + 2), *exc = (uint16_t *)tc_halloc(2 * n + 2);
+    uint16_t *got = (uint16_t *)tc_halloc(2 * n + 2);
+    xsum s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = 0; i < n; i++) {
+        exc[i] = i ? xs_round(&s, f) : 0;
+        xs_add(&s, f, x[i]);
+        inc[i] = xs_round(&s, f);
+    }
+    const uint16_t total = n ? inc[n - 1] : 0;
+    const tc_config *cs;
+    const size_t nc = tc_configs(PP_PRIM_SCAN, &cs);
+    for (size_t c = 0; c < nc; c++) {
+        pp_context *ctx = cs[c].ctx;
+        tc_use(&cs[c], PP_PRIM_SCAN); /* the reduce too where it takes the algorithm: the half calls ignore both */
+        if (pp_set_algorithm(ctx, PP_PRIM_REDUCE, cs[c].algo) != PP_SUCCESS)
+            TC_OK(pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+        tc_case("%s %s n=%zu on %s", pp_type_name(f->type), what, n, tc_config_name(&cs[c]));
+        void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * n, 0xAB);
+        void *dred = tc_dev_filled(ctx, 2, 0xAB);
+        TC_OK(pp_reduce(ctx, f->type, PP_SUM, din, n, dred));
+        TC_DOWNLOAD(ctx, got, dred, 2, "reduce");
+        TC_REQUIRE(got[0] == total, "reduce: 0x%04x, want 0x%04x", got[0], total);
+        for (int k = 0; k < 2; k++) {
+            TC_OK(pp_scan(ctx, f->type, PP_SUM, k ? PP_EXCLUSIVE : PP_INCLUSIVE, din, dout, n));
+            TC_DOWNLOAD(ctx, got, dout, 2 * n, "scan");
+            TC_EXPECT_BITS(PP_U16, got, k ? exc : inc, n, k ? "exclusive scan" : "inclusive scan");
+        }
+        TC_OK(pp_scan(ctx, f->type, PP_SUM, PP_INCLUSIVE, din, din, n)); /* in place */
+        TC_DOWNLOAD(ctx, got, din, 2 * n, "scan in place");
+        TC_EXPECT_BITS(PP_U16, got, inc, n, "inclusive scan in place");
+        tc_dev_free(ctx, din);
+        tc_dev_free(ctx, dout);
+        tc_dev_free(ctx, dred);
+    }
+    for (size_t c = 0; c < nc; c++) {
+        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+    }
+    free(inc);
+    free(exc);
+    free(got);
+}
+
+static void test_sums(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_sums");
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 31, 255, 1000, 2049, 8193, 40001};
+    const size_t ns = tc_quick ? 8 : sizeof sizes / sizeof sizes[0];
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 40001);
+    for (int fi = 0; fi < 2; fi++) {
+        const hfmt *f = fmts[fi];
+        const int emax = (1 << f->ebits) - 2, bias = (1 << (f->ebits - 1)) - 1;
+        for (size_t si = 0; si < ns; si++) {
+            const size_t n = sizes[si];
+            gen(&r, f, x, n, bias - 3, bias + 3, 0);
+            check_sums(f, x, n, "narrow");
+            gen(&r, f, x, n, 0, 2, 0);
+            check_sums(f, x, n, "subnormal");
+            gen(&r, f, x, n, 0, emax, 0);
+            check_sums(f, x, n, "wide");
+            gen(&r, f, x, n, bias - 5, bias + 5, 1);
+            check_sums(f, x, n, "specials");
+        }
+    }
+    free(x);
+}
+
+/* One hand case: the reduce of x (n) must be want on every configuration,
+ * the reference agreeing. */
+static void hand(const hfmt *f, const uint16_t *x, size_t n, uint16_t want, const char *what)
+{
+    xsum s;
+    memset(&s, 0, sizeof s);
+    for (size_t i = 0; i < n; i++) xs_add(&s, f, x[i]);
+    TC_REQUIRE(xs_round(&s, f) == want, "%s %s: the reference gives 0x%04x, want 0x%04x", pp_type_name(f->type), what,
+               xs_round(&s, f), want);
+    check_sums(f, x, n, what);
+}
+
+static void test_hand(void **state)
+{
+    (void)state;
+    /* f16: 1 = 0x3C00, 2^-11 = 0x1000, 2^-24 = 0x0001, 65504 = 0x7BFF, 16 = 0x4C00, 15 = 0x4B80 */
+    const uint16_t tie[] = {0x3C00, 0x1000}, tie_odd[] = {0x3C01, 0x1000}, above[] = {0x3C00, 0x1000, 0x0001};
+    hand(&F16, tie, 2, 0x3C00, "1 + 2^-11 (tie to even, down)");
+    hand(&F16, tie_odd, 2, 0x3C02, "1 + 2^-10 + 2^-11 (tie to even, up)");
+    hand(&F16, above, 3, 0x3C01, "1 + 2^-11 + 2^-24 (through f32: 1.0)");
+    const uint16_t ovf[] = {0x7BFF, 0x4C00}, novf[] = {0x7BFF, 0x4B80}, novf_neg[] = {0xFBFF, 0xCC00};
+    hand(&F16, ovf, 2, 0x7C00, "65504 + 16 (a tie: overflows)");
+    hand(&F16, novf, 2, 0x7BFF, "65504 + 15");
+    hand(&F16, novf_neg, 2, 0xFC00, "-65504 - 16");
+    const uint16_t back[] = {0x7BFF, 0x7BFF, 0xFBFF}; /* partial sum beyond the range, the total not */
+    hand(&F16, back, 3, 0x7BFF, "65504 + 65504 - 65504");
+    const uint16_t nan[] = {0x3C00, 0x7D23, 0x3C00}, infs[] = {0x7C00, 0x3C00, 0xFC00}, pinf[] = {0x7C00, 0xFBFF};
+    hand(&F16, nan, 3, 0x7E00, "NaN (payload 0x123)");
+    hand(&F16, infs, 3, 0x7E00, "+inf + -inf");
+    hand(&F16, pinf, 2, 0x7C00, "+inf - 65504");
+    const uint16_t cancel[] = {0x3555, 0x0123, 0xB555, 0x8123}, negz[] = {0x8000, 0x8000}, mixz[] = {0x8000, 0x0000};
+    hand(&F16, cancel, 4, 0x0000, "x + y - x - y");
+    hand(&F16, negz, 2, 0x8000, "-0 + -0");
+    hand(&F16, mixz, 2, 0x0000, "-0 + +0");
+    const uint16_t subn[] = {0x0001, 0x03FF}; /* the largest subnormal plus the least: the least normal */
+    hand(&F16, subn, 2, 0x0400, "subnormals to the least normal");
+    /* bf16: 1 = 0x3F80, 2^-8 = 0x3B80, 2^-25 = 0x3300 */
+    const uint16_t btie[] = {0x3F80, 0x3B80}, babove[] = {0x3F80, 0x3B80, 0x3300};
+    hand(&BF16, btie, 2, 0x3F80, "1 + 2^-8 (tie to even)");
+    hand(&BF16, babove, 3, 0x3F81, "1 + 2^-8 + 2^-25 (through f32: 1.0)");
+    const uint16_t bovf[] = {0x7F7F, 0x7F7F}, bsub[] = {0x0001, 0x8002}, bnan[] = {0xFF80, 0x7F80};
+    hand(&BF16, bovf, 2, 0x7F80, "largest + largest");
+    hand(&BF16, bsub, 2, 0x8001, "2^-133 - 2^-132");
+    hand(&BF16, bnan, 2, 0x7FC0, "-inf + +inf");
+    uint16_t *ones = (uint16_t *)tc_halloc(2 * 70000);
+    for (size_t i = 0; i < 70000; i++) ones[i] = 0x3F80;
+    hand(&BF16, ones, 70000, 0x4789, "70000 ones (70144)");
+    free(ones);
+}
+
+/* ---- min and max ------------------------------------------------------------------------------ */
+static uint16_t ref_minmax(const hfmt *f, const uint16_t *x, size_t n, int is_max)
+{
+    uint16_t best = (uint16_t)(h_inf(f) | (is_max ? 0x8000 : 0));
+    for (size_t i = 0; i < n; i++) {
+        if (h_isnan(f, x[i])) return h_nan(f);
+        const double a = h_value(f, x[i]), b = h_value(f, best);
+        const int a_neg0 = x[i] == 0x8000, b_neg0 = best == 0x8000;
+        const int less = a < b || (a == b && a_neg0 && !b_neg0), more = a > b || (a == b && !a_neg0 && b_neg0);
+        if (is_max ? more : less) best = x[i];
+    }
+    return best;
+}
+
+static void test_minmax(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_minmax");
+    static const size_t sizes[] = {0, 1, 2, 5, 100, 4097, 70001};
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 70001), *got = (uint16_t *)tc_halloc(2);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int kind = 0; kind < 3; kind++) {
+                const hfmt *f = fmts[fi];
+                const size_t n = sizes[si];
+                gen(&r, f, x, n, 0, (1 << f->ebits) - 2, kind == 2);
+                if (kind == 1) /* only zeros of both signs, and one value */
+                    for (size_t i = 0; i < n; i++) x[i] = i == n / 2 ? 0x0001 : tc_below(&r, 2) ? 0x8000 : 0x0000;
+                for (int op = PP_MIN; op <= PP_MAX; op++) {
+                    const uint16_t want = ref_minmax(f, x, n, op == PP_MAX);
+                    for (size_t c = 0; c < nctx; c++) {
+                        tc_case("%s %s n=%zu kind %d on %s", pp_type_name(f->type), pp_op_name((pp_op)op), n, kind,
+                                pp_backend_name(pp_context_backend(ctxs[c])));
+                        void *din = tc_dev_upload(ctxs[c], x, 2 * n), *dout = tc_dev_filled(ctxs[c], 2, 0xAB);
+                        TC_OK(pp_reduce(ctxs[c], f->type, (pp_op)op, din, n, dout));
+                        TC_DOWNLOAD(ctxs[c], got, dout, 2, "min/max");
+                        TC_REQUIRE(got[0] == want, "0x%04x, want 0x%04x", got[0], want);
+                        tc_dev_free(ctxs[c], din);
+                        tc_dev_free(ctxs[c], dout);
+                    }
+                }
+            }
+    free(x);
+    free(got);
+}
+
+/* ---- sort ------------------------------------------------------------------------------------- */
+typedef struct sitem {
+    uint16_t bits;
+    size_t idx;
+} sitem;
+static const hfmt *sort_fmt;
+static pp_order sort_order;
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+    const sitem *a = (const sitem *)pa, *b = (const sitem *)pb;
+    const int an = h_isnan(sort_fmt, a->bits), bn = h_isnan(sort_fmt, b->bits);
+    int c = 0;
+    if (an || bn) {
+        c = an - bn;                             /* NaNs after every number, */
+        if (sort_order == PP_DESCENDING) c = -c; /* before them in PP_DESCENDING */
+    } else {
+        const double va = h_value(sort_fmt, a->bits), vb = h_value(sort_fmt, b->bits);
+        const int sa = (a->bits & 0x8000) != 0, sb = (b->bits & 0x8000) != 0;
+        c = va < vb || (va == vb && sa && !sb) ? -1 : va > vb || (va == vb && !sa && sb) ? 1 : 0;
+        if (sort_order != PP_ASCENDING) c = -c;
+    }
+    if (c) return c;
+    return a->idx < b->idx ? -1 : a->idx > b->idx; /* stable */
+}
+
+static void test_sort(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_sort");
+    static const size_t sizes[] = {2, 3, 47, 1000, 70001};
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 70001), *want = (uint16_t *)tc_halloc(2 * 70001);
+    uint16_t *got = (uint16_t *)tc_halloc(2 * 70001);
+    sitem *it = (sitem *)malloc(70001 * sizeof *it);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (int order = PP_ASCENDING; order <= PP_DESCENDING_NAN_LAST; order++) {
+                const hfmt *f = fmts[fi];
+                const size_t n = sizes[si];
+                gen(&r, f, x, n, 0, (1 << f->ebits) - 2, 0);
+                for (size_t i = 0; i < n; i++) { /* zeros of both signs, NaNs of both signs and payloads, infinities */
+                    const uint64_t k = tc_below(&r, 16);
+                    if (k == 0)
+                        x[i] = tc_below(&r, 2) ? 0x8000 : 0x0000;
+                    else if (k == 1)
+                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0) | (1 + tc_below(&r, 3)));
+                    else if (k == 2)
+                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0));
+                }
+                for (size_t i = 0; i < n; i++) it[i].bits = x[i], it[i].idx = i;
+                sort_fmt = f;
+                sort_order = (pp_order)order;
+                qsort(it, n, sizeof *it, sort_cmp);
+                for (size_t i = 0; i < n; i++) want[i] = it[i].bits;
+                for (size_t c = 0; c < nctx; c++) {
+                    pp_context *ctx = ctxs[c];
+                    tc_case("%s sort n=%zu order %d on %s", pp_type_name(f->type), n, order,
+                            pp_backend_name(pp_context_backend(ctx)));
+                    void *d = tc_dev_upload(ctx, x, 2 * n), *o = tc_dev_filled(ctx, 2 * n, 0xAB);
+                    pp_status st = pp_sort_copy(ctx, f->type, d, o, n, (pp_order)order);
+                    if (st == PP_ERROR_UNSUPPORTED && strstr(pp_last_error(ctx), "not available on the")) {
+                        tc_skip("half sort", "half-type sort not available on %s",
+                                pp_backend_name(pp_context_backend(ctx)));
+                    } else {
+                        TC_REQUIRE(st == PP_SUCCESS, "pp_sort_copy: %s", pp_last_error(ctx));
+                        TC_DOWNLOAD(ctx, got, o, 2 * n, "sorted copy");
+                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_copy");
+                        TC_OK(pp_sort(ctx, f->type, d, n, (pp_order)order));
+                        TC_DOWNLOAD(ctx, got, d, 2 * n, "sorted");
+                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort");
+                    }
+                    tc_dev_free(ctx, d);
+                    tc_dev_free(ctx, o);
+                }
+            }
+    free(x);
+    free(want);
+    free(got);
+    free(it);
+}
+
+/* ---- calls not covered yet -------------------------------------------------------------------- */
+static void refused(pp_context *ctx, pp_status st, const char *fn, pp_type t)
+{
+    const char *msg = pp_last_error(ctx);
+    TC_REQUIRE(st == PP_ERROR_UNSUPPORTED && strstr(msg, fn) && strstr(msg, pp_type_name(t)),
+               "%s with %s returned %s: %s", fn, pp_type_name(t), pp_status_string(st), msg);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    const uint16_t x[4] = {0x3C00, 0x4000, 0x4200, 0x3C00}, lo = 0x0000, hi = 0x4400;
+    unsigned char *got = (unsigned char *)tc_halloc(64), want[64];
+    memset(want, 0xAB, sizeof want);
+    for (size_t c = 0; c < nctx; c++)
+        for (int fi = 0; fi < 2; fi++) {
+            pp_context *ctx = ctxs[c];
+            const pp_type t = fmts[fi]->type;
+            tc_case("%s on %s", pp_type_name(t), pp_backend_name(pp_context_backend(ctx)));
+            void *d = tc_dev_upload(ctx, x, sizeof x), *o = tc_dev_filled(ctx, 64, 0xAB);
+            uint64_t *counts = (uint64_t *)tc_dev_filled(ctx, 4 * sizeof(uint64_t), 0xAB);
+            refused(ctx, pp_histogram_even(ctx, t, d, 4, &lo, &hi, 4, counts), "pp_histogram_even", t);
+            refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
+            refused(ctx, pp_scan(ctx, t, PP_MAX, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
+            refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
+            refused(ctx, pp_sort_pairs(ctx, t, o, d, 2, 4, PP_ASCENDING), "pp_sort_pairs", t);
+            refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
+            TC_DOWNLOAD(ctx, got, o, 64, "untouched output");
+            TC_REQUIRE(memcmp(got, want, 64) == 0, "a refused call wrote its output");
+            tc_dev_free(ctx, d);
+            tc_dev_free(ctx, o);
+            tc_dev_free(ctx, counts);
+        }
+    free(got);
+    TC_REQUIRE(pp_type_size(PP_F16) == 2 && pp_type_size(PP_BF16) == 2, "pp_type_size of the half types");
+    TC_REQUIRE(strcmp(pp_type_name(PP_F16), "f16") == 0 && strcmp(pp_type_name(PP_BF16), "bf16") == 0,
+               "pp_type_name of the half types");
+}
+
+int main(void)
+{
+    tc_init("test_half");
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused), cmocka_unit_test(test_hand),
+                                       cmocka_unit_test(test_minmax), cmocka_unit_test(test_sort),
+                                       cmocka_unit_test(test_sums)};
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    tc_finish();
+    return rc;
+}

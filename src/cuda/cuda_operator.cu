@@ -4,7 +4,8 @@
 // (cudaLibraryLoadData: no link to the driver library, so the library still
 // loads on machines without a GPU driver), and kept by the context per text
 // and element size until pp_destroy. The reduce: one pass of blocks over contiguous
-// ranges (a contiguous range per warp), then one warp over their results;
+// ranges (a contiguous range per warp; for a commutative operator each lane
+// folds a strided share of it), then one warp over their results;
 // the scan: the same first pass, the warps' carries in order by one warp,
 // then each warp scans its range from its carry (two reads and one write of
 // the array). Every launch goes on the context's stream. Working memory
@@ -217,7 +218,8 @@ pp_status pp_cuda_scan_op(pp_context *ctx, const pp_op_scan_args *a)
     const void *in = a->in;
     void *pout = part;
     void *args[] = {&in, &n, &per, &pout, &nw};
-    pp_status st = launch(ctx, a->fn, p->reduce, blocks, p->threads, args);
+    /* the ranges' folds; commutative: in any order within a range */
+    pp_status st = launch(ctx, a->fn, op->commutative ? p->reduce_any : p->reduce, blocks, p->threads, args);
     const void *cpart = part;
     void *cout = carry;
     /* the identity by value: the launch copies its bytes */

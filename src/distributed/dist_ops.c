@@ -97,7 +97,7 @@ void pp_dist_identity(pp_type t, pp_op op, void *out)
         T v_ = ident_##N(op);   \
         memcpy(out, &v_, sizeof v_); \
     }
-    switch (t) { DIST_EACH_TYPE(X); }
+    switch (t) { DIST_EACH_TYPE(X); default: break; } /* the half types: refused by pp_dist_check_type */
 #undef X
 }
 
@@ -111,7 +111,7 @@ void pp_dist_combine(pp_type t, pp_op op, void *acc, const void *x)
         a_ = comb_##N(op, a_, b_);         \
         memcpy(acc, &a_, sizeof a_);       \
     }
-    switch (t) { DIST_EACH_TYPE(X); }
+    switch (t) { DIST_EACH_TYPE(X); default: break; } /* the half types: refused by pp_dist_check_type */
 #undef X
 }
 
@@ -125,7 +125,7 @@ int pp_dist_equal(pp_type t, const void *a, const void *b)
         memcpy(&b_, b, sizeof b_);   \
         eq = a_ == b_;               \
     }
-    switch (t) { DIST_EACH_TYPE(X); }
+    switch (t) { DIST_EACH_TYPE(X); default: break; } /* the half types: refused by pp_dist_check_type */
 #undef X
     return eq;
 }
@@ -153,6 +153,7 @@ uint64_t pp_dist_sort_key(pp_type t, pp_order order, const void *a, size_t i)
         k = isnan(f) ? UINT64_MAX : (v >> 63) ? ~v : v | (1ull << 63);
         break;
     }
+    default: break; /* the half types: refused by pp_dist_check_type */
     }
     if (order == PP_ASCENDING) return k;
     /* descending: the keys reversed (every NaN, kmax above, first); in

@@ -45,8 +45,10 @@ float64 by default (Context.reduce). Errors raise parprim.Error subclasses
 carrying the C library's message (pp_last_error).
 
 Operators of your own: parprim.Operator(source, dtype, identity), C text
-that the library compiles for each backend, is op= of reduce and scan over
-arrays of its dtype (a NumPy structured dtype, or a plain one).
+that the library compiles for each backend, is op= of reduce, scan and the
+segmented and by-key forms over arrays of its dtype (a NumPy structured
+dtype, or a plain one), or of its packed form (fields of one type as a
+trailing axis: what GPU arrays can hold).
 """
 
 from __future__ import annotations

@@ -287,16 +287,16 @@ def index(x, what):
 
 
 class DeviceView:
-    """What parprim needs of a GPU array: its address, element count and
-    dtype, device, the stream its producer orders it on, and the objects to
-    keep alive while the address is used."""
+    """What parprim needs of a GPU array: its address, element count, shape
+    and dtype, device, the stream its producer orders it on, and the objects
+    to keep alive while the address is used."""
 
-    __slots__ = ("obj", "ptr", "n", "dtype", "device", "stream", "keep", "readonly", "contiguous")
+    __slots__ = ("obj", "ptr", "n", "dtype", "device", "stream", "keep", "readonly", "contiguous", "shape")
 
-    def __init__(self, obj, ptr, n, dtype, device, stream, keep, readonly, contiguous):
+    def __init__(self, obj, ptr, n, dtype, device, stream, keep, readonly, contiguous, shape):
         self.obj, self.ptr, self.n, self.dtype = obj, ptr, n, dtype
         self.device, self.stream, self.keep = device, stream, keep
-        self.readonly, self.contiguous = readonly, contiguous
+        self.readonly, self.contiguous, self.shape = readonly, contiguous, shape
 
 
 def _c_contiguous(shape, strides, itemsize):
@@ -336,7 +336,7 @@ def cai_view(obj, what="a", cai=None):
         raise InvalidArgument(f"parprim: {what} has a mask (__cuda_array_interface__['mask'])")
     dev = _c.pointer_device(ptr) if ptr else -1
     stream = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
-    return DeviceView(obj, ptr, n, dtype, (DL_CUDA, dev), stream, (obj,), bool(readonly), contiguous)
+    return DeviceView(obj, ptr, n, dtype, (DL_CUDA, dev), stream, (obj,), bool(readonly), contiguous, shape)
 
 
 def torch_stream(obj):
@@ -367,7 +367,7 @@ def dlpack_view(obj, stream, what="a"):
         n *= s
     contiguous = _c_contiguous(shape, None if strides is None else tuple(s * dtype.itemsize for s in strides),
                                dtype.itemsize)
-    return DeviceView(obj, ptr, n, dtype, (dtype_, did), stream, (obj, cap), bool(ro), contiguous)
+    return DeviceView(obj, ptr, n, dtype, (dtype_, did), stream, (obj, cap), bool(ro), contiguous, tuple(shape))
 
 
 def device_view(obj, what="a"):

@@ -16,7 +16,9 @@ from . import _parprim as _c
 from ._arrays import CODE, I64, U64, library
 from ._axis import argsort_rows, flat_direct, one_axis
 from ._numpy_rules import as_bool, bool_as_u8
-from ._runs import trimmed
+from . import _operator
+from ._operator import Operator
+from ._runs import covers, trimmed
 from ._parprim import InvalidArgument, _NotDirect
 
 _INF = float("inf")
@@ -247,7 +249,13 @@ class KeyedMethods:
         op and exact: as for reduce (exact=True on a float sum: Unsupported
         where the backend has no exact segmented form). Returns an array of
         nseg elements of a's dtype.
+
+        op may also be a parprim.Operator (pp_segmented_reduce_op): a of
+        its dtype or its packed form, as for reduce; an empty segment gives
+        its identity. exact=True raises InvalidArgument.
         """
+        if isinstance(op, Operator):
+            return _operator.segmented_reduce(self, a, offsets, op, exact)
         with self._run(a) as r:
             x = r.input(a)
             o = r.offsets(offsets, x.n)
@@ -262,12 +270,19 @@ class KeyedMethods:
         keep a's values. out: an array of a's dtype and size, or a itself
         (in place); by default a new array. op, exclusive and exact: as for
         scan.
+
+        op may also be a parprim.Operator (pp_segmented_scan_op): a (and
+        out) of its dtype or its packed form, as for scan; exclusive=True
+        starts each segment from its identity. exact=True raises
+        InvalidArgument.
         """
+        if isinstance(op, Operator):
+            return _operator.segmented_scan(self, a, offsets, op, exclusive, out, exact)
         with self._run(a) as r:
             x = r.input(a)
             o = r.offsets(offsets, x.n)
             y = r.output(x.dtype, x.n, out, inputs=(x,), inplace=x, src=x)
-            if not _covers(o, x.n):
+            if not covers(o, x.n):
                 r.init_from(y, x)
             self._c.segmented_scan(x.h, y.h, o.h, op, bool(exclusive), o.n - 1, bool(exact), x.code, x.n)
             return r.result(y)
@@ -319,7 +334,13 @@ class KeyedMethods:
         of one length, of any two parprim types; op and exact: as for
         reduce, on the values. Returns (keys, reduced), trimmed to the
         number of runs.
+
+        op may also be a parprim.Operator (pp_reduce_by_key_op): values of
+        its dtype or its packed form (the reduced values in that form),
+        keys of any parprim type. exact=True raises InvalidArgument.
         """
+        if isinstance(op, Operator):
+            return _operator.reduce_by_key(self, keys, values, op, exact)
         with self._run(keys) as r:
             k, v = self._by_key(r, keys, values)
             ko = r.output(k.dtype, k.n, what="keys_out")
@@ -331,7 +352,13 @@ class KeyedMethods:
         """A scan of values that restarts at each run of equal neighbouring
         keys (pp_scan_by_key; runs as for reduce_by_key). op, exclusive and
         exact: as for scan. out: an array of values' dtype and size, or
-        values itself (in place); by default a new array."""
+        values itself (in place); by default a new array.
+
+        op may also be a parprim.Operator (pp_scan_by_key_op): values (and
+        out) of its dtype or its packed form; exclusive=True starts each run
+        from its identity. exact=True raises InvalidArgument."""
+        if isinstance(op, Operator):
+            return _operator.scan_by_key(self, keys, values, op, exclusive, out, exact)
         with self._run(keys) as r:
             k, v = self._by_key(r, keys, values)
             y = r.output(v.dtype, k.n, out, inputs=(k, v), inplace=v, src=v)
@@ -377,10 +404,3 @@ def _inverse(ids, starts, order, shape):
     ids[order] = run
     return ids.reshape(shape)
 
-
-def _covers(o, n):
-    """Whether host offsets cover the whole array (then no element of a
-    segmented scan's output is left for a's values); False for device
-    offsets, which are not read back."""
-    h = o.obj
-    return isinstance(h, np.ndarray) and int(h[0]) == 0 and int(h[-1]) == n

@@ -473,3 +473,11 @@ class _DeviceRun:
         if getattr(obj, "ndim", 1) != 1:
             obj = obj.reshape(-1)
         return obj[:count]
+
+
+def covers(o, n):
+    """Whether host offsets cover the whole array (then no element of a
+    segmented scan's output is left for a's values); False for device
+    offsets, which are not read back."""
+    h = o.obj
+    return isinstance(h, np.ndarray) and int(h[0]) == 0 and int(h[-1]) == n

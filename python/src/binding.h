@@ -45,7 +45,8 @@
  *   direct.c      direct host calls: new NumPy outputs made here, for the
  *                 package's short path of plain arrays on a cpu context
  *   operator.c    operators of the user's own: the Op type (one
- *                 pp_operator of one context), reduce and scan with it
+ *                 pp_operator of one context), reduce and scan, the
+ *                 segmented and by-key forms with it
  * Functions used across files have the prefix ppy_ and are declared here;
  * everything else is static.
  */
@@ -120,6 +121,20 @@ int ppy_format_type(const char *f, Py_ssize_t itemsize);
 int ppy_arr_get(PyObject *o, int writable, int raw, const char *name, Arr *a);
 int ppy_first_array(const Arr *a, PyObject *type_o, PyObject *n_o, int *type, size_t *n);
 int ppy_arr_check(const Arr *a, const char *name, int want, size_t item, size_t n);
+
+/* An array argument as read by ppy_arr_get: its name, whether it is
+ * written, and whether any element type is taken (raw). */
+typedef struct {
+    const char *name;
+    int writable, raw;
+} ArgSpec;
+
+/* Several array arguments read at once, a count argument, and a call's
+ * result (keyed.c; operator.c's too) */
+int ppy_get_arrays(PyObject *const *objs, const ArgSpec *spec, int k, Arr *a);
+void ppy_release_arrays(Arr *a, int k);
+int ppy_size_arg(PyObject *o, const char *name, size_t *out);
+PyObject *ppy_call_result(pp_status st, const char *msg, int counted, uint64_t count, Arr *a, int k);
 
 /* ------------------------------------------------------------------------ */
 /* Context (context.c)                                                      */

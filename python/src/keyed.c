@@ -10,16 +10,9 @@
  */
 #include "binding.h"
 
-/* An array argument as read by ppy_arr_get: its name, whether it is
- * written, and whether any element type is taken (raw). */
-typedef struct {
-    const char *name;
-    int writable, raw;
-} ArgSpec;
-
 /* Reads k array arguments; on failure releases those read and returns -1
- * (exception set). */
-static int get_arrays(PyObject *const *objs, const ArgSpec *spec, int k, Arr *a)
+ * (exception set). Also operator.c's. */
+int ppy_get_arrays(PyObject *const *objs, const ArgSpec *spec, int k, Arr *a)
 {
     for (int i = 0; i < k; i++) {
         if (ppy_arr_get(objs[i], spec[i].writable, spec[i].raw, spec[i].name, &a[i]) == 0) continue;
@@ -29,13 +22,13 @@ static int get_arrays(PyObject *const *objs, const ArgSpec *spec, int k, Arr *a)
     return 0;
 }
 
-static void release_arrays(Arr *a, int k)
+void ppy_release_arrays(Arr *a, int k)
 {
     for (int i = 0; i < k; i++) ppy_arr_release(&a[i]);
 }
 
 /* A non-negative Py_ssize_t argument (a count) as size_t. */
-static int size_arg(PyObject *o, const char *name, size_t *out)
+int ppy_size_arg(PyObject *o, const char *name, size_t *out)
 {
     Py_ssize_t v = PyLong_AsSsize_t(o);
     if (v == -1 && PyErr_Occurred()) return -1;
@@ -133,32 +126,41 @@ static pp_status dispatch(pp_context *ctx, const Call *c)
  * None, or the count of the calls that write one. */
 static PyObject *finish(Ctx *self, Call *c, int ok, Arr *a, int k)
 {
-    PyObject *res = NULL;
-    if (ok) {
-        const int counted = c->which == K_REDUCE_BY_KEY || c->which == K_RLE;
-        const pp_primitive prim = c->which == K_SEG_SCAN || c->which == K_SCAN_BY_KEY ? PP_PRIM_SCAN : PP_PRIM_REDUCE;
-        uint64_t local[2] = {0, 0};
-        pp_status st;
-        char msg[MSG_LEN];
-        c->a = a;
-        LOCKED(self, st, msg, {
-            pp_algorithm saved = PP_ALGO_AUTO;
-            void *cnt = NULL;
-            st = counted ? ppy_result_slot(self, local, &cnt) : PP_SUCCESS;
-            c->cnt = (uint64_t *)cnt;
-            if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, prim, c->exact, &saved);
-            if (st == PP_SUCCESS) {
-                st = dispatch(self->ctx, c);
-                ppy_exact_end(self->ctx, prim, c->exact, saved);
-            }
-            if (st == PP_SUCCESS && counted) st = ppy_result_fetch(self, local, sizeof(uint64_t));
-        });
-        if (st != PP_SUCCESS)
-            ppy_raise_status(st, msg);
-        else
-            res = counted ? PyLong_FromUnsignedLongLong(local[0]) : Py_NewRef(Py_None);
+    if (!ok) {
+        ppy_release_arrays(a, k);
+        return NULL;
     }
-    release_arrays(a, k);
+    const int counted = c->which == K_REDUCE_BY_KEY || c->which == K_RLE;
+    const pp_primitive prim = c->which == K_SEG_SCAN || c->which == K_SCAN_BY_KEY ? PP_PRIM_SCAN : PP_PRIM_REDUCE;
+    uint64_t local[2] = {0, 0};
+    pp_status st;
+    char msg[MSG_LEN];
+    c->a = a;
+    LOCKED(self, st, msg, {
+        pp_algorithm saved = PP_ALGO_AUTO;
+        void *cnt = NULL;
+        st = counted ? ppy_result_slot(self, local, &cnt) : PP_SUCCESS;
+        c->cnt = (uint64_t *)cnt;
+        if (st == PP_SUCCESS) st = ppy_exact_begin(self->ctx, prim, c->exact, &saved);
+        if (st == PP_SUCCESS) {
+            st = dispatch(self->ctx, c);
+            ppy_exact_end(self->ctx, prim, c->exact, saved);
+        }
+        if (st == PP_SUCCESS && counted) st = ppy_result_fetch(self, local, sizeof(uint64_t));
+    });
+    return ppy_call_result(st, msg, counted, local[0], a, k);
+}
+
+/* The end of a call run with st (message msg): its exception, or the count
+ * it wrote (counted), else None; the k arrays released. Also operator.c's. */
+PyObject *ppy_call_result(pp_status st, const char *msg, int counted, uint64_t count, Arr *a, int k)
+{
+    PyObject *res = NULL;
+    if (st != PP_SUCCESS)
+        ppy_raise_status(st, msg);
+    else
+        res = counted ? PyLong_FromUnsignedLongLong(count) : Py_NewRef(Py_None);
+    ppy_release_arrays(a, k);
     return res;
 }
 
@@ -172,7 +174,7 @@ PyObject *ppy_Ctx_argsort(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (c.index_type == -1 && PyErr_Occurred()) return NULL;
     static const ArgSpec spec[2] = {{"keys", 0, 0}, {"indices", 1, 1}};
     Arr a[2];
-    if (get_arrays(args, spec, 2, a)) return NULL;
+    if (ppy_get_arrays(args, spec, 2, a)) return NULL;
     size_t isz = c.index_type == PP_U32 ? 4 : 8; /* the C call refuses other index types */
     int ok = ppy_first_array(&a[0], args[4], args[5], &c.t, &c.n) == 0 &&
              ppy_arr_check(&a[1], "indices", T_OTHER, isz, c.n) == 0;
@@ -187,12 +189,12 @@ static PyObject *segmented(Ctx *self, PyObject *const *args, int scan)
     const int at = scan; /* the scan has exclusive after op */
     if ((c.op = ppy_parse_op(args[3])) < 0) return NULL;
     if (scan && (c.excl = PyObject_IsTrue(args[4])) < 0) return NULL;
-    if (size_arg(args[4 + at], "nseg", &c.nseg)) return NULL;
+    if (ppy_size_arg(args[4 + at], "nseg", &c.nseg)) return NULL;
     if ((c.exact = PyObject_IsTrue(args[5 + at])) < 0) return NULL;
     static const ArgSpec reduce_spec[3] = {{"a", 0, 0}, {"offsets", 0, 0}, {"out", 1, 0}};
     static const ArgSpec scan_spec[3] = {{"a", 0, 0}, {"out", 1, 0}, {"offsets", 0, 0}};
     Arr a[3];
-    if (get_arrays(args, scan ? scan_spec : reduce_spec, 3, a)) return NULL;
+    if (ppy_get_arrays(args, scan ? scan_spec : reduce_spec, 3, a)) return NULL;
     int ok = ppy_first_array(&a[0], args[6 + at], args[7 + at], &c.t, &c.n) == 0 &&
              ppy_arr_check(&a[scan ? 2 : 1], "offsets", PP_U64, 0, c.nseg + 1) == 0 &&
              ppy_arr_check(&a[scan ? 1 : 2], "out", c.t, 0, scan ? c.n : c.nseg) == 0;
@@ -221,12 +223,12 @@ PyObject *ppy_Ctx_segmented_sort(Ctx *self, PyObject *const *args, Py_ssize_t na
     Call c = {.which = K_SEG_SORT, .pairs = args[1] != Py_None};
     Py_ssize_t vsize = PyLong_AsSsize_t(args[3]);
     if (vsize == -1 && PyErr_Occurred()) return NULL;
-    if (size_arg(args[4], "nseg", &c.nseg)) return NULL;
+    if (ppy_size_arg(args[4], "nseg", &c.nseg)) return NULL;
     if (ppy_order_arg(args[5], &c.order)) return NULL;
     static const ArgSpec spec[3] = {{"keys", 1, 0}, {"values", 1, 1}, {"offsets", 0, 0}};
     PyObject *objs[3] = {args[0], c.pairs ? args[1] : args[0], args[2]};
     Arr a[3];
-    if (get_arrays(objs, spec, 3, a)) return NULL;
+    if (ppy_get_arrays(objs, spec, 3, a)) return NULL;
     if (c.pairs && a[1].has_view && vsize <= 0) vsize = a[1].itemsize;
     c.vsize = (size_t)vsize;
     int ok = ppy_first_array(&a[0], args[6], args[7], &c.t, &c.n) == 0 &&
@@ -249,7 +251,7 @@ static PyObject *by_key(Ctx *self, PyObject *const *args, int scan)
     static const ArgSpec scan_spec[3] = {{"keys", 0, 0}, {"values", 0, 0}, {"out", 1, 0}};
     const int k = scan ? 3 : 4;
     Arr a[4];
-    if (get_arrays(args, scan ? scan_spec : spec, k, a)) return NULL;
+    if (ppy_get_arrays(args, scan ? scan_spec : spec, k, a)) return NULL;
     int ok = ppy_first_array(&a[0], args[7], args[8], &c.t, &c.n) == 0 &&
              second_type(&a[1], args[5], "values", &c.vt) == 0 && ppy_arr_check(&a[1], "values", c.vt, 0, c.n) == 0 &&
              (scan ? ppy_arr_check(&a[2], "out", c.vt, 0, c.n) == 0
@@ -279,7 +281,7 @@ PyObject *ppy_Ctx_run_length_encode(Ctx *self, PyObject *const *args, Py_ssize_t
     Call c = {.which = K_RLE};
     static const ArgSpec spec[3] = {{"a", 0, 0}, {"values_out", 1, 0}, {"counts_out", 1, 1}};
     Arr a[3];
-    if (get_arrays(args, spec, 3, a)) return NULL;
+    if (ppy_get_arrays(args, spec, 3, a)) return NULL;
     int ok = ppy_first_array(&a[0], args[3], args[4], &c.t, &c.n) == 0 &&
              ppy_arr_check(&a[1], "values_out", c.t, 0, c.n) == 0 &&
              ppy_arr_check(&a[2], "counts_out", T_OTHER, sizeof(uint64_t), c.n) == 0;
@@ -294,10 +296,10 @@ PyObject *ppy_Ctx_search(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     Call c = {.which = K_SEARCH};
     if ((c.right = PyObject_IsTrue(args[3])) < 0) return NULL;
     if (ppy_order_arg(args[4], &c.order)) return NULL;
-    if (size_arg(args[5], "m", &c.m)) return NULL;
+    if (ppy_size_arg(args[5], "m", &c.m)) return NULL;
     static const ArgSpec spec[3] = {{"sorted", 0, 0}, {"queries", 0, 0}, {"out", 1, 1}};
     Arr a[3];
-    if (get_arrays(args, spec, 3, a)) return NULL;
+    if (ppy_get_arrays(args, spec, 3, a)) return NULL;
     int ok = ppy_first_array(&a[0], args[6], args[7], &c.t, &c.n) == 0 &&
              ppy_arr_check(&a[1], "queries", c.t, 0, c.m) == 0 &&
              ppy_arr_check(&a[2], "out", T_OTHER, sizeof(uint64_t), c.m) == 0;
@@ -313,12 +315,12 @@ PyObject *ppy_Ctx_merge(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t vsize = PyLong_AsSsize_t(args[6]);
     if (vsize == -1 && PyErr_Occurred()) return NULL;
     if (ppy_order_arg(args[7], &c.order)) return NULL;
-    if (size_arg(args[8], "nb", &c.m)) return NULL;
+    if (ppy_size_arg(args[8], "nb", &c.m)) return NULL;
     static const ArgSpec spec[6] = {{"a", 0, 0},        {"b", 0, 0},        {"out", 1, 0},
                                     {"a_values", 0, 1}, {"b_values", 0, 1}, {"values_out", 1, 1}};
     const int k = c.pairs ? 6 : 3;
     Arr a[6];
-    if (get_arrays(args, spec, k, a)) return NULL;
+    if (ppy_get_arrays(args, spec, k, a)) return NULL;
     if (c.pairs && a[3].has_view && vsize <= 0) vsize = a[3].itemsize;
     c.vsize = (size_t)vsize;
     int ok = ppy_first_array(&a[0], args[9], args[10], &c.t, &c.n) == 0 &&
@@ -335,12 +337,12 @@ PyObject *ppy_Ctx_top_k(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
 {
     NARGS(7, "top_k(a, keys_out, indices_out, k, order, type, n)");
     Call c = {.which = K_TOP_K, .pairs = args[2] != Py_None};
-    if (size_arg(args[3], "k", &c.k)) return NULL;
+    if (ppy_size_arg(args[3], "k", &c.k)) return NULL;
     if (ppy_order_arg(args[4], &c.order)) return NULL;
     static const ArgSpec spec[3] = {{"a", 0, 0}, {"keys_out", 1, 0}, {"indices_out", 1, 1}};
     const int k = c.pairs ? 3 : 2;
     Arr a[3];
-    if (get_arrays(args, spec, k, a)) return NULL;
+    if (ppy_get_arrays(args, spec, k, a)) return NULL;
     int ok = ppy_first_array(&a[0], args[5], args[6], &c.t, &c.n) == 0;
     const size_t kk = c.k < c.n ? c.k : c.n;
     ok = ok && ppy_arr_check(&a[1], "keys_out", c.t, 0, kk) == 0 &&

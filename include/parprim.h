@@ -1035,7 +1035,10 @@ PP_API pp_status pp_segmented_sort_pairs(pp_context *ctx, pp_type type, void *ke
  * compiled and run as the calling process.) opencl: built with the
  * device's compiler as one program with the library's kernels (cl_khr_fp64
  * enabled where the device has it). cuda: compiled by NVRTC into a CUBIN
- * for the context's device and loaded with the runtime (cudaLibraryLoadData).
+ * for the context's device and loaded with the runtime (cudaLibraryLoadData);
+ * NVRTC (libnvrtc.so of the CUDA major version built with) is loaded at the
+ * first operator from the library path, else from the toolkit the library
+ * was built with; not found: PP_ERROR_UNSUPPORTED naming it.
  * An operator belongs to its context: use it with that context only (else
  * PP_ERROR_INVALID_ARGUMENT) and destroy it before the context.
  * Determinism: results are functions of the input and the context's thread

@@ -3,7 +3,10 @@
 // device (a CUBIN for its sm_XY), loaded with the runtime's library calls
 // (cudaLibraryLoadData: no link to the driver library, so the library still
 // loads on machines without a GPU driver), and kept by the context per text
-// and element size until pp_destroy. The reduce: one pass of blocks over contiguous
+// and element size until pp_destroy. NVRTC itself is loaded at the first
+// operator (dlopen of libnvrtc.so.<CUDA major>: where the system finds it,
+// else in the toolkit the library was built with), so that the library
+// loads, and its other calls run, where NVRTC is absent. The reduce: one pass of blocks over contiguous
 // ranges (a contiguous range per warp; for a commutative operator each lane
 // folds a strided share of it), then one warp over their results;
 // the scan: the same first pass, the warps' carries in order by one warp,
@@ -15,7 +18,9 @@
 // across the segment's tiles; no scratch, the offsets never read back.
 #include "cuda_state.cuh"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,21 +57,75 @@ void pp_cuda_operators_free(pp_context *ctx)
     *cache_of(ctx) = NULL;
 }
 
+// The NVRTC calls used here, loaded once per process.
+struct nvrtc_api {
+    decltype(&nvrtcGetErrorString) error_string;
+    decltype(&nvrtcCreateProgram) create;
+    decltype(&nvrtcCompileProgram) compile;
+    decltype(&nvrtcGetProgramLogSize) log_size;
+    decltype(&nvrtcGetProgramLog) log;
+    decltype(&nvrtcGetCUBINSize) cubin_size;
+    decltype(&nvrtcGetCUBIN) cubin;
+    decltype(&nvrtcDestroyProgram) destroy;
+};
+static nvrtc_api g_nvrtc;
+static int g_nvrtc_ok;
+static char g_nvrtc_why[300];
+static pthread_once_t g_nvrtc_once = PTHREAD_ONCE_INIT;
+
+static void load_nvrtc(void)
+{
+    char soname[40], path[600];
+    snprintf(soname, sizeof soname, "libnvrtc.so.%d", CUDART_VERSION / 1000);
+#ifdef PP_NVRTC_DIR
+    snprintf(path, sizeof path, "%s/%s", PP_NVRTC_DIR, soname);
+#else
+    snprintf(path, sizeof path, "%s", soname);
+#endif
+    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(g_nvrtc_why, sizeof g_nvrtc_why, "NVRTC (%s) not found (searched the library path and %s)", soname,
+                 path);
+        return;
+    }
+    void *f[8];
+    static const char *names[8] = {"nvrtcGetErrorString", "nvrtcCreateProgram", "nvrtcCompileProgram",
+                                   "nvrtcGetProgramLogSize", "nvrtcGetProgramLog", "nvrtcGetCUBINSize",
+                                   "nvrtcGetCUBIN", "nvrtcDestroyProgram"};
+    for (int i = 0; i < 8; i++)
+        if (!(f[i] = dlsym(h, names[i]))) {
+            snprintf(g_nvrtc_why, sizeof g_nvrtc_why, "%s has no %s", soname, names[i]);
+            return;
+        }
+    g_nvrtc.error_string = (decltype(g_nvrtc.error_string))f[0];
+    g_nvrtc.create = (decltype(g_nvrtc.create))f[1];
+    g_nvrtc.compile = (decltype(g_nvrtc.compile))f[2];
+    g_nvrtc.log_size = (decltype(g_nvrtc.log_size))f[3];
+    g_nvrtc.log = (decltype(g_nvrtc.log))f[4];
+    g_nvrtc.cubin_size = (decltype(g_nvrtc.cubin_size))f[5];
+    g_nvrtc.cubin = (decltype(g_nvrtc.cubin))f[6];
+    g_nvrtc.destroy = (decltype(g_nvrtc.destroy))f[7];
+    g_nvrtc_ok = 1;
+}
+
 static pp_status nvrtc_fail(pp_context *ctx, const char *fn, const char *what, nvrtcResult r)
 {
-    return pp_fail(ctx, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, nvrtcGetErrorString(r));
+    return pp_fail(ctx, PP_ERROR_BACKEND, "%s: %s failed: %s", fn, what, g_nvrtc.error_string(r));
 }
 
 // Compiles source for the context's device and loads it into p.
 static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda_op_program *p)
 {
     pp_cuda_state *s = pp_cuda(ctx);
+    pthread_once(&g_nvrtc_once, load_nvrtc);
+    if (!g_nvrtc_ok) return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: operators on cuda need NVRTC: %s", fn, g_nvrtc_why);
     const size_t len = strlen(source) + strlen(pp_cuda_src_user_op) + 64;
     char *text = (char *)malloc(len);
     if (!text) return pp_fail(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     snprintf(text, len, "#line 1 \"operator\"\n%s\n#line 1 \"user_op.cu\"\n%s", source, pp_cuda_src_user_op);
     nvrtcProgram prog;
-    nvrtcResult r = nvrtcCreateProgram(&prog, text, "operator.cu", 0, NULL, NULL);
+    nvrtcResult r = g_nvrtc.create(&prog, text, "operator.cu", 0, NULL, NULL);
     free(text);
     if (r != NVRTC_SUCCESS) return nvrtc_fail(ctx, fn, "nvrtcCreateProgram", r);
     int major = 0, minor = 0;
@@ -75,31 +134,31 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, cuda
     char arch[40];
     snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major, minor);
     const char *opts[] = {arch, "--device-as-default-execution-space", "--std=c++17"};
-    r = nvrtcCompileProgram(prog, (int)(sizeof opts / sizeof *opts), opts);
+    r = g_nvrtc.compile(prog, (int)(sizeof opts / sizeof *opts), opts);
     if (r != NVRTC_SUCCESS) {
         char log[360] = "";
         size_t need = 0;
-        if (nvrtcGetProgramLogSize(prog, &need) == NVRTC_SUCCESS && need > 1) {
+        if (g_nvrtc.log_size(prog, &need) == NVRTC_SUCCESS && need > 1) {
             char *full = (char *)malloc(need);
-            if (full && nvrtcGetProgramLog(prog, full) == NVRTC_SUCCESS) {
+            if (full && g_nvrtc.log(prog, full) == NVRTC_SUCCESS) {
                 snprintf(log, sizeof log, "%s", full);
                 for (char *c = log; *c; c++)
                     if (*c == '\n' || *c == '\t') *c = ' ';
             }
             free(full);
         }
-        nvrtcDestroyProgram(&prog);
+        g_nvrtc.destroy(&prog);
         if (r == NVRTC_ERROR_COMPILATION)
             return pp_fail(ctx, PP_ERROR_INVALID_ARGUMENT, "%s: argument 'source' does not compile (NVRTC): %s", fn,
                            log[0] ? log : "(no log)");
         return nvrtc_fail(ctx, fn, "nvrtcCompileProgram", r);
     }
     size_t bytes = 0;
-    r = nvrtcGetCUBINSize(prog, &bytes);
+    r = g_nvrtc.cubin_size(prog, &bytes);
     char *cubin = r == NVRTC_SUCCESS ? (char *)malloc(bytes) : NULL;
     if (r == NVRTC_SUCCESS && !cubin) r = NVRTC_ERROR_OUT_OF_MEMORY;
-    if (r == NVRTC_SUCCESS) r = nvrtcGetCUBIN(prog, cubin);
-    nvrtcDestroyProgram(&prog);
+    if (r == NVRTC_SUCCESS) r = g_nvrtc.cubin(prog, cubin);
+    g_nvrtc.destroy(&prog);
     if (r != NVRTC_SUCCESS) {
         free(cubin);
         return nvrtc_fail(ctx, fn, "nvrtcGetCUBIN", r);

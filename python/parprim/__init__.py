@@ -37,9 +37,16 @@ Arrays:
   processed on the device and the results downloaded into NumPy arrays.
 
 Element types: int8, uint8, int16, uint16, int32, uint32, int64, uint64,
-float32, float64 (others raise InvalidArgument before any work); bool arrays
-as flags, and as data of reduce, scan, argmin, argmax, count_nonzero, any
-and all (their 0/1 bytes). Sums and products follow NumPy's result types
+float32, float64, and the half types float16 (numpy.float16, CuPy float16,
+torch.float16) and bfloat16 (ml_dtypes.bfloat16, torch.bfloat16: both need
+the package ml_dtypes, which parprim imports only then) (others raise InvalidArgument before any
+work); bool arrays as flags, and as data of reduce, scan, argmin, argmax,
+count_nonzero, any and all (their 0/1 bytes). The half types take what the
+C library takes of them (include/parprim.h): reduce with "sum", "min",
+"max", scan with "sum", and sort on cpu; the sums are exact, the exact sum
+rounded once to the half type (np.sum rounds along the way); any other
+call raises Unsupported with the C library's message, never falling back
+to another type. Sums and products follow NumPy's result types
 (small integers and bool in int64/uint64); float32 sums accumulate in
 float64 by default (Context.reduce). Errors raise parprim.Error subclasses
 carrying the C library's message (pp_last_error).

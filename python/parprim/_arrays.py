@@ -15,27 +15,20 @@ import numpy as np
 from . import _parprim as _c
 from ._parprim import InvalidArgument
 
-# The NumPy dtype of each pp_type, from the C library's type names ("i8",
-# "u16", "f32", ...: kind and bits): the index of a dtype here is its pp_type.
-TYPE_NAMES = tuple({"i": "int", "u": "uint", "f": "float"}[t[0]] + t[1:] for t in _c.TYPE_NAMES)
-DTYPES = tuple(np.dtype(t) for t in TYPE_NAMES)
-CODE = {dt: i for i, dt in enumerate(DTYPES)}
-U64 = np.dtype(np.uint64)
-I64 = np.dtype(np.int64)
-BOOL = np.dtype(np.bool_)
-U8 = np.dtype(np.uint8)
-
-# One-element arrays the extension returns single results through (see ppy_make_scalar in python/src/values.c).
-_c._set_scalar_arrays([np.zeros(1, dt) for dt in DTYPES])
-# What the extension's direct calls (python/src/direct.c) allocate their new outputs with.
-_c._set_allocator(np.empty, DTYPES)
+from ._types import (BF16, BOOL, CODE, DTYPES, F16, I64, TYPE_NAMES, U8, U16, U64, bf16_dtype,  # noqa: F401
+                     bits, is_bf16, register_bf16)
 
 _SUPPORTED = ", ".join(TYPE_NAMES)
 
-# DLPack device types and type codes (dlpack.h)
+# DLPack device types and type codes (dlpack.h; kDLBfloat = 4)
 DL_CPU, DL_CUDA, DL_CUDA_HOST, DL_OPENCL, DL_CUDA_MANAGED = 1, 2, 3, 4, 13
-_DL_KIND = {0: "i", 1: "u", 2: "f", 6: "b"}
+_DL_KIND = {0: "i", 1: "u", 2: "f", 4: "bf", 6: "b"}
 _DL_CODE = {"i": 0, "u": 1, "f": 2, "b": 6}
+
+
+def dl_code(dt):
+    """The DLPack type code of a NumPy dtype."""
+    return 4 if is_bf16(dt) else _DL_CODE[dt.kind]
 
 
 def type_error(what, dtype):
@@ -47,6 +40,9 @@ def code_of(dtype, what="a"):
     try:
         return CODE[dtype]
     except (KeyError, TypeError):
+        if isinstance(dtype, np.dtype) and is_bf16(dtype):
+            register_bf16(dtype)
+            return BF16
         raise type_error(what, dtype) from None
 
 
@@ -73,7 +69,11 @@ def host_wrapper(primary):
     import torch
 
     def wrap(x):
-        return torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+        if not isinstance(x, np.ndarray):
+            return x
+        if is_bf16(x.dtype):  # torch.from_numpy takes no bfloat16: its bits, viewed back
+            return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(x)
 
     return wrap
 
@@ -128,6 +128,10 @@ def as_ndarray(a, what="a"):
             f"parprim: {what} is a GPU array ({type(a).__module__}.{type(a).__name__}); it needs a context of "
             "backend 'cuda' on its device")
     dev = dlpack_device(a)
+    if dev is not None and library(a) == "torch" and str(getattr(a, "dtype", "")) == "torch.bfloat16":
+        import torch  # NumPy takes no bfloat16 tensor (DLPack or __array__): its bits, viewed as bfloat16
+
+        return np.from_dlpack(a.detach().contiguous().view(torch.int16)).view(bf16_dtype(what))
     if dev is not None and dev[0] == DL_CPU and not hasattr(a, "__array_interface__"):
         try:
             return np.from_dlpack(a)
@@ -148,7 +152,9 @@ def host_input(a, what="a"):
     dt = a.dtype
     code = CODE.get(dt)
     if code is None:
-        if dt.kind in "iuf" and not dt.isnative:
+        if is_bf16(dt):
+            code = code_of(dt, what)
+        elif dt.kind in "iuf" and not dt.isnative:
             native = dt.newbyteorder("=")
             code = CODE.get(native)
             if code is not None:
@@ -358,10 +364,10 @@ def dlpack_view(obj, stream, what="a"):
         cap = obj.__dlpack__()
     ptr, dtype_, did, code, bits, lanes, shape, strides, ro = _c.dlpack_info(cap)
     kind = _DL_KIND.get(code)
-    if kind is None or lanes != 1 or bits % 8:
+    if kind is None or lanes != 1 or bits % 8 or (kind == "bf" and bits != 16):
         raise InvalidArgument(f"parprim: {what} has a DLPack dtype (code {code}, {bits} bits, {lanes} lanes) "
                               "that parprim does not take")
-    dtype = np.dtype(f"{kind}{bits // 8}") if kind != "b" else BOOL
+    dtype = bf16_dtype(what) if kind == "bf" else np.dtype(f"{kind}{bits // 8}") if kind != "b" else BOOL
     n = 1
     for s in shape:
         n *= s
@@ -529,14 +535,14 @@ class DeviceArray:
             raise BufferError("parprim.DeviceArray.__dlpack__: copy=True is not supported")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError("parprim.DeviceArray.__dlpack__: cannot export to another device")
-        code = _DL_CODE[self._dtype.kind]
+        code = dl_code(self._dtype)
         return _c.make_dlpack(self, self.ptr, self._n, code, self._dtype.itemsize * 8, DL_CUDA, self._device)
 
     def get(self):
         """A NumPy copy of the data (host memory)."""
         out = np.empty(self._n, self._dtype)
         if self._n:
-            self._buf.ctx.download(out, self.ptr, self.nbytes)
+            self._buf.ctx.download(bits(out), self.ptr, self.nbytes)
         return out
 
     def __array__(self, dtype=None, copy=None):

@@ -210,8 +210,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         """a[0] op a[1] op ... op a[n-1] (pp_reduce, pp_reduce_to); the
         identity for an empty array.
 
-        a: an array of bool, int8 ... uint64, float32 or float64 (any shape:
-        its elements in C order). op: "sum", "prod", "min", "max", "and",
+        a: an array of bool, int8 ... uint64, float16, float32, float64 or
+        bfloat16 (any shape: its elements in C order). op: "sum", "prod", "min", "max", "and",
         "or" or "xor" (the last three on integers and bool only: Unsupported
         on floats). Returns a NumPy scalar of NumPy's result type: "sum" and
         "prod" as np.sum and np.prod (bool and integers narrower than 64
@@ -219,6 +219,10 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         64-bit integers wrap; floats in their own type); the other
         operators in a's dtype (bool for bool input). min and max propagate
         NaN and order -0.0 below +0.0.
+
+        float16, bfloat16: "sum", "min", "max" in a's type; the sum is the
+        exact sum rounded once, whatever exact= says (python/README.md, Half
+        types); other operators, and dtype= other than a's, raise Unsupported.
 
         dtype: the type to accumulate and return in, as NumPy's dtype=:
         a's own dtype (then the C call of that type: integers wrap in it), or
@@ -320,7 +324,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         op: as for reduce. The result's dtype is NumPy's (np.cumsum,
         np.cumprod): "sum" and "prod" of bool and of integers narrower than
         64 bits in int64 (uint64 for unsigned ones), others in a's dtype
-        (bool for bool input); dtype: as reduce's dtype= (a's dtype, or a
+        (bool for bool input; float16 and bfloat16, whose "sum" alone is
+        taken, each prefix the exact sum rounded once, as reduce's); dtype: as reduce's dtype= (a's dtype, or a
         wider one that holds its values). out: an array of the result's
         dtype and a's size (C-contiguous, writable) to write into, or a
         itself (in place, where the result's dtype is a's); by default a new
@@ -570,7 +575,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         out of the way) rather than first, where PP_DESCENDING (the exact
         reverse of ascending, as np.sort(a)[::-1] also has them) puts them;
         nan_last=False gives that order. nan_last has no effect on ascending
-        sorts and integers.
+        sorts and integers. float16 and bfloat16 sort in the same order (the
+        bits moved unchanged) on cpu; other backends raise Unsupported.
 
         axis: as np.sort's: -1 (the default: each row along the last axis),
         another int (negative ones count from the end; out of range, or

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._arrays import BOOL, CODE, DTYPES, U8, U64, as_ndarray, code_of, device_view, is_device_array, library
+from ._arrays import BF16, BOOL, CODE, DTYPES, U8, U64, as_ndarray, code_of, device_view, is_device_array, library
 from ._parprim import InvalidArgument
 
 # The operators whose result type NumPy widens (np.add, np.multiply).
@@ -20,10 +20,12 @@ _WIDENING = ("sum", "prod")
 
 # NumPy's result type of np.sum / np.prod of each pp_type (by pp_type; on
 # Linux x86-64 NumPy 2: integers narrower than 64 bits in int64, unsigned
-# ones in uint64), read from NumPy itself. The fast paths of reduce pass -2
-# and let the extension pick the same type (numpy_out_type in
-# python/src/primitives.c); test_numpy_rules.py checks both against NumPy.
-_WIDE = tuple(code_of(np.add.reduce(np.zeros(1, dt)).dtype) for dt in DTYPES)
+# ones in uint64; float16 in float16, and bfloat16, which NumPy itself
+# lacks, in bfloat16 as ml_dtypes sums it), read from NumPy itself. The fast
+# paths of reduce pass -2 and let the extension pick the same type
+# (numpy_out_type in python/src/primitives.c); test_numpy_rules.py checks
+# both against NumPy.
+_WIDE = tuple(BF16 if dt is None else code_of(np.add.reduce(np.zeros(1, dt)).dtype) for dt in DTYPES)
 _BOOL_WIDE = code_of(np.add.reduce(np.zeros(1, BOOL)).dtype)
 
 
@@ -33,8 +35,10 @@ def _out_code(code, op, dtype, is_bool, what):
     if dtype is not None:
         dt = np.dtype(dtype)  # TypeError for what is no dtype, as NumPy raises
         if dt not in CODE:
-            raise InvalidArgument(f"parprim: {what} dtype={dt}: parprim accumulates in int8 ... uint64, float32 "
-                                  "or float64 only")
+            raise InvalidArgument(f"parprim: {what} dtype={dt}: parprim accumulates in int8 ... uint64, float16, "
+                                  "float32, float64 or bfloat16 only")
+        # a dtype other than a half input's own is the C call's to refuse (pp_reduce_to, pp_scan_to: no half
+        # conversions), never a silent conversion here
         return CODE[dt]
     if op in _WIDENING:
         return _BOOL_WIDE if is_bool else _WIDE[code]

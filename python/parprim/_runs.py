@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _parprim as _c
-from ._arrays import (BOOL, CODE, U8, U64, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, check_no_overlap, check_offsets,
+from ._arrays import (BOOL, CODE, U8, U64, DeviceArray, DL_CUDA, DL_CUDA_MANAGED, bits, check_no_overlap, check_offsets,
                       check_values_dtype, code_of, device_view, host_flags, host_input, host_offsets, host_out,
                       host_values, host_wrapper, is_device_array, library, make_contiguous, same_memory,
                       torch_dtype)
@@ -75,7 +75,7 @@ class _HostRun:
 
     def input(self, a, what="a"):
         x, code = host_input(a, what)
-        return _Op(x, x, x.dtype, code, x.size)
+        return _Op(bits(x), x, x.dtype, code, x.size)
 
     def flags(self, f, n, what="flags"):
         f = host_flags(f, n, what)
@@ -83,7 +83,7 @@ class _HostRun:
 
     def values(self, v, n, what="values"):
         v = host_values(v, n, what)
-        return _Op(v, v, v.dtype, -1, n)
+        return _Op(bits(v), v, v.dtype, -1, n)
 
     def offsets(self, o, n, what="offsets"):
         """Segment offsets (nseg + 1) as uint64: obj is the host array
@@ -109,12 +109,12 @@ class _HostRun:
         code = CODE.get(dtype, -1)
         if out is None:
             y = np.empty(n, dtype)
-            return _Op(y, y, dtype, code, n, new=True)
-        return _Op(host_out(out, dtype, n, what), out, dtype, code, n)  # the C call checks overlaps
+            return _Op(bits(y), y, dtype, code, n, new=True)
+        return _Op(bits(host_out(out, dtype, n, what)), out, dtype, code, n)  # the C call checks overlaps
 
     def scratch(self, dtype, n):
         t = np.empty(n, dtype)
-        return _Op(t, None, dtype, CODE.get(dtype, -1), n)
+        return _Op(bits(t), None, dtype, CODE.get(dtype, -1), n)
 
     def private(self, x):
         """Memory of x's size and type that the call may change, for an
@@ -130,10 +130,10 @@ class _HostRun:
         return y
 
     def to_host(self, x):
-        return x.h
+        return x.h.view(x.dtype)
 
     def put(self, y, host):
-        np.copyto(y.h, host)
+        np.copyto(y.h.view(y.dtype), host)
 
     def as_f64(self, x):
         h = x.h.astype(np.float64)
@@ -152,7 +152,7 @@ def _download(run, x):
     the staged and device runs)."""
     host = np.empty(x.n, x.dtype)
     if x.n:
-        run.c.download(host, x.h, x.n * x.dtype.itemsize)
+        run.c.download(bits(host), x.h, x.n * x.dtype.itemsize)
     return host
 
 
@@ -182,7 +182,7 @@ class _StagedRun:
                 for y in self.downloads:
                     count = y.n if y.count is None else y.count
                     if count:
-                        self.c.download(y.obj_flat, y.h, count * y.dtype.itemsize)
+                        self.c.download(bits(y.obj_flat), y.h, count * y.dtype.itemsize)
         finally:
             for h in self.bufs:
                 try:
@@ -201,7 +201,7 @@ class _StagedRun:
     def _upload(self, x):
         h = self._alloc(x.nbytes)
         if x.nbytes:
-            self.c.upload(h, x, x.nbytes)
+            self.c.upload(h, bits(x), x.nbytes)
         return h
 
     def _host(self, a, what):
@@ -441,7 +441,7 @@ class _DeviceRun:
 
     def put(self, y, host):
         if y.n:
-            self.c.upload(y.h, np.ascontiguousarray(host, dtype=y.dtype), y.n * y.dtype.itemsize)
+            self.c.upload(y.h, bits(np.ascontiguousarray(host, dtype=y.dtype)), y.n * y.dtype.itemsize)
 
     def as_f64(self, x):
         lib = library(x.obj)

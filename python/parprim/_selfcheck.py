@@ -30,11 +30,14 @@ import numpy as np
 
 import parprim
 from parprim import _parprim
-from parprim._arrays import DL_CPU, TYPE_NAMES, DeviceArray
+from parprim._arrays import BF16, DL_CPU, F16, TYPE_NAMES, DeviceArray
 
-# The element types, as the package reads them from the C library.
-INTS = [t for t in TYPE_NAMES if np.dtype(t).kind in "iu"]
-FLOATS = [t for t in TYPE_NAMES if np.dtype(t).kind == "f"]
+# The element types, as the package reads them from the C library; the half
+# types, which take a few calls only (include/parprim.h), are checked by the
+# test suite (python/tests/test_half.py), not here.
+_FULL = [t for i, t in enumerate(TYPE_NAMES) if i not in (F16, BF16)]
+INTS = [t for t in _FULL if np.dtype(t).kind in "iu"]
+FLOATS = [t for t in _FULL if np.dtype(t).kind == "f"]
 UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
          "or": np.bitwise_or, "xor": np.bitwise_xor}
 
@@ -284,7 +287,7 @@ def check_sorts(ctx, rng, types):
 def check_exceptions(ctx):
     b = ctx.backend
     a = np.arange(100, dtype=np.int32)
-    for bad in (np.zeros(4, np.float16), np.zeros(4, np.complex64), np.array(["x"]), np.zeros(4, object)):
+    for bad in (np.zeros(4, np.longdouble), np.zeros(4, np.complex64), np.array(["x"]), np.zeros(4, object)):
         raises(parprim.InvalidArgument, ctx.reduce, bad)
         raises(parprim.InvalidArgument, ctx.sort, bad)
         raises(parprim.InvalidArgument, ctx.scan, bad)
@@ -398,7 +401,7 @@ def check_device_arrays(ctx, rng):
             same(o, np.minimum.accumulate(a), f"device scan out= {t}")
             raises(parprim.InvalidArgument, ctx.scan, wrap(a), "min", out=wrap(np.zeros(3, a.dtype)))
             raises(parprim.InvalidArgument, ctx.scan, wrap(a[:100]), "min", out=wrap(a[1:101]))
-    raises(parprim.InvalidArgument, ctx.reduce, FakeCAI(np.zeros(3, np.float16)))
+    raises(parprim.InvalidArgument, ctx.reduce, FakeCAI(np.zeros(3, np.complex64)))
     # a strided CAI array of an unknown library cannot be copied by parprim
     raises(parprim.InvalidArgument, ctx.reduce, FakeCAI(np.arange(10)[::2]))
 

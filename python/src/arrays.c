@@ -31,11 +31,15 @@ int ppy_format_type(const char *f, Py_ssize_t itemsize)
     switch (f[0]) {
     case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': sig = 1; uns = 0; break;
     case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': sig = 0; uns = 1; break;
-    case 'f': case 'd': sig = 0; uns = 0; flt = 1; break;
+    case 'e': case 'f': case 'd': sig = 0; uns = 0; flt = 1; break;
     case '?': return itemsize == 1 ? T_BOOL : -1;
     default: return -1;
     }
-    if (flt) return itemsize == 4 && f[0] == 'f' ? PP_F32 : itemsize == 8 && f[0] == 'd' ? PP_F64 : -1;
+    if (flt)
+        return itemsize == 2 && f[0] == 'e'   ? PP_F16
+               : itemsize == 4 && f[0] == 'f' ? PP_F32
+               : itemsize == 8 && f[0] == 'd' ? PP_F64
+                                              : -1;
     switch (itemsize) {
     case 1: return sig ? PP_I8 : uns ? PP_U8 : -1;
     case 2: return sig ? PP_I16 : PP_U16;
@@ -90,6 +94,10 @@ int ppy_arr_get(PyObject *o, int writable, int raw, const char *name, Arr *a)
     return 0;
 }
 
+/* Whether a is a bf16 array passed as its bits (a uint16 buffer) for type t
+ * == PP_BF16: bfloat16 has no buffer format (see PPY_NTYPES). */
+static int bf16_bits(const Arr *a, int t) { return t == PP_BF16 && a->type == PP_U16; }
+
 /* Takes type and n from the first array where they are -1. */
 int ppy_first_array(const Arr *a, PyObject *type_o, PyObject *n_o, int *type, size_t *n)
 {
@@ -105,7 +113,7 @@ int ppy_first_array(const Arr *a, PyObject *type_o, PyObject *n_o, int *type, si
             return -1;
         }
         t = a->type;
-    } else if (a->type >= 0 && a->type != t) { /* a type out of pp_type's range: the C call refuses it */
+    } else if (a->type >= 0 && a->type != t && !bf16_bits(a, (int)t)) { /* out of range: the C call refuses it */
         ppy_invalid("parprim: the first array holds %s elements, not %s",
                 a->type < PP_TYPE_COUNT ? pp_type_name((pp_type)a->type) : "other",
                 pp_type_name((pp_type)t));
@@ -145,7 +153,7 @@ int ppy_arr_check(const Arr *a, const char *name, int want, size_t item, size_t 
             ppy_invalid("parprim: argument '%s' has items of %zd bytes, expected %zu", name, a->itemsize, item);
             return -1;
         }
-    } else if (a->type != want) {
+    } else if (a->type != want && !bf16_bits(a, want)) {
         ppy_invalid("parprim: argument '%s' holds %s elements, expected %s", name,
                 a->type >= 0 && a->type < PP_TYPE_COUNT ? pp_type_name((pp_type)a->type) : "other",
                 pp_type_name((pp_type)want));

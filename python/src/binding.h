@@ -62,9 +62,12 @@
 
 #include "parprim.h"
 
-/* The pp_types the package maps to NumPy dtypes: the first ten, in pp_type
- * order (the half types PP_F16 and PP_BF16 are not served here yet). */
-#define PPY_NTYPES 10
+/* The pp_types the package maps to NumPy dtypes: all twelve, in pp_type
+ * order. PP_F16 is NumPy's float16 (buffer format 'e'); PP_BF16 has no
+ * buffer format (ml_dtypes' bfloat16 arrays export none), so the package
+ * passes bf16 arrays as their bits, uint16 buffers, with the type PP_BF16
+ * given explicitly (ppy_first_array, ppy_arr_check). */
+#define PPY_NTYPES 12
 
 #if PY_VERSION_HEX < 0x030A0000
 static inline PyObject *Py_NewRef(PyObject *o)

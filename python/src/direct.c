@@ -20,7 +20,8 @@
 
 #include <stdlib.h>
 
-/* np.empty and the NumPy dtypes of the pp_types, in pp_type order. */
+/* np.empty and the NumPy dtypes of the pp_types, in pp_type order (None for
+ * bf16: its arrays have no buffer, so they never come here). */
 static PyObject *empty_fn, *dtypes[PPY_NTYPES];
 
 /* _set_allocator(empty, dtypes) */
@@ -28,7 +29,7 @@ PyObject *ppy_set_allocator(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 {
     (void)m;
     if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != PPY_NTYPES) {
-        PyErr_SetString(PyExc_TypeError, "_set_allocator(empty, dtypes): a callable and a tuple of 10 dtypes");
+        PyErr_SetString(PyExc_TypeError, "_set_allocator(empty, dtypes): a callable and a tuple of 12 dtypes");
         return NULL;
     }
     Py_XSETREF(empty_fn, Py_NewRef(args[0]));
@@ -58,7 +59,7 @@ static int direct_input(Ctx *self, PyObject *o, const char *name, Arr *a)
     if (self->backend != PP_BACKEND_CPU || !empty_fn) return ppy_not_direct(name, "not a cpu context");
     if (PyLong_Check(o)) return ppy_not_direct(name, "an address");
     if (ppy_arr_get(o, 0, 0, name, a)) return -1;
-    if (a->type < 0 || a->type >= PPY_NTYPES) {
+    if (a->type < 0 || a->type >= PPY_NTYPES || dtypes[a->type] == Py_None) {
         ppy_arr_release(a);
         return ppy_not_direct(name, "element type");
     }
@@ -152,7 +153,8 @@ PyObject *ppy_Ctx_scan_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     if (excl < 0 || exact < 0) return NULL;
     const long ot = PyLong_AsLong(args[4]);
     if (ot == -1 && PyErr_Occurred()) return NULL;
-    if (ot < 0 || ot >= PPY_NTYPES) return ppy_invalid("parprim: scan_new: out_type %ld is no pp_type", ot);
+    if (ot < 0 || ot >= PPY_NTYPES || dtypes[ot] == Py_None)
+        return ppy_invalid("parprim: scan_new: out_type %ld is no pp_type of a NumPy dtype", ot);
     Arr a;
     if (direct_input(self, args[0], "a", &a)) return NULL;
     const size_t n = (size_t)a.len;
@@ -189,6 +191,10 @@ static int has_zero(const Arr *a)
         const double *x = (const double *)a->ptr;
         for (size_t i = 0; i < m; i++)
             if (x[i] == 0.0) return 1;
+    } else if (a->type == PP_F16) {
+        const uint16_t *x = (const uint16_t *)a->ptr;
+        for (size_t i = 0; i < m; i++)
+            if ((x[i] & 0x7FFF) == 0) return 1;
     }
     return 0;
 }
@@ -298,7 +304,7 @@ PyObject *ppy_Ctx_unique_new(Ctx *self, PyObject *const *args, Py_ssize_t nargs)
     NARGS(1, "unique_new(a)");
     Arr a;
     if (direct_input(self, args[0], "a", &a)) return NULL;
-    if (a.type == PP_F32 || a.type == PP_F64) {
+    if (a.type == PP_F16 || a.type == PP_F32 || a.type == PP_F64) {
         ppy_arr_release(&a);
         ppy_not_direct("a", "floats");
         return NULL;

@@ -13,14 +13,52 @@
  * is copied into it and returned as arr[0], a NumPy scalar of that type,
  * bits unchanged (40 ns, where calling numpy.float32(x) takes 150-200 ns).
  * Copy and read happen under the GIL, so threads never see each other's
- * value. NULL: results are Python numbers. */
+ * value. NULL: results are Python numbers (bf16 until the package has
+ * ml_dtypes' bfloat16: a Python float, the value exactly). */
 static PyObject *scalar_arrays[PPY_NTYPES];
 static Py_buffer scalar_views[PPY_NTYPES];
 
 /* ------------------------------------------------------------------------ */
 /* Element values                                                           */
 /* ------------------------------------------------------------------------ */
-static int type_is_float(int t) { return t == PP_F32 || t == PP_F64; }
+static int type_is_half(int t) { return t == PP_F16 || t == PP_BF16; }
+static int type_is_float(int t) { return t == PP_F32 || t == PP_F64 || type_is_half(t); }
+
+/* The value of a half (f16 or bf16) given by its bits, exactly. */
+static double half_to_double(int t, uint16_t h)
+{
+    if (t == PP_BF16) {
+        const uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    const int e = h >> 10 & 0x1F, m = h & 0x3FF;
+    const double v = e == 0x1F ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h >> 15 ? -v : v;
+}
+
+/* d rounded once to the half format t (to nearest, ties to even; a NaN as
+ * the quiet NaN), as its bits: never through f32, which would round twice. */
+static uint16_t double_to_half(int t, double d)
+{
+    const int mant = t == PP_BF16 ? 7 : 10, bias = t == PP_BF16 ? 127 : 15;
+    const uint16_t sign = signbit(d) ? 0x8000 : 0, inf = (uint16_t)((2 * bias + 1) << mant);
+    if (isnan(d)) return (uint16_t)(inf | 1u << (mant - 1));
+    const double a = fabs(d);
+    if (a == 0) return sign;
+    if (isinf(a)) return (uint16_t)(sign | inf);
+    int e = a < ldexp(1, 1 - bias) ? 1 - bias : ilogb(a); /* subnormals share the least exponent */
+    double m = rint(ldexp(a, mant - e));                  /* the significand in units of the last place */
+    if (m >= ldexp(1, mant + 1)) {                        /* rounded up to the next binade */
+        m /= 2;
+        e++;
+    }
+    if (e > bias) return (uint16_t)(sign | inf);
+    const unsigned field = m >= ldexp(1, mant) ? (unsigned)(e + bias) : 0;
+    return (uint16_t)(sign | field << mant | ((unsigned)m & ((1u << mant) - 1)));
+}
+
 static int type_is_signed(int t) { return t == PP_I8 || t == PP_I16 || t == PP_I32 || t == PP_I64; }
 
 /* A value of type t (at p) as a NumPy scalar of that type. */
@@ -42,6 +80,8 @@ PyObject *ppy_make_scalar(int t, const void *p)
     case PP_U64: v = PyLong_FromUnsignedLongLong(*(const uint64_t *)p); break;
     case PP_F32: v = PyFloat_FromDouble(*(const float *)p); break;
     case PP_F64: v = PyFloat_FromDouble(*(const double *)p); break;
+    case PP_F16:
+    case PP_BF16: v = PyFloat_FromDouble(half_to_double(t, *(const uint16_t *)p)); break;
     default: return ppy_invalid("parprim: element type %d out of range", t);
     }
     return v;
@@ -50,7 +90,8 @@ PyObject *ppy_make_scalar(int t, const void *p)
 /* Converts a Python number to one value of type t at dst (8 bytes). Integer
  * types take integers (or floats with an integral value) that the type
  * holds exactly; float types take any real number (rounded to f32 for
- * f32, as NumPy compares a float32 array with a Python float). */
+ * f32, as NumPy compares a float32 array with a Python float; to f16 or
+ * bf16 for the half types, once). */
 int ppy_to_value(PyObject *o, int t, const char *name, void *dst)
 {
     if (type_is_float(t)) {
@@ -60,7 +101,10 @@ int ppy_to_value(PyObject *o, int t, const char *name, void *dst)
             ppy_invalid("parprim: argument '%s' must be a real number, not %.100s", name, Py_TYPE(o)->tp_name);
             return -1;
         }
-        if (t == PP_F32) {
+        if (type_is_half(t)) {
+            const uint16_t h = double_to_half(t, d);
+            memcpy(dst, &h, sizeof h);
+        } else if (t == PP_F32) {
             float f = (float)d;
             memcpy(dst, &f, sizeof f);
         } else {
@@ -151,7 +195,7 @@ static const char *const CMP_NAMES[PP_NE + 1] = {"<", "<=", ">", ">=", "==", "!=
 
 static const char *cmp_name(int cmp) { return cmp >= 0 && cmp <= PP_NE ? CMP_NAMES[cmp] : "?"; }
 static const char *op_name(int op) { return pp_op_name((pp_op)op); }
-/* The package's types only (PPY_NTYPES: not the half types yet). */
+/* The package's types (PPY_NTYPES: all of them). */
 static const char *type_name(int t) { return t < PPY_NTYPES ? pp_type_name((pp_type)t) : "?"; }
 static const char *backend_name(int b) { return pp_backend_name((pp_backend)b); }
 static const char *primitive_name(int p) { return pp_primitive_name((pp_primitive)p); }
@@ -220,33 +264,45 @@ int ppy_add_names(PyObject *m)
     return 0;
 }
 
-/* _set_scalar_arrays(seq): ten one-element, writable NumPy arrays of the
- * pp_types in order (see ppy_make_scalar). */
+/* _set_scalar_arrays(seq): twelve entries in pp_type order (see
+ * ppy_make_scalar), each a one-element writable NumPy array of the type,
+ * None (results as Python numbers), or a pair (array, a uint16 view of its
+ * memory) for bf16, whose arrays have no buffer format. */
 PyObject *ppy_set_scalar_arrays(PyObject *m, PyObject *seq)
 {
     (void)m;
-    PyObject *f = PySequence_Fast(seq, "a sequence of 10 arrays");
+    PyObject *f = PySequence_Fast(seq, "a sequence of 12 arrays");
     if (!f) return NULL;
     if (PySequence_Fast_GET_SIZE(f) != PPY_NTYPES) {
         Py_DECREF(f);
-        PyErr_SetString(PyExc_ValueError, "expected 10 one-element arrays in pp_type order");
+        PyErr_SetString(PyExc_ValueError, "expected 12 one-element arrays (or None) in pp_type order");
         return NULL;
     }
     for (int i = 0; i < PPY_NTYPES; i++) {
-        PyObject *a = PySequence_Fast_GET_ITEM(f, i);
+        PyObject *a = PySequence_Fast_GET_ITEM(f, i), *bits = a;
+        if (a == Py_None) {
+            if (scalar_arrays[i]) PyBuffer_Release(&scalar_views[i]);
+            Py_CLEAR(scalar_arrays[i]);
+            continue;
+        }
+        if (i == PP_BF16 && PyTuple_Check(a) && PyTuple_GET_SIZE(a) == 2) {
+            bits = PyTuple_GET_ITEM(a, 1);
+            a = PyTuple_GET_ITEM(a, 0);
+        }
         Py_buffer v;
-        if (PyObject_GetBuffer(a, &v, PyBUF_RECORDS) != 0) {
+        if (PyObject_GetBuffer(bits, &v, PyBUF_RECORDS) != 0) {
             Py_DECREF(f);
             return NULL;
         }
-        if (ppy_format_type(v.format, v.itemsize) != i || v.len != v.itemsize) {
+        const int want = bits == a ? i : PP_U16;
+        if (ppy_format_type(v.format, v.itemsize) != want || v.len != v.itemsize) {
             PyBuffer_Release(&v);
             Py_DECREF(f);
             PyErr_Format(PyExc_ValueError, "array %d is not one element of %s", i, pp_type_name((pp_type)i));
             return NULL;
         }
         if (scalar_arrays[i]) PyBuffer_Release(&scalar_views[i]);
-        scalar_views[i] = v; /* holds a reference to a */
+        scalar_views[i] = v; /* holds a reference to bits, which shares a's memory */
         Py_XSETREF(scalar_arrays[i], Py_NewRef(a));
     }
     Py_DECREF(f);

@@ -216,7 +216,7 @@ def test_errors(tmp_path):
     failed(run(["reduce", tmp_path / "x.npy", "--op", "bogus"]))
     failed(run(["frobnicate"]))
     failed(run(["sort", tmp_path / "x.npy", "-o", tmp_path / "o.npy", "--backend", "metal"]))
-    np.save(tmp_path / "h.npy", np.arange(10, dtype=np.float16))
+    np.save(tmp_path / "h.npy", np.arange(10, dtype=np.complex64))
     failed(run(["sort", tmp_path / "h.npy", "-o", tmp_path / "o.npy"]))
     np.save(tmp_path / "f.npy", np.arange(10, dtype=np.float32))
     failed(run(["reduce", tmp_path / "f.npy", "--op", "xor"]))

@@ -392,7 +392,7 @@ def test_bad_offsets(backend):
 def test_bad_arguments(backend):
     ctx = context(backend)
     a = np.arange(10, dtype=np.int32)
-    for bad in (np.zeros(4, np.float16), np.zeros(4, bool), np.zeros(4, np.complex64)):
+    for bad in (np.zeros(4, np.longdouble), np.zeros(4, bool), np.zeros(4, np.complex64)):
         for fn in (ctx.argsort, ctx.unique, ctx.unique_consecutive, ctx.run_length_encode,
                    lambda x: ctx.segmented_reduce(x, [0, 4]), lambda x: ctx.segmented_scan(x, [0, 4]),
                    lambda x: ctx.reduce_by_key(x, np.ones(4, np.int32)),

@@ -151,7 +151,7 @@ def test_merge_arguments(backend):
     with pytest.raises(parprim.InvalidArgument):
         ctx.merge_pairs(a, np.zeros(2), b, np.zeros(2))  # a_values of another length
     with pytest.raises(parprim.InvalidArgument):
-        ctx.merge(np.zeros(3, np.float16), np.zeros(2, np.float16))
+        ctx.merge(np.zeros(3, np.longdouble), np.zeros(2, np.longdouble))
     with pytest.raises(TypeError):
         ctx.merge(a, np.zeros(2, np.complex64))
 

@@ -1,5 +1,7 @@
 """parprim.Context: one backend and device, and the methods (the primitives,
-algorithms, memory) that run on it.
+algorithms, memory) that run on it. (Over 600 lines: one method per
+primitive, each with the docstring python/API.md is generated from; the
+work is in the modules they call.)
 
 A call reaches the C library in one of three ways, chosen per call by
 Context._run: host, staged or device (see _runs.py, which holds the "run"

@@ -12,9 +12,12 @@
  *             would get wrong, overflow to infinity, NaN, +inf + -inf,
  *             cancellation, the signs of zero, 70000 bf16 ones (70144);
  *   minmax    pp_reduce PP_MIN / PP_MAX, -0.0 below +0.0, NaN;
- *   sort      pp_sort and pp_sort_copy in every order (NumPy's: -0.0
- *             before +0.0, NaNs last ascending, stable, payloads kept),
- *             where the backend has it (else PP_ERROR_UNSUPPORTED);
+ *   sort      pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy
+ *             (values of 1, 2, 4 and 8 bytes: the input positions) and
+ *             pp_argsort in every order (NumPy's: -0.0 before +0.0, NaNs
+ *             last ascending, stable, payloads kept) against a qsort by
+ *             value, then index, where the backend has them (else
+ *             PP_ERROR_UNSUPPORTED);
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
  *             and the type, nothing written. */
 #include "test_common.h"
@@ -358,6 +361,57 @@ static int sort_cmp(const void *pa, const void *pb)
     return a->idx < b->idx ? -1 : a->idx > b->idx; /* stable */
 }
 
+/* The pairs' forms on ctx against the reference's permutation it[]: the
+ * values are the indices (truncated to vs bytes; little-endian), so they
+ * check stability too. pp_sort_pairs in place, pp_sort_pairs_copy and
+ * pp_argsort (u32 and u64 indices). */
+static void check_pairs(pp_context *ctx, const hfmt *f, const uint16_t *x, const uint16_t *want, const sitem *it,
+                        size_t n, pp_order order, size_t vs, uint16_t *got)
+{
+    unsigned char *v = (unsigned char *)tc_halloc(8 * n), *wv = (unsigned char *)tc_halloc(8 * n);
+    unsigned char *gv = (unsigned char *)tc_halloc(8 * n);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t a = i, b = it[i].idx;
+        memcpy(v + i * vs, &a, vs);
+        memcpy(wv + i * vs, &b, vs);
+    }
+    void *dk = tc_dev_upload(ctx, x, 2 * n), *dv = tc_dev_upload(ctx, v, vs * n);
+    TC_OK(pp_sort_pairs(ctx, f->type, dk, dv, vs, n, order));
+    TC_DOWNLOAD(ctx, got, dk, 2 * n, "pairs' keys");
+    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_pairs keys");
+    TC_DOWNLOAD(ctx, gv, dv, vs * n, "pairs' values");
+    TC_REQUIRE(memcmp(gv, wv, vs * n) == 0, "pp_sort_pairs values (value_size %zu): not the stable order", vs);
+    tc_dev_free(ctx, dk);
+    tc_dev_free(ctx, dv);
+    dk = tc_dev_upload(ctx, x, 2 * n), dv = tc_dev_upload(ctx, v, vs * n);
+    void *ok = tc_dev_filled(ctx, 2 * n, 0xAB), *ov = tc_dev_filled(ctx, vs * n, 0xAB);
+    TC_OK(pp_sort_pairs_copy(ctx, f->type, dk, dv, ok, ov, vs, n, order));
+    TC_DOWNLOAD(ctx, got, ok, 2 * n, "pairs' copied keys");
+    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_pairs_copy keys");
+    TC_DOWNLOAD(ctx, gv, ov, vs * n, "pairs' copied values");
+    TC_REQUIRE(memcmp(gv, wv, vs * n) == 0, "pp_sort_pairs_copy values (value_size %zu)", vs);
+    TC_DOWNLOAD(ctx, got, dk, 2 * n, "pairs' keys_in");
+    TC_EXPECT_BITS(PP_U16, got, x, n, "pp_sort_pairs_copy left keys_in");
+    const pp_type it_type = vs == 8 ? PP_U64 : PP_U32; /* argsort: indices of 4 or 8 bytes */
+    const size_t is = pp_type_size(it_type);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t b = it[i].idx;
+        memcpy(wv + i * is, &b, is);
+    }
+    tc_dev_free(ctx, ok);
+    ok = tc_dev_filled(ctx, is * n, 0xAB);
+    TC_OK(pp_argsort(ctx, f->type, dk, n, order, it_type, ok));
+    TC_DOWNLOAD(ctx, gv, ok, is * n, "argsort");
+    TC_REQUIRE(memcmp(gv, wv, is * n) == 0, "pp_argsort (%s indices)", pp_type_name(it_type));
+    tc_dev_free(ctx, dk);
+    tc_dev_free(ctx, dv);
+    tc_dev_free(ctx, ok);
+    tc_dev_free(ctx, ov);
+    free(v);
+    free(wv);
+    free(gv);
+}
+
 static void test_sort(void **state)
 {
     (void)state;
@@ -404,6 +458,7 @@ static void test_sort(void **state)
                         TC_OK(pp_sort(ctx, f->type, d, n, (pp_order)order));
                         TC_DOWNLOAD(ctx, got, d, 2 * n, "sorted");
                         TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort");
+                        check_pairs(ctx, f, x, want, it, n, (pp_order)order, (size_t)1 << ((si + order) % 4), got);
                     }
                     tc_dev_free(ctx, d);
                     tc_dev_free(ctx, o);
@@ -442,7 +497,7 @@ static void test_refused(void **state)
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
             refused(ctx, pp_scan(ctx, t, PP_MAX, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
             refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
-            refused(ctx, pp_sort_pairs(ctx, t, o, d, 2, 4, PP_ASCENDING), "pp_sort_pairs", t);
+            refused(ctx, pp_top_k(ctx, t, d, 4, 2, PP_ASCENDING, o, NULL), "pp_top_k", t);
             refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
             TC_DOWNLOAD(ctx, got, o, 64, "untouched output");
             TC_REQUIRE(memcmp(got, want, 64) == 0, "a refused call wrote its output");

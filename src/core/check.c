@@ -8,7 +8,9 @@
  * type stops here with PP_ERROR_UNSUPPORTED, before any backend sees it:
  * the backends' per-type tables have no half rows (types.h), and the
  * calls below reach the backends' half slots alone (api.c). */
-#define HALF_OPS_TEXT "pp_reduce with sum, min or max, pp_scan with sum, pp_sort and pp_sort_copy"
+#define HALF_OPS_TEXT                                                                                             \
+    "pp_reduce with sum, min or max, pp_scan with sum, pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy " \
+    "and pp_argsort"
 static const struct {
     const char *fn;
     unsigned ops;
@@ -17,6 +19,9 @@ static const struct {
     {"pp_scan", 1u << PP_SUM},
     {"pp_sort", ~0u}, /* calls without an operator: any bit */
     {"pp_sort_copy", ~0u},
+    {"pp_sort_pairs", ~0u},
+    {"pp_sort_pairs_copy", ~0u},
+    {"pp_argsort", ~0u},
 };
 
 /* The operators fn takes on the half types, 0 for a call not in the list. */

@@ -171,9 +171,12 @@ typedef enum pp_type {
  *   pp_argsort, in the order of f32 keys (NumPy's: -0.0 before +0.0,
  *   every NaN last ascending, first in PP_DESCENDING, last in
  *   PP_DESCENDING_NAN_LAST; NaNs in input order), stable, the bits moved
- *   unchanged (every backend). The sorts cost about a 16-bit integer
- *   sort of pairs (two with values or indices) plus a pass over the keys,
- *   and take about 2n bytes (4n with values) besides the sort's scratch.
+ *   unchanged; pp_lower_bound, pp_upper_bound, pp_merge and
+ *   pp_merge_pairs in the same order (every backend). The sorts cost
+ *   about a 16-bit integer sort of pairs (two with values or indices)
+ *   plus a pass over the keys, and take about 2n bytes (4n with values)
+ *   besides the sort's scratch; search and merge take 2 bytes per key
+ *   (and per query) of working memory.
  * Sums are exact on every backend, whatever pp_set_algorithm chose (there
  * is no algorithm to choose): out is the exact sum of the inputs (for a
  * scan, of each prefix) rounded once to the half format, to nearest with

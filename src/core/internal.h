@@ -495,6 +495,11 @@ pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn i
  * bits moved unchanged, from the backend's half_keys and u16 sort. */
 pp_status pp_half_sort_check(pp_context *ctx, const char *fn, pp_type type);
 pp_status pp_half_sort(pp_context *ctx, const pp_sort_args *a);
+/* pp_lower_bound / pp_upper_bound and pp_merge / pp_merge_pairs of the
+ * half types (arguments checked): the same on the order keys, through
+ * the slot of the algorithm chosen for PP_PRIM_SORT; enter and end too. */
+pp_status pp_half_search(pp_context *ctx, const pp_search_args *a);
+pp_status pp_half_merge(pp_context *ctx, const pp_merge_args *a);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

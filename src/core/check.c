@@ -7,7 +7,9 @@
  * operators each takes (a bit per pp_op). Every other call with a half
  * type stops here with PP_ERROR_UNSUPPORTED, before any backend sees it:
  * the backends' per-type tables have no half rows (types.h), and the
- * calls below reach the backends' half slots alone (api.c). */
+ * calls below reach the backends' half slots alone (api.c), or, for the
+ * sorts, searches and merges, their u16 slots on order keys
+ * (half_sort.c). */
 #define HALF_OPS_TEXT                                                                                              \
     "pp_reduce with sum, min or max, pp_scan with sum, pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy, " \
     "pp_argsort, pp_lower_bound, pp_upper_bound, pp_merge and pp_merge_pairs"

@@ -55,7 +55,7 @@ pp_status pp_cpu_half_reduce(pp_context *ctx, const pp_reduce_args *a)
 
 pp_status pp_cpu_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_cpu_scan_exact(ctx, a); }
 
-/* The half_keys slot (core/half_sort.c): the order keys of a sort. */
+/* The half_keys slot (core/half_sort.c): the order keys of a sort, search or merge. */
 pp_status pp_cpu_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
                            size_t n)
 {

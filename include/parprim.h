@@ -166,11 +166,17 @@ typedef enum pp_type {
  * What takes them today (phase 1; every other call, operator and
  * primitive returns PP_ERROR_UNSUPPORTED with a message naming the call
  * and the type, on every backend, never a wrong answer):
- *   pp_reduce with PP_SUM, PP_MIN or PP_MAX; pp_scan with PP_SUM (every
- *   backend); pp_sort and pp_sort_copy (cpu; elsewhere
- *   PP_ERROR_UNSUPPORTED), in the order of f32 keys (NumPy's: -0.0
- *   before +0.0, every NaN last ascending, first in PP_DESCENDING), stable,
- *   the bits moved unchanged.
+ *   pp_reduce with PP_SUM, PP_MIN or PP_MAX; pp_scan with PP_SUM;
+ *   pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy and
+ *   pp_argsort, in the order of f32 keys (NumPy's: -0.0 before +0.0,
+ *   every NaN last ascending, first in PP_DESCENDING, last in
+ *   PP_DESCENDING_NAN_LAST; NaNs in input order), stable, the bits moved
+ *   unchanged; pp_lower_bound, pp_upper_bound, pp_merge and
+ *   pp_merge_pairs in the same order (every backend). The sorts cost
+ *   about a 16-bit integer sort of pairs (two with values or indices)
+ *   plus a pass over the keys, and take about 2n bytes (4n with values)
+ *   besides the sort's scratch; search and merge take 2 bytes per key
+ *   (and per query) of working memory.
  * Sums are exact on every backend, whatever pp_set_algorithm chose (there
  * is no algorithm to choose): out is the exact sum of the inputs (for a
  * scan, of each prefix) rounded once to the half format, to nearest with

@@ -12,9 +12,12 @@
  *             would get wrong, overflow to infinity, NaN, +inf + -inf,
  *             cancellation, the signs of zero, 70000 bf16 ones (70144);
  *   minmax    pp_reduce PP_MIN / PP_MAX, -0.0 below +0.0, NaN;
- *   sort      pp_sort and pp_sort_copy in every order (NumPy's: -0.0
- *             before +0.0, NaNs last ascending, stable, payloads kept),
- *             where the backend has it (else PP_ERROR_UNSUPPORTED);
+ *   sort      pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy
+ *             (values of 1, 2, 4 and 8 bytes: the input positions) and
+ *             pp_argsort in every order (NumPy's: -0.0 before +0.0, NaNs
+ *             last ascending, stable, payloads kept) against a qsort by
+ *             value, then index; pp_lower_bound / pp_upper_bound (counts
+ *             of the keys before a query), pp_merge and pp_merge_pairs;
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
  *             and the type, nothing written. */
 #include "test_common.h"
@@ -340,22 +343,100 @@ typedef struct sitem {
 static const hfmt *sort_fmt;
 static pp_order sort_order;
 
-static int sort_cmp(const void *pa, const void *pb)
+/* -1, 0, 1: bits a before, equal to, after bits b in sort_order. */
+static int key_cmp(uint16_t a, uint16_t b)
 {
-    const sitem *a = (const sitem *)pa, *b = (const sitem *)pb;
-    const int an = h_isnan(sort_fmt, a->bits), bn = h_isnan(sort_fmt, b->bits);
+    const int an = h_isnan(sort_fmt, a), bn = h_isnan(sort_fmt, b);
     int c = 0;
     if (an || bn) {
         c = an - bn;                             /* NaNs after every number, */
         if (sort_order == PP_DESCENDING) c = -c; /* before them in PP_DESCENDING */
     } else {
-        const double va = h_value(sort_fmt, a->bits), vb = h_value(sort_fmt, b->bits);
-        const int sa = (a->bits & 0x8000) != 0, sb = (b->bits & 0x8000) != 0;
+        const double va = h_value(sort_fmt, a), vb = h_value(sort_fmt, b);
+        const int sa = (a & 0x8000) != 0, sb = (b & 0x8000) != 0;
         c = va < vb || (va == vb && sa && !sb) ? -1 : va > vb || (va == vb && !sa && sb) ? 1 : 0;
         if (sort_order != PP_ASCENDING) c = -c;
     }
+    return c;
+}
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+    const sitem *a = (const sitem *)pa, *b = (const sitem *)pb;
+    const int c = key_cmp(a->bits, b->bits);
     if (c) return c;
     return a->idx < b->idx ? -1 : a->idx > b->idx; /* stable */
+}
+
+/* Sort keys: gen's, with zeros of both signs, NaNs of both signs and payloads, infinities. */
+static void gen_keys(tc_rng *r, const hfmt *f, uint16_t *x, size_t n)
+{
+    gen(r, f, x, n, 0, (1 << f->ebits) - 2, 0);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t k = tc_below(r, 16);
+        if (k == 0)
+            x[i] = tc_below(r, 2) ? 0x8000 : 0x0000;
+        else if (k == 1)
+            x[i] = (uint16_t)(h_inf(f) | (tc_below(r, 2) ? 0x8000 : 0) | (1 + tc_below(r, 3)));
+        else if (k == 2)
+            x[i] = (uint16_t)(h_inf(f) | (tc_below(r, 2) ? 0x8000 : 0));
+    }
+}
+
+/* The reference's stable sort of x (n) in order: it[] (bits, input position). */
+static void ref_sort(const hfmt *f, pp_order order, const uint16_t *x, size_t n, sitem *it)
+{
+    for (size_t i = 0; i < n; i++) it[i].bits = x[i], it[i].idx = i;
+    sort_fmt = f;
+    sort_order = order;
+    qsort(it, n, sizeof *it, sort_cmp);
+}
+
+/* p[i] = it[i].idx (it NULL: i) in w bytes, little-endian, for i < n. */
+static void put_idx(unsigned char *p, const sitem *it, size_t n, size_t w)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t a = it ? it[i].idx : i;
+        memcpy(p + i * w, &a, w);
+    }
+}
+
+/* The pairs' forms on ctx against the reference's permutation it[]: the
+ * values are the input positions (truncated to vs bytes), so they check
+ * stability too. pp_sort_pairs in place, pp_sort_pairs_copy and
+ * pp_argsort (u32 and u64 indices). */
+static void check_pairs(pp_context *ctx, const hfmt *f, const uint16_t *x, const uint16_t *want, const sitem *it,
+                        size_t n, pp_order order, size_t vs, uint16_t *got)
+{
+    unsigned char *v = tc_halloc(8 * n), *wv = tc_halloc(8 * n), *gv = tc_halloc(8 * n);
+    put_idx(v, NULL, n, vs);
+    put_idx(wv, it, n, vs);
+    void *dk = tc_dev_upload(ctx, x, 2 * n), *dv = tc_dev_upload(ctx, v, vs * n);
+    TC_OK(pp_sort_pairs(ctx, f->type, dk, dv, vs, n, order));
+    TC_DOWNLOAD(ctx, got, dk, 2 * n, "pairs' keys");
+    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_pairs keys");
+    TC_DOWNLOAD(ctx, gv, dv, vs * n, "pairs' values");
+    TC_REQUIRE(memcmp(gv, wv, vs * n) == 0, "pp_sort_pairs values (value_size %zu): not the stable order", vs);
+    tc_dev_free(ctx, dk), tc_dev_free(ctx, dv);
+    dk = tc_dev_upload(ctx, x, 2 * n), dv = tc_dev_upload(ctx, v, vs * n);
+    void *ok = tc_dev_filled(ctx, 2 * n, 0xAB), *ov = tc_dev_filled(ctx, vs * n, 0xAB);
+    TC_OK(pp_sort_pairs_copy(ctx, f->type, dk, dv, ok, ov, vs, n, order));
+    TC_DOWNLOAD(ctx, got, ok, 2 * n, "pairs' copied keys");
+    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_pairs_copy keys");
+    TC_DOWNLOAD(ctx, gv, ov, vs * n, "pairs' copied values");
+    TC_REQUIRE(memcmp(gv, wv, vs * n) == 0, "pp_sort_pairs_copy values (value_size %zu)", vs);
+    TC_DOWNLOAD(ctx, got, dk, 2 * n, "pairs' keys_in");
+    TC_EXPECT_BITS(PP_U16, got, x, n, "pp_sort_pairs_copy left keys_in");
+    const pp_type it_type = vs == 8 ? PP_U64 : PP_U32; /* argsort: indices of 4 or 8 bytes */
+    const size_t is = pp_type_size(it_type);
+    put_idx(wv, it, n, is);
+    tc_dev_free(ctx, ok);
+    ok = tc_dev_filled(ctx, is * n, 0xAB);
+    TC_OK(pp_argsort(ctx, f->type, dk, n, order, it_type, ok));
+    TC_DOWNLOAD(ctx, gv, ok, is * n, "argsort");
+    TC_REQUIRE(memcmp(gv, wv, is * n) == 0, "pp_argsort (%s indices)", pp_type_name(it_type));
+    tc_dev_free(ctx, dk), tc_dev_free(ctx, dv), tc_dev_free(ctx, ok), tc_dev_free(ctx, ov);
+    free(v), free(wv), free(gv);
 }
 
 static void test_sort(void **state)
@@ -373,46 +454,94 @@ static void test_sort(void **state)
             for (int order = PP_ASCENDING; order <= PP_DESCENDING_NAN_LAST; order++) {
                 const hfmt *f = fmts[fi];
                 const size_t n = sizes[si];
-                gen(&r, f, x, n, 0, (1 << f->ebits) - 2, 0);
-                for (size_t i = 0; i < n; i++) { /* zeros of both signs, NaNs of both signs and payloads, infinities */
-                    const uint64_t k = tc_below(&r, 16);
-                    if (k == 0)
-                        x[i] = tc_below(&r, 2) ? 0x8000 : 0x0000;
-                    else if (k == 1)
-                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0) | (1 + tc_below(&r, 3)));
-                    else if (k == 2)
-                        x[i] = (uint16_t)(h_inf(f) | (tc_below(&r, 2) ? 0x8000 : 0));
-                }
-                for (size_t i = 0; i < n; i++) it[i].bits = x[i], it[i].idx = i;
-                sort_fmt = f;
-                sort_order = (pp_order)order;
-                qsort(it, n, sizeof *it, sort_cmp);
+                gen_keys(&r, f, x, n);
+                ref_sort(f, (pp_order)order, x, n, it);
                 for (size_t i = 0; i < n; i++) want[i] = it[i].bits;
                 for (size_t c = 0; c < nctx; c++) {
                     pp_context *ctx = ctxs[c];
                     tc_case("%s sort n=%zu order %d on %s", pp_type_name(f->type), n, order,
                             pp_backend_name(pp_context_backend(ctx)));
                     void *d = tc_dev_upload(ctx, x, 2 * n), *o = tc_dev_filled(ctx, 2 * n, 0xAB);
-                    pp_status st = pp_sort_copy(ctx, f->type, d, o, n, (pp_order)order);
-                    if (st == PP_ERROR_UNSUPPORTED && strstr(pp_last_error(ctx), "not available on the")) {
-                        tc_skip("half sort", "half-type sort not available on %s",
-                                pp_backend_name(pp_context_backend(ctx)));
-                    } else {
-                        TC_REQUIRE(st == PP_SUCCESS, "pp_sort_copy: %s", pp_last_error(ctx));
-                        TC_DOWNLOAD(ctx, got, o, 2 * n, "sorted copy");
-                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_copy");
-                        TC_OK(pp_sort(ctx, f->type, d, n, (pp_order)order));
-                        TC_DOWNLOAD(ctx, got, d, 2 * n, "sorted");
-                        TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort");
-                    }
-                    tc_dev_free(ctx, d);
-                    tc_dev_free(ctx, o);
+                    TC_OK(pp_sort_copy(ctx, f->type, d, o, n, (pp_order)order));
+                    TC_DOWNLOAD(ctx, got, o, 2 * n, "sorted copy");
+                    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort_copy");
+                    TC_OK(pp_sort(ctx, f->type, d, n, (pp_order)order));
+                    TC_DOWNLOAD(ctx, got, d, 2 * n, "sorted");
+                    TC_EXPECT_BITS(PP_U16, got, want, n, "pp_sort");
+                    check_pairs(ctx, f, x, want, it, n, (pp_order)order, (size_t)1 << ((si + order) % 4), got);
+                    tc_dev_free(ctx, d), tc_dev_free(ctx, o);
                 }
             }
     free(x);
     free(want);
     free(got);
     free(it);
+}
+
+/* ---- search and merge: on sorted keys (the reference's), queries of the keys and of random bits ---- */
+static void test_search_merge(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_search");
+    enum { N = 3001, M = 300 };
+    static const size_t sizes[] = {0, 1, 7, 256, N};
+    uint16_t *x = tc_halloc(2 * N), *runs = tc_halloc(2 * N), *fs = tc_halloc(2 * N), *q = tc_halloc(2 * M);
+    uint16_t *got = tc_halloc(2 * N);
+    uint64_t *lo = tc_halloc(8 * M), *hi = tc_halloc(8 * M), *gl = tc_halloc(8 * M);
+    uint32_t *v = tc_halloc(4 * N), *gv = tc_halloc(4 * N), *wv = tc_halloc(4 * N);
+    sitem *it = (sitem *)malloc(N * sizeof *it);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (size_t t = 0; t < 2 * 3 * sizeof sizes / sizeof sizes[0]; t++) { /* format, order, size */
+        const hfmt *f = fmts[t % 2];
+        const int order = (int)(t / 2 % 3);
+        const pp_order o = (pp_order)order;
+        const size_t n = sizes[t / 6], na = n / 3;
+        gen_keys(&r, f, x, n);
+        gen_keys(&r, f, q, M);
+        for (size_t j = 0; n && j < M; j += 2) q[j] = x[tc_below(&r, n)];
+        /* runs = x[0, na) sorted, then x[na, n) sorted (values: positions in x) */
+        ref_sort(f, o, x, na, it);
+        ref_sort(f, o, x + na, n - na, it + na);
+        for (size_t i = 0; i < n; i++) runs[i] = it[i].bits, v[i] = (uint32_t)(it[i].idx + (i < na ? 0 : na));
+        ref_sort(f, o, x, n, it); /* fs: the sort of x, and the merge of the runs */
+        for (size_t i = 0; i < n; i++) fs[i] = it[i].bits, wv[i] = (uint32_t)it[i].idx;
+        for (size_t j = 0; j < M; j++) { /* the keys before q[j] (or equal to it) */
+            lo[j] = hi[j] = 0;
+            for (size_t i = 0; i < n; i++) lo[j] += key_cmp(x[i], q[j]) < 0, hi[j] += key_cmp(x[i], q[j]) <= 0;
+        }
+        for (size_t c = 0; c < nctx; c++) {
+            pp_context *ctx = ctxs[c];
+            tc_case("%s search/merge n=%zu order %d on %s", pp_type_name(f->type), n, order,
+                    pp_backend_name(pp_context_backend(ctx)));
+            void *ds = tc_dev_upload(ctx, fs, 2 * n + 2), *dq = tc_dev_upload(ctx, q, 2 * M);
+            void *da = tc_dev_upload(ctx, runs, 2 * na + 2), *db = tc_dev_upload(ctx, runs + na, 2 * (n - na) + 2);
+            void *dva = tc_dev_upload(ctx, v, 4 * na + 4), *dvb = tc_dev_upload(ctx, v + na, 4 * (n - na) + 4);
+            void *out = tc_dev_filled(ctx, 8 * M, 0xAB), *ok = tc_dev_filled(ctx, n ? 2 * n : 2, 0xAB);
+            void *ov = tc_dev_filled(ctx, n ? 4 * n : 4, 0xAB);
+            for (int up = 0; up < 2; up++) {
+                const pp_status st = up ? pp_upper_bound(ctx, f->type, ds, n, o, dq, M, out)
+                                        : pp_lower_bound(ctx, f->type, ds, n, o, dq, M, out);
+                TC_REQUIRE(st == PP_SUCCESS, "%s bound: %s", up ? "upper" : "lower", pp_last_error(ctx));
+                TC_DOWNLOAD(ctx, gl, out, 8 * M, "bounds");
+                TC_EXPECT_BITS(PP_U64, gl, up ? hi : lo, M, up ? "pp_upper_bound" : "pp_lower_bound");
+            }
+            if (n) {
+                TC_OK(pp_merge_pairs(ctx, f->type, da, dva, na, db, dvb, n - na, 4, ok, ov, o));
+                TC_DOWNLOAD(ctx, got, ok, 2 * n, "merged keys");
+                TC_EXPECT_BITS(PP_U16, got, fs, n, "pp_merge_pairs keys");
+                TC_DOWNLOAD(ctx, gv, ov, 4 * n, "merged values");
+                TC_EXPECT_BITS(PP_U32, gv, wv, n, "pp_merge_pairs values (stable: a first)");
+                TC_OK(pp_merge(ctx, f->type, da, na, db, n - na, ok, o));
+                TC_DOWNLOAD(ctx, got, ok, 2 * n, "merged keys");
+                TC_EXPECT_BITS(PP_U16, got, fs, n, "pp_merge");
+            }
+            void *const bufs[9] = {ds, dq, da, db, dva, dvb, out, ok, ov};
+            for (int b = 0; b < 9; b++) tc_dev_free(ctx, bufs[b]);
+        }
+    }
+    void *const hbufs[12] = {x, runs, fs, q, got, lo, hi, gl, v, gv, wv, it};
+    for (int b = 0; b < 12; b++) free(hbufs[b]);
 }
 
 /* ---- calls not covered yet -------------------------------------------------------------------- */
@@ -442,7 +571,7 @@ static void test_refused(void **state)
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
             refused(ctx, pp_scan(ctx, t, PP_MAX, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
             refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
-            refused(ctx, pp_sort_pairs(ctx, t, o, d, 2, 4, PP_ASCENDING), "pp_sort_pairs", t);
+            refused(ctx, pp_top_k(ctx, t, d, 4, 2, PP_ASCENDING, o, NULL), "pp_top_k", t);
             refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
             TC_DOWNLOAD(ctx, got, o, 64, "untouched output");
             TC_REQUIRE(memcmp(got, want, 64) == 0, "a refused call wrote its output");
@@ -459,9 +588,9 @@ static void test_refused(void **state)
 int main(void)
 {
     tc_init("test_half");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused), cmocka_unit_test(test_hand),
-                                       cmocka_unit_test(test_minmax), cmocka_unit_test(test_sort),
-                                       cmocka_unit_test(test_sums)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused),      cmocka_unit_test(test_hand),
+                                       cmocka_unit_test(test_minmax),       cmocka_unit_test(test_sort),
+                                       cmocka_unit_test(test_search_merge), cmocka_unit_test(test_sums)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

@@ -364,9 +364,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
             NO_OVERLAP(a->values_in, vb, vin, a->keys_in, kb, kin);
         }
     }
-    if (PP_IS_HALF(a->type) && !ctx->ops->half_sort)
-        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn,
-             pp_type_name(a->type), pp_backend_name(ctx->ops->id));
+    TRY(pp_half_sort_check(ctx, fn, a->type));
     const int kmove = a->keys != a->keys_in, vmove = pairs && a->values != a->values_in;
     if (n == 1 && !kmove && !vmove) return PP_SUCCESS;
     pp_sort_args s = *a;
@@ -379,7 +377,7 @@ static pp_status sort_common(pp_context *ctx, const pp_sort_args *a, int pairs, 
         s.values_in = s.values;
     }
     if (st == PP_SUCCESS && n > 1)
-        st = PP_IS_HALF(a->type) ? ctx->ops->half_sort(ctx, &s) : ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
+        st = PP_IS_HALF(a->type) ? pp_half_sort(ctx, &s) : ctx->ops->sort[ctx->algo[PP_PRIM_SORT]](ctx, &s);
     return pp_end(ctx, fn, st);
 }
 

@@ -247,6 +247,7 @@ pp_status pp_argsort(pp_context *ctx, pp_type type, const void *keys, size_t n, 
     ALIGNED(keys, ks, "keys");
     ALIGNED(indices, is, "indices");
     NO_OVERLAP(indices, n * is, "indices", keys, n * ks, "keys");
+    TRY(pp_half_sort_check(ctx, fn, type));
     const pp_argsort_args a = {fn, type, keys, n, order, index_type, indices};
     RUN_PICKED(ctx->ops->argsort, PP_PRIM_SORT, type, PP_SUM, 0, &a);
 }

@@ -25,6 +25,7 @@ static pp_status search_common(pp_context *ctx, const char *fn, int upper, pp_ty
     NO_OVERLAP(out, m * sizeof(uint64_t), "out", sorted, n * ks, "sorted");
     NO_OVERLAP(out, m * sizeof(uint64_t), "out", queries, m * ks, "queries");
     const pp_search_args a = {fn, type, sorted, n, order, queries, m, upper, out};
+    if (PP_IS_HALF(type)) return pp_half_search(ctx, &a); /* half_sort.c */
     RUN_PICKED(ctx->ops->search, PP_PRIM_SORT, type, PP_SUM, 0, &a);
 }
 
@@ -78,6 +79,7 @@ static pp_status merge_common(pp_context *ctx, const pp_merge_args *a)
             if (!arr[i] || !arr[o] || !bytes[i] || !bytes[o]) continue;
             NO_OVERLAP(arr[o], bytes[o], names[o], arr[i], bytes[i], names[i]);
         }
+    if (PP_IS_HALF(a->type)) return pp_half_merge(ctx, a); /* half_sort.c */
     RUN_PICKED(ctx->ops->merge, PP_PRIM_SORT, a->type, PP_SUM, 0, a);
 }
 

@@ -5,7 +5,8 @@
  * the sorted keys, values_in = the sequence, values = indices. Both
  * buffers come from the backend's mem_alloc, not its scratch: the sort
  * takes (and may reallocate) the scratch itself. pp_argsort_sort_into is
- * the same on buffers the backend provides (cuda keeps one). */
+ * the same on buffers the backend provides (cuda keeps one). The half
+ * types go through pp_half_sort (half_sort.c) instead of the sort slot. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -25,7 +26,7 @@ pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iot
     pp_status st = iota(ctx, a->fn, a->index_type, seq, a->n);
     if (st != PP_SUCCESS) return st;
     const pp_sort_args s = {a->fn, a->type, sorted, a->indices, pp_type_size(a->index_type), a->n, a->order, a->keys, seq};
-    return ctx->ops->sort[algo](ctx, &s);
+    return PP_IS_HALF(a->type) ? pp_half_sort(ctx, &s) : ctx->ops->sort[algo](ctx, &s);
 }
 
 pp_status pp_argsort_by_sort(pp_context *ctx, const pp_argsort_args *a, pp_iota_fn iota)

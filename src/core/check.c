@@ -7,8 +7,12 @@
  * operators each takes (a bit per pp_op). Every other call with a half
  * type stops here with PP_ERROR_UNSUPPORTED, before any backend sees it:
  * the backends' per-type tables have no half rows (types.h), and the
- * calls below reach the backends' half slots alone (api.c). */
-#define HALF_OPS_TEXT "pp_reduce with sum, min or max, pp_scan with sum, pp_sort and pp_sort_copy"
+ * calls below reach the backends' half slots alone (api.c), or, for the
+ * sorts, searches and merges, their u16 slots on order keys
+ * (half_sort.c). */
+#define HALF_OPS_TEXT                                                                                              \
+    "pp_reduce with sum, min or max, pp_scan with sum, pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy, " \
+    "pp_argsort, pp_lower_bound, pp_upper_bound, pp_merge and pp_merge_pairs"
 static const struct {
     const char *fn;
     unsigned ops;
@@ -17,6 +21,13 @@ static const struct {
     {"pp_scan", 1u << PP_SUM},
     {"pp_sort", ~0u}, /* calls without an operator: any bit */
     {"pp_sort_copy", ~0u},
+    {"pp_sort_pairs", ~0u},
+    {"pp_sort_pairs_copy", ~0u},
+    {"pp_argsort", ~0u},
+    {"pp_lower_bound", ~0u},
+    {"pp_upper_bound", ~0u},
+    {"pp_merge", ~0u},
+    {"pp_merge_pairs", ~0u},
 };
 
 /* The operators fn takes on the half types, 0 for a call not in the list. */

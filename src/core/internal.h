@@ -397,10 +397,12 @@ typedef struct pp_backend_ops {
      * (check.c). NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_reduce_fn half_reduce;
     pp_scan_fn half_scan;
-    /* pp_sort and pp_sort_copy of the half types (n > 1; keys only), in
-     * NumPy's order, whatever algorithm is chosen; reads a->keys_in
-     * itself. NULL: PP_ERROR_UNSUPPORTED on this backend. */
-    pp_sort_fn half_sort;
+    /* The sorts of the half types (core/half_sort.c): out[i] = the u16
+     * order key (PP_HALF_SORT_KEY) of the bits in[i] of type in order,
+     * for n elements of context memory; the core sorts the keys with the
+     * u16 sort slot. NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_status (*half_keys)(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+                           size_t n);
     /* pp_lower_bound and pp_upper_bound (search), pp_merge and
      * pp_merge_pairs (merge) follow PP_PRIM_SORT: the chosen algorithm's
      * slot if not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED
@@ -485,6 +487,19 @@ pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iot
  * into buffers of its own (n keys, 2n uint64_t indices), then the first k
  * keys and indices copied into the outputs. */
 pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn iota);
+
+/* The sorts of the half types (core/half_sort.c), whatever algorithm is
+ * chosen: pp_half_sort_check fails with PP_ERROR_UNSUPPORTED for a half
+ * type on a backend without half_keys; pp_half_sort sorts a (a->n >= 2,
+ * in place or not, with or without values) in NumPy's order, stable, the
+ * bits moved unchanged, from the backend's half_keys and u16 sort. */
+pp_status pp_half_sort_check(pp_context *ctx, const char *fn, pp_type type);
+pp_status pp_half_sort(pp_context *ctx, const pp_sort_args *a);
+/* pp_lower_bound / pp_upper_bound and pp_merge / pp_merge_pairs of the
+ * half types (arguments checked): the same on the order keys, through
+ * the slot of the algorithm chosen for PP_PRIM_SORT; enter and end too. */
+pp_status pp_half_search(pp_context *ctx, const pp_search_args *a);
+pp_status pp_half_merge(pp_context *ctx, const pp_merge_args *a);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

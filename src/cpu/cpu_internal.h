@@ -112,10 +112,11 @@ const pp_cpu_xformat *pp_cpu_xformat_of(pp_type type, pp_op op);
 /* Words between per-thread accumulators: whole 64-byte lines. */
 size_t pp_cpu_xstride(const pp_cpu_xformat *f);
 /* The half types' reduce (PP_SUM exact, PP_MIN, PP_MAX), scan (PP_SUM
- * exact) and sort (NumPy's order), cpu_half.c: the half slots. */
+ * exact) and sort keys (NumPy's order), cpu_half.c: the half slots. */
 pp_status pp_cpu_half_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_half_scan(pp_context *ctx, const pp_scan_args *a);
-pp_status pp_cpu_half_sort(pp_context *ctx, const pp_sort_args *a);
+pp_status pp_cpu_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+                           size_t n);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_select(pp_context *ctx, const pp_select_args *a);

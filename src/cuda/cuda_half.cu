@@ -18,10 +18,12 @@
 //    fewer than 2^31 tiles; the flags word ORed); (3) one thread per tile:
 //    from its prefix, each element added and each output rounded.
 // Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
-// seen: the quiet NaN (as cpu_half.c and half.cl).
+// seen: the quiet NaN (as cpu_half.c and half.cl). Sorts: the order keys
+// of half_key.h (core/half_sort.c sorts them with the u16 sort).
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/util.cuh"
+#include "half_key.h"
 
 namespace
 {
@@ -105,7 +107,18 @@ __global__ void __launch_bounds__(HB) hscan_tiles(const uint16_t *x, uint16_t *y
     if (excl && t == 0) y[0] = 0; // +0.0
 }
 
-__device__ __forceinline__ unsigned hkey(unsigned h) { return (h & 0x8000u) ? (~h & 0xffffu) : (h | 0x8000u); }
+__device__ __forceinline__ unsigned hkey(unsigned h) { return PP_HALF_ORDER_KEY(h); }
+
+// The sorts' order keys (core/half_sort.c): k[i] = the sort key of x[i] in
+// order (a pp_order) for i < n, grid-stride.
+__global__ void __launch_bounds__(HB) hsort_keys(const uint16_t *x, size_t n, unsigned inf, int order, uint16_t *k)
+{
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) {
+        const unsigned h = x[i];
+        k[i] = (uint16_t)PP_HALF_SORT_KEY(h, inf, order);
+    }
+}
 
 // acc[0] = least key, acc[1] = greatest key, acc[2] = NaN seen (atomics;
 // acc set to 0xffff, 0, 0 before).
@@ -215,6 +228,17 @@ pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
     PP_CUDA_LAUNCHED(ctx, fn);
     hscan_tiles<<<blocks, HB, 0, s->stream>>>(x, (uint16_t *)a->out, n, bf, PP_HALF_PREC(a->type),
                                               PP_HALF_SHIFT(a->type), a->kind == PP_EXCLUSIVE, vals, tiles);
+    PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+                            size_t n)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    const unsigned grid = grid_for(ceil_div(n, (size_t)HB), pp_cuda_resident(s, 8));
+    hsort_keys<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, PP_XACC_HALF_INF(PP_HALF_PREC(type)), (int)order,
+                                           (uint16_t *)out);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

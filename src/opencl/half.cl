@@ -1,7 +1,9 @@
-/* The half types' PP_MIN and PP_MAX reduce on opencl (opencl_half.c; their
- * sums are exact.cl's). T is ushort, the element's bits. Defines: L (the
- * work-group size), HALF_INF and HALF_NAN (the format's infinity and
- * quiet NaN bits: f16 0x7C00, 0x7E00; bf16 0x7F80, 0x7FC0).
+/* The half types' PP_MIN and PP_MAX reduce and the sorts' keys on opencl
+ * (opencl_half.c; their sums are exact.cl's), after src/core/half_key.h
+ * (the keys' macros, shared with cpu and cuda). T is ushort, the
+ * element's bits. Defines: L (the work-group size), HALF_INF and HALF_NAN
+ * (the format's infinity and quiet NaN bits: f16 0x7C00, 0x7E00; bf16
+ * 0x7F80, 0x7FC0).
  *
  * Each bits h that is not NaN ((h & 0x7FFF) > HALF_INF) has the key
  * hkey(h), increasing with the value and -0.0 below +0.0, so min and max
@@ -9,7 +11,18 @@
  * order, and every backend finds the same bits. */
 #define L PP_L
 
-uint hkey(uint h) { return (h & 0x8000u) ? (~h & 0xffffu) : (h | 0x8000u); }
+uint hkey(uint h) { return PP_HALF_ORDER_KEY(h); }
+
+/* The sorts' order keys (core/half_sort.c): k[i] = the sort key of x[i]
+ * in order (a pp_order) for i < n, grid-stride. */
+__kernel void hsort_keys(__global const T *x, ulong n, uint order, __global ushort *k)
+{
+    const ulong step = get_global_size(0);
+    for (ulong i = get_global_id(0); i < n; i += step) {
+        const uint h = (uint)x[i];
+        k[i] = (ushort)PP_HALF_SORT_KEY(h, PP_HALF_INF, order);
+    }
+}
 
 /* part[3 g ..] = (least key, greatest key, NaN seen) of x[g chunk, min(n, (g + 1) chunk)),
  * for every g < ceil(n / chunk). */

@@ -2,7 +2,9 @@
  * precision"), whatever algorithm is chosen. PP_SUM reduce and scan are
  * the exact ones (opencl_exact.c, exact.cl: the f32 accumulator, one
  * rounding to the half format per output); PP_MIN and PP_MAX are half.cl's
- * integer min and max of order keys over G ranges, then one work-item. */
+ * integer min and max of order keys over G ranges, then one work-item;
+ * the sorts' order keys (core/half_sort.c sorts them) are half.cl's
+ * hsort_keys. */
 #include "opencl_internal.h"
 
 #include "exact_acc.h"
@@ -10,21 +12,30 @@
 #define HGROUP_GPU 256
 #define HGROUP_CPU 16
 
-static pp_status half_minmax(pp_context *ctx, const pp_reduce_args *a)
+/* The kernel name of half.cl for type, and hminmax_parts with the group
+ * size L it fits (one program per type for every kernel). */
+static pp_status half_kernels(pp_context *ctx, const char *fn, pp_type type, const char *name, cl_kernel *k,
+                              cl_kernel *parts, size_t *L)
 {
-    const char *fn = a->fn;
-    const int prec = PP_HALF_PREC(a->type);
-    const size_t n = a->n;
+    const int prec = PP_HALF_PREC(type);
     pp_ocl_defines d = PP_OCL_DEFINES_INIT;
     PP_OCL_STATUS(pp_ocl_def_type(ctx, fn, &d, PP_U16));
     pp_ocl_def(&d, "HALF_INF=%uu", (unsigned)PP_XACC_HALF_INF(prec));
     pp_ocl_def(&d, "HALF_NAN=%uu", (unsigned)PP_XACC_HALF_NAN(prec));
     static const char *const names[] = {"hminmax_parts"};
-    size_t L = pp_ocl_group_size(ctx, pp_ocl_cpu_shape(pp_ocl_device_caps(ctx)) ? HGROUP_CPU : HGROUP_GPU);
+    *L = pp_ocl_group_size(ctx, pp_ocl_cpu_shape(pp_ocl_device_caps(ctx)) ? HGROUP_CPU : HGROUP_GPU);
+    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "half", &d, names, 1, parts, L));
+    pp_ocl_def(&d, "L=%zu", *L); /* the defines kernels_fit built with: the same program */
+    return pp_ocl_kernel(ctx, fn, "half", &d, name, k);
+}
+
+static pp_status half_minmax(pp_context *ctx, const pp_reduce_args *a)
+{
+    const char *fn = a->fn;
+    const size_t n = a->n;
+    size_t L;
     cl_kernel parts, final;
-    PP_OCL_STATUS(pp_ocl_kernels_fit(ctx, fn, "half", &d, names, 1, &parts, &L));
-    pp_ocl_def(&d, "L=%zu", L); /* the defines kernels_fit built with: the same program */
-    PP_OCL_STATUS(pp_ocl_kernel(ctx, fn, "half", &d, "hminmax_final", &final));
+    PP_OCL_STATUS(half_kernels(ctx, fn, a->type, "hminmax_final", &final, &parts, &L));
     /* G ranges: a few per compute unit, at least 16 elements per work-item */
     size_t groups = (size_t)pp_ocl_device_caps(ctx)->compute_units * 4;
     if (groups > 1024) groups = 1024;
@@ -59,3 +70,17 @@ pp_status pp_ocl_half_reduce(pp_context *ctx, const pp_reduce_args *a)
 }
 
 pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_ocl_scan_exact(ctx, a); }
+
+pp_status pp_ocl_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+                           size_t n)
+{
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * 2, "keys"}, {out, n * 2, "order keys"}));
+    size_t L;
+    cl_kernel k, parts;
+    PP_OCL_STATUS(half_kernels(ctx, fn, type, "hsort_keys", &k, &parts, &L));
+    cl_mem x = pp_ocl_mem(in), y = pp_ocl_mem(out);
+    cl_ulong n64 = n;
+    cl_uint ord = (cl_uint)order;
+    return PP_OCL_LAUNCH(ctx, fn, k, pp_ocl_groups_for(n, L), L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(ord),
+                         PP_OCL_ARG(y));
+}

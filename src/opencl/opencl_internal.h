@@ -167,9 +167,11 @@ pp_status pp_ocl_segmented_sort(pp_context *ctx, const pp_segsort_args *a);
 pp_status pp_ocl_reduce_exact(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
 /* The half types' slots (opencl_half.c): PP_SUM reduce and scan exact
- * (the two above), PP_MIN / PP_MAX reduce (half.cl). */
+ * (the two above), PP_MIN / PP_MAX reduce and the sorts' keys (half.cl). */
 pp_status pp_ocl_half_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a);
+pp_status pp_ocl_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+                           size_t n);
 /* The exact_sum slot (pp_exact_accumulate): the reduce's fold, read back. */
 pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
 /* The exact program's kernels names[0..nk) for type (f32 or f64), built

@@ -295,6 +295,7 @@ def test_torch_half():
         if k is None:
             continue
         t = torch.arange(100, dtype=tdt)
-        assert float(parprim.reduce(t)) == 4950.0
+        want = float(np.float32(4950.0).astype(k))  # 4950 rounded once: 4952 (f16, a tie to even), 4960 (bf16)
+        assert float(parprim.reduce(t)) == want
         s = parprim.scan(t)
-        assert isinstance(s, torch.Tensor) and s.dtype == tdt and float(s[-1]) == 4950.0
+        assert isinstance(s, torch.Tensor) and s.dtype == tdt and float(s[-1]) == want

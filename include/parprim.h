@@ -172,7 +172,10 @@ typedef enum pp_type {
  *   every NaN last ascending, first in PP_DESCENDING, last in
  *   PP_DESCENDING_NAN_LAST; NaNs in input order), stable, the bits moved
  *   unchanged; pp_lower_bound, pp_upper_bound, pp_merge and
- *   pp_merge_pairs in the same order (every backend). The sorts cost
+ *   pp_merge_pairs in the same order; pp_top_k in that order, as the
+ *   first k of such a sort (with indices, of an argsort too: ties by
+ *   input position; n keys and n u64 indices of working memory) (every
+ *   backend). The sorts cost
  *   about a 16-bit integer sort of pairs (two with values or indices)
  *   plus a pass over the keys, and take about 2n bytes (4n with values)
  *   besides the sort's scratch; search and merge take 2 bytes per key

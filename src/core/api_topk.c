@@ -26,5 +26,11 @@ pp_status pp_top_k(pp_context *ctx, pp_type type, const void *in, size_t n, size
         NO_OVERLAP(indices_out, ib, "indices_out", keys_out, kb, "keys_out");
     }
     const pp_top_k_args a = {fn, type, in, n, k, order, keys_out, indices_out};
+    if (PP_IS_HALF(type)) { /* by a sort of the order keys (half_sort.c) */
+        TRY(pp_half_sort_check(ctx, fn, type));
+        pp_status st = pp_enter(ctx, fn);
+        if (st == PP_SUCCESS) st = pp_half_top_k(ctx, &a);
+        return pp_end(ctx, fn, st);
+    }
     RUN_PICKED(ctx->ops->top_k, PP_PRIM_SORT, type, PP_SUM, 0, &a);
 }

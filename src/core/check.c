@@ -12,7 +12,7 @@
  * (half_sort.c). */
 #define HALF_OPS_TEXT                                                                                              \
     "pp_reduce with sum, min or max, pp_scan with sum, pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy, " \
-    "pp_argsort, pp_lower_bound, pp_upper_bound, pp_merge and pp_merge_pairs"
+    "pp_argsort, pp_top_k, pp_lower_bound, pp_upper_bound, pp_merge and pp_merge_pairs"
 static const struct {
     const char *fn;
     unsigned ops;
@@ -24,6 +24,7 @@ static const struct {
     {"pp_sort_pairs", ~0u},
     {"pp_sort_pairs_copy", ~0u},
     {"pp_argsort", ~0u},
+    {"pp_top_k", ~0u},
     {"pp_lower_bound", ~0u},
     {"pp_upper_bound", ~0u},
     {"pp_merge", ~0u},

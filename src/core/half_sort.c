@@ -9,7 +9,7 @@
  * the values of their keys, so they come out unchanged (NaN payloads
  * kept). With values of the caller's, a second stable sort of a copy of
  * the same keys moves them: a stable sort of the same keys is the same
- * permutation, whatever the values. */
+ * permutation, whatever the values. pp_top_k: the first k of such a sort. */
 #include "check.h"
 
 pp_status pp_half_sort_check(pp_context *ctx, const char *fn, pp_type type)
@@ -69,6 +69,37 @@ pp_status pp_half_sort(pp_context *ctx, const pp_sort_args *a)
         if (st == PP_SUCCESS) st = half_sort_u16(ctx, fn, bufs[1], a->values, a->value_size, n);
     }
     if (st == PP_SUCCESS) st = half_sort_u16(ctx, fn, bufs[0], a->keys, sizeof(uint16_t), n);
+    half_free(ctx, bufs, 2);
+    return st;
+}
+
+/* pp_top_k of the half types: the first k of a stable sort of a copy of
+ * the keys, and, where indices are wanted, the first k of the argsort slot's
+ * permutation (the same stable order: ties by input position). Working
+ * memory: n keys and n u64 indices. */
+pp_status pp_half_top_k(pp_context *ctx, const pp_top_k_args *a)
+{
+    const char *fn = a->fn;
+    const size_t n = a->n, k = a->k, kb = n * sizeof(uint16_t);
+    void *bufs[2] = {NULL, NULL}; /* the sorted copy, the permutation */
+    pp_status st = pp_alloc_buffer(ctx, fn, &bufs[0], kb, "top-k's sorted keys");
+    if (st == PP_SUCCESS && n >= 2) {
+        const pp_sort_args s = {fn, a->type, bufs[0], NULL, 0, n, a->order, a->in, NULL};
+        st = pp_half_sort(ctx, &s);
+    } else if (st == PP_SUCCESS)
+        st = ctx->ops->copy(ctx, bufs[0], a->in, kb);
+    if (st == PP_SUCCESS) st = ctx->ops->copy(ctx, a->keys_out, bufs[0], k * sizeof(uint16_t));
+    if (st == PP_SUCCESS && a->indices_out) {
+        PRESENT(present, ctx->ops->argsort);
+        const int i = pp_pick_slot(ctx, fn, present, PP_PRIM_SORT, a->type, PP_SUM, 0);
+        st = i < 0 ? PP_ERROR_UNSUPPORTED
+                   : pp_alloc_buffer(ctx, fn, &bufs[1], n * sizeof(uint64_t), "top-k's permutation");
+        if (st == PP_SUCCESS) {
+            const pp_argsort_args g = {fn, a->type, a->in, n, a->order, PP_U64, bufs[1]};
+            st = ctx->ops->argsort[i](ctx, &g);
+        }
+        if (st == PP_SUCCESS) st = ctx->ops->copy(ctx, a->indices_out, bufs[1], k * sizeof(uint64_t));
+    }
     half_free(ctx, bufs, 2);
     return st;
 }

@@ -500,6 +500,8 @@ pp_status pp_half_sort(pp_context *ctx, const pp_sort_args *a);
  * the slot of the algorithm chosen for PP_PRIM_SORT; enter and end too. */
 pp_status pp_half_search(pp_context *ctx, const pp_search_args *a);
 pp_status pp_half_merge(pp_context *ctx, const pp_merge_args *a);
+/* pp_top_k of a half type (entered, checked, 1 <= k <= n): half_sort.c. */
+pp_status pp_half_top_k(pp_context *ctx, const pp_top_k_args *a);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

@@ -8,7 +8,8 @@
  * (two reads and one write of the array). Working memory (scratch): the
  * groups' results, then their carries; the identity is a by-value kernel
  * argument. The segmented forms: one pass, a work-group per segment
- * (op_seg_reduce, op_seg_scan) carrying its running value across the
+ * (op_seg: at most OP_SEG_GROUPS groups, each taking every
+ * OP_SEG_GROUPS-th segment) carrying its running value across the
  * segment's tiles, on CPU devices a work-item per segment (op_seg_items:
  * no barrier, which some PoCL versions cannot place in a loop); no
  * scratch. */
@@ -28,7 +29,7 @@ typedef struct ocl_op_program {
     uint64_t hash;
     size_t elem;
     cl_program program;
-    cl_kernel reduce, carries, scan, seg_reduce, seg_scan, seg_items;
+    cl_kernel reduce, carries, scan, seg, seg_items;
 } ocl_op_program;
 
 static const char *template_text(void)
@@ -43,8 +44,7 @@ static void free_program(ocl_op_program *p)
     if (p->reduce) clReleaseKernel(p->reduce);
     if (p->carries) clReleaseKernel(p->carries);
     if (p->scan) clReleaseKernel(p->scan);
-    if (p->seg_reduce) clReleaseKernel(p->seg_reduce);
-    if (p->seg_scan) clReleaseKernel(p->seg_scan);
+    if (p->seg) clReleaseKernel(p->seg);
     if (p->seg_items) clReleaseKernel(p->seg_items);
     if (p->program) clReleaseProgram(p->program);
     free(p);
@@ -106,8 +106,7 @@ static pp_status build(pp_context *ctx, const char *fn, const char *source, ocl_
     if (err == CL_SUCCESS) p->reduce = clCreateKernel(p->program, "op_reduce_ranges", &err);
     if (err == CL_SUCCESS) p->carries = clCreateKernel(p->program, "op_carries", &err);
     if (err == CL_SUCCESS) p->scan = clCreateKernel(p->program, "op_scan_ranges", &err);
-    if (err == CL_SUCCESS) p->seg_reduce = clCreateKernel(p->program, "op_seg_reduce", &err);
-    if (err == CL_SUCCESS) p->seg_scan = clCreateKernel(p->program, "op_seg_scan", &err);
+    if (err == CL_SUCCESS) p->seg = clCreateKernel(p->program, "op_seg", &err);
     if (err == CL_SUCCESS) p->seg_items = clCreateKernel(p->program, "op_seg_items", &err);
     if (err != CL_SUCCESS) {
         if (size_k) clReleaseKernel(size_k);
@@ -209,6 +208,9 @@ pp_status pp_ocl_scan_op(pp_context *ctx, const pp_op_scan_args *a)
                          OP_LOCAL(op));
 }
 
+/* Groups of op_seg (each takes every OP_SEG_GROUPS-th segment). */
+#define OP_SEG_GROUPS 16384
+
 static pp_status segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
     const pp_operator *op = a->user_op;
@@ -219,20 +221,17 @@ static pp_status segmented(pp_context *ctx, const pp_segmented_args *a, int scan
                                      {a->offsets, (a->nseg + 1) * sizeof(cl_ulong), "offsets"}));
     if (obytes == 0) return PP_SUCCESS; /* a scan of n == 0 */
     cl_ulong n = a->n, nseg = a->nseg;
-    cl_int excl = a->kind == PP_EXCLUSIVE;
+    cl_int sc = scan, excl = a->kind == PP_EXCLUSIVE;
     /* n == 0 (reduce): every segment is empty and in is never read; out stands in for it */
     cl_mem in = pp_ocl_mem(a->n ? a->in : a->out), out = pp_ocl_mem(a->out), off = pp_ocl_mem(a->offsets);
-    if (pp_ocl_cpu_shape(pp_ocl_device_caps(ctx))) { /* a work-item per segment */
-        cl_int sc = scan;
+    if (pp_ocl_cpu_shape(pp_ocl_device_caps(ctx))) /* a work-item per segment */
         return PP_OCL_LAUNCH(ctx, a->fn, p->seg_items, (a->nseg + OP_L - 1) / OP_L, OP_L, PP_OCL_ARG(in),
                              PP_OCL_ARG(out), PP_OCL_ARG(n), PP_OCL_ARG(off), PP_OCL_ARG(nseg), PP_OCL_ARG(sc),
                              PP_OCL_ARG(excl), OP_IDENTITY(op));
-    }
-    if (scan)
-        return PP_OCL_LAUNCH(ctx, a->fn, p->seg_scan, a->nseg, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n),
-                             PP_OCL_ARG(off), PP_OCL_ARG(nseg), PP_OCL_ARG(excl), OP_IDENTITY(op), OP_LOCAL(op));
-    return PP_OCL_LAUNCH(ctx, a->fn, p->seg_reduce, a->nseg, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n),
-                         PP_OCL_ARG(off), PP_OCL_ARG(nseg), OP_IDENTITY(op), OP_LOCAL(op));
+    const size_t groups = a->nseg < OP_SEG_GROUPS ? a->nseg : OP_SEG_GROUPS;
+    return PP_OCL_LAUNCH(ctx, a->fn, p->seg, groups, OP_L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n),
+                         PP_OCL_ARG(off), PP_OCL_ARG(nseg), PP_OCL_ARG(sc), PP_OCL_ARG(excl), OP_IDENTITY(op),
+                         OP_LOCAL(op));
 }
 
 pp_status pp_ocl_segmented_reduce_op(pp_context *ctx, const pp_segmented_args *a) { return segmented(ctx, a, 0); }

@@ -104,7 +104,7 @@ __kernel void op_scan_ranges(__global const pp_elem *in, __global pp_elem *out, 
 }
 
 /* ---- the segmented forms (a work-group per segment) -------------------------
- * Group g takes segment g; a segment in tiles of PP_L *
+ * Group g takes segments g, g + groups, ...; a segment in tiles of PP_L *
  * PP_SEG_K elements, each item a contiguous part of the tile, the items'
  * folds combined (reduce) or scanned (scan) in item order, the running
  * value carried from tile to tile. Offsets are clamped where read: segment
@@ -128,52 +128,38 @@ static void seg_part(ulong t, ulong e, uint i, ulong *x, ulong *y)
     *y = min(te, *x + each);
 }
 
-/* out[s] = the fold of segment s, s the group. One kernel per form, one
- * segment per group: no barrier under a branch or in nested loops (some
- * PoCL versions cannot build such kernels). */
-__kernel void op_seg_reduce(__global const pp_elem *in, __global pp_elem *out, ulong n, __global const ulong *off,
-                            ulong nseg, pp_elem identity, __local pp_elem *l)
+/* scan 0: out[s] = the fold of segment s; 1: out = its scan from the
+ * identity (exclusive with exclusive set). in == out allowed for the scan:
+ * each item reads its part before it writes it. */
+__kernel void op_seg(__global const pp_elem *in, __global pp_elem *out, ulong n, __global const ulong *off,
+                     ulong nseg, int scan, int exclusive, pp_elem identity, __local pp_elem *l)
 {
     const uint i = (uint)get_local_id(0);
-    const ulong s = get_group_id(0);
-    ulong b, e, x, y;
-    seg_bounds(off, nseg, n, s, &b, &e);
-    pp_elem carry = identity;
-    for (ulong t = b; t < e; t += (ulong)PP_L * PP_SEG_K) {
-        seg_part(t, e, i, &x, &y);
-        l[i] = fold_range(in, x, y, identity);
-        group_fold(l, i);
-        carry = pp_combine(carry, l[0]);
-        barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before the next tile */
-    }
-    if (i == 0) out[s] = carry;
-}
-
-/* out over segment s (the group) = its scan from the identity (exclusive
- * with exclusive set); in == out allowed: each item reads its part before
- * it writes it. */
-__kernel void op_seg_scan(__global const pp_elem *in, __global pp_elem *out, ulong n, __global const ulong *off,
-                          ulong nseg, int exclusive, pp_elem identity, __local pp_elem *l)
-{
-    const uint i = (uint)get_local_id(0);
-    const ulong s = get_group_id(0);
-    ulong b, e, x, y;
-    seg_bounds(off, nseg, n, s, &b, &e);
-    pp_elem carry = identity;
-    for (ulong t = b; t < e; t += (ulong)PP_L * PP_SEG_K) {
-        seg_part(t, e, i, &x, &y);
-        l[i] = fold_range(in, x, y, identity);
-        group_scan(l, i);
-        scan_part(in, out, x, y, exclusive, carry, l, i);
-        carry = pp_combine(carry, l[PP_L - 1]);
-        barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before the next tile */
+    for (ulong s = get_group_id(0); s < nseg; s += get_num_groups(0)) {
+        ulong b, e, x, y;
+        seg_bounds(off, nseg, n, s, &b, &e);
+        pp_elem carry = identity;
+        for (ulong t = b; t < e; t += (ulong)PP_L * PP_SEG_K) {
+            seg_part(t, e, i, &x, &y);
+            l[i] = fold_range(in, x, y, identity);
+            if (scan) {
+                group_scan(l, i);
+                scan_part(in, out, x, y, exclusive, carry, l, i);
+                carry = pp_combine(carry, l[PP_L - 1]);
+            } else {
+                group_fold(l, i);
+                carry = pp_combine(carry, l[0]);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before the next tile */
+        }
+        if (!scan && i == 0) out[s] = carry;
     }
 }
 
 /* The same forms for CPU devices: a work-item per segment, folding or
  * scanning it in order, no barrier at all (some PoCL versions abort
- * building a work-group function from the kernels above, whose barriers
- * sit in a loop). */
+ * building a work-group function from op_seg, whose barriers sit in
+ * loops). */
 __kernel void op_seg_items(__global const pp_elem *in, __global pp_elem *out, ulong n, __global const ulong *off,
                            ulong nseg, int scan, int exclusive, pp_elem identity)
 {

@@ -369,15 +369,7 @@ typedef struct seg_op_job {
 /* The first s in [0, nseg] with off[s] >= x (nseg + 1 where none). */
 static size_t first_offset_from(const uint64_t *off, size_t nseg, uint64_t x)
 {
-    size_t lo = 0, hi = nseg + 1;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return pp_cpu_first_offset_at(off, nseg + 1, x);
 }
 
 static size_t chunk_lo(const seg_op_job *j, size_t c) { return j->n * c / j->chunks; }

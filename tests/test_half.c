@@ -17,9 +17,12 @@
  *             pp_argsort in every order (NumPy's: -0.0 before +0.0, NaNs
  *             last ascending, stable, payloads kept) against a qsort by
  *             value, then index; pp_lower_bound / pp_upper_bound (counts
- *             of the keys before a query), pp_merge and pp_merge_pairs;
+ *             of the keys before a query), pp_merge and pp_merge_pairs,
+ *             pp_top_k (keys and indices: the first k of that order);
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
- *             and the type, nothing written. */
+ *             and the type, nothing written.
+ * (Over 600 lines: the half formats' own reference, exact sums and the
+ * order, which every group of calls above shares.) */
 #include "test_common.h"
 
 #include <math.h>

@@ -175,7 +175,20 @@ typedef enum pp_type {
  *   pp_merge_pairs in the same order; pp_top_k in that order, as the
  *   first k of such a sort (with indices, of an argsort too: ties by
  *   input position; n keys and n u64 indices of working memory) (every
- *   backend). The sorts cost
+ *   backend);
+ *   pp_scan and pp_scan_init with PP_MIN or PP_MAX, pp_segmented_reduce
+ *   and pp_segmented_scan with PP_MIN or PP_MAX (empty segments: +inf,
+ *   -inf), pp_argmin and pp_argmax, pp_histogram_even and
+ *   pp_histogram_range, pp_select_flagged, pp_select_if, pp_unique and
+ *   pp_partition_if: the results of the f32 call on the same values
+ *   (every half value is an f32 value, so comparisons, bins and positions
+ *   are exact: C's comparisons for compaction, -0.0 == +0.0 and NaN never
+ *   equal; the histograms' documented expression with the bounds or edges
+ *   of the half type, checked as f32's), the elements returned with their
+ *   bits unchanged (NaN payloads kept) by compaction, MIN and MAX giving
+ *   the quiet NaN as pp_reduce does. These take 4 bytes of working memory
+ *   per element (and per output element) besides the f32 call's, and two
+ *   passes more than it; pp_select_flagged moves the bits as u16. The sorts cost
  *   about a 16-bit integer sort of pairs (two with values or indices)
  *   plus a pass over the keys, and take about 2n bytes (4n with values)
  *   besides the sort's scratch; search and merge take 2 bytes per key

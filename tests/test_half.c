@@ -21,40 +21,17 @@
  *             pp_top_k (keys and indices: the first k of that order);
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
  *             and the type, nothing written.
+ * test_half_wide.c checks the calls that run through f32 (compaction,
+ * histograms, MIN / MAX scans and segmented forms, argmin / argmax).
  * (Over 600 lines: the half formats' own reference, exact sums and the
  * order, which every group of calls above shares.) */
 #include "test_common.h"
+#include "test_half_fmt.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- the formats, by hand ------------------------------------------------------------------ */
-typedef struct hfmt {
-    pp_type type;
-    int prec;    /* significant bits */
-    int ebits;   /* exponent bits */
-    int min_exp; /* the smallest subnormal is 2^min_exp */
-} hfmt;
-
-static const hfmt F16 = {PP_F16, 11, 5, -24}, BF16 = {PP_BF16, 8, 8, -133};
-
-static uint16_t h_inf(const hfmt *f) { return (uint16_t)(((1u << f->ebits) - 1) << (f->prec - 1)); }
-static uint16_t h_nan(const hfmt *f) { return (uint16_t)(h_inf(f) | 1u << (f->prec - 2)); }
-static int h_isnan(const hfmt *f, uint16_t b) { return (b & 0x7fff) > h_inf(f); }
-
-/* The value of bits b as a double (every half value is one, exactly). */
-static double h_value(const hfmt *f, uint16_t b)
-{
-    const int fb = f->prec - 1, ef = (b >> fb) & ((1 << f->ebits) - 1), frac = b & ((1 << fb) - 1);
-    double v;
-    if (ef == (1 << f->ebits) - 1)
-        v = frac ? NAN : INFINITY;
-    else
-        v = ldexp(ef ? frac + (1 << fb) : frac, (ef ? ef - 1 : 0) + f->min_exp);
-    return (b & 0x8000) ? -v : v;
-}
 
 /* ---- the reference: an exact sum in units of the smallest subnormal ------------------------- */
 #define LIMBS 10 /* 320 bits: bf16 values are below 2^262 units, sums of 2^20 of them below 2^282 */
@@ -148,25 +125,6 @@ static uint16_t xs_round(const xsum *s, const hfmt *f)
     if (bits >= h_inf(f)) bits = h_inf(f);
     return (uint16_t)(bits | (neg ? 0x8000u : 0));
 }
-
-/* ---- data ------------------------------------------------------------------------------------ */
-/* Finite random values: exponent fields in [elo, ehi] (0: subnormals),
- * random signs and fractions; NaN and infinities where specials. */
-static void gen(tc_rng *r, const hfmt *f, uint16_t *x, size_t n, int elo, int ehi, int specials)
-{
-    const int fb = f->prec - 1;
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t ef = (uint32_t)tc_between(r, elo, ehi), frac = (uint32_t)tc_below(r, 1u << fb);
-        x[i] = (uint16_t)((tc_below(r, 2) ? 0x8000u : 0) | ef << fb | frac);
-        if (specials && tc_below(r, 1000) == 0) {
-            const int k = (int)tc_below(r, 3);
-            x[i] = k == 0 ? (uint16_t)(h_inf(f) | 1) : k == 1 ? h_inf(f) : (uint16_t)(h_inf(f) | 0x8000);
-        }
-    }
-    if (n) x[tc_below(r, n)] |= 1; /* never all zeros */
-}
-
-static const hfmt *const fmts[2] = {&F16, &BF16};
 
 /* Runs reduce and the scans of x on every configuration, checks the bits. */
 static void check_sums(const hfmt *f, const uint16_t *x, size_t n, const char *what)
@@ -291,19 +249,6 @@ static void test_hand(void **state)
 }
 
 /* ---- min and max ------------------------------------------------------------------------------ */
-static uint16_t ref_minmax(const hfmt *f, const uint16_t *x, size_t n, int is_max)
-{
-    uint16_t best = (uint16_t)(h_inf(f) | (is_max ? 0x8000 : 0));
-    for (size_t i = 0; i < n; i++) {
-        if (h_isnan(f, x[i])) return h_nan(f);
-        const double a = h_value(f, x[i]), b = h_value(f, best);
-        const int a_neg0 = x[i] == 0x8000, b_neg0 = best == 0x8000;
-        const int less = a < b || (a == b && a_neg0 && !b_neg0), more = a > b || (a == b && !a_neg0 && b_neg0);
-        if (is_max ? more : less) best = x[i];
-    }
-    return best;
-}
-
 static void test_minmax(void **state)
 {
     (void)state;
@@ -584,7 +529,7 @@ static void test_refused(void **state)
     (void)state;
     pp_context *const *ctxs;
     const size_t nctx = tc_contexts(&ctxs);
-    const uint16_t x[4] = {0x3C00, 0x4000, 0x4200, 0x3C00}, lo = 0x0000, hi = 0x4400;
+    const uint16_t x[4] = {0x3C00, 0x4000, 0x4200, 0x3C00};
     unsigned char *got = (unsigned char *)tc_halloc(64), want[64];
     memset(want, 0xAB, sizeof want);
     for (size_t c = 0; c < nctx; c++)
@@ -594,9 +539,9 @@ static void test_refused(void **state)
             tc_case("%s on %s", pp_type_name(t), pp_backend_name(pp_context_backend(ctx)));
             void *d = tc_dev_upload(ctx, x, sizeof x), *o = tc_dev_filled(ctx, 64, 0xAB);
             uint64_t *counts = (uint64_t *)tc_dev_filled(ctx, 4 * sizeof(uint64_t), 0xAB);
-            refused(ctx, pp_histogram_even(ctx, t, d, 4, &lo, &hi, 4, counts), "pp_histogram_even", t);
+            refused(ctx, pp_segmented_reduce(ctx, t, PP_SUM, d, 4, counts, 2, o), "pp_segmented_reduce", t);
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
-            refused(ctx, pp_scan(ctx, t, PP_MAX, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
+            refused(ctx, pp_scan(ctx, t, PP_PROD, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
             refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
             refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
             TC_DOWNLOAD(ctx, got, o, 64, "untouched output");

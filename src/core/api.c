@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- host scalar helpers (generated per type) --------------------------------------- */
@@ -132,9 +133,11 @@ static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_in
     ALIGNED(a->init, sz, "init");
     const size_t bytes = a->n * sz;
     if (a->in != a->out) NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in (only in == out is allowed)");
-    if (PP_IS_HALF(a->type)) return half_run(ctx, fn, a->type, NULL, ctx->ops->half_scan, NULL, a);
+    if (PP_IS_HALF(a->type) && a->op == PP_SUM) /* pp_scan only (check.c) */
+        return half_run(ctx, fn, a->type, NULL, ctx->ops->half_scan, NULL, a);
+    if (with_init) NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
+    if (PP_IS_HALF(a->type)) return pp_half_scan_minmax(ctx, a, with_init); /* half_wide.c */
     if (!with_init) DISPATCH(scan, PP_PRIM_SCAN, a);
-    NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
     RUN_PICKED(ctx->ops->scan_init, PP_PRIM_SCAN, a->type, a->op, 1, a);
 }
 
@@ -212,10 +215,37 @@ pp_status pp_histogram_even(pp_context *ctx, pp_type type, const void *samples, 
     TRY(histogram_common(ctx, fn, type, samples, n, nbins, counts));
     NEED(lower, "lower");
     NEED(upper, "upper");
-    if (!host_finite(type, lower) || !host_finite(type, upper))
-        INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
-    if (!host_less(type, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
+    /* the half types: the bounds as f32 (the same values), checked and binned as f32's */
+    float wide[2];
+    const pp_type bt = PP_IS_HALF(type) ? PP_F32 : type;
+    if (PP_IS_HALF(type)) {
+        pp_half_widen_host(type, lower, &wide[0], 1);
+        pp_half_widen_host(type, upper, &wide[1], 1);
+        lower = &wide[0];
+        upper = &wide[1];
+    }
+    if (!host_finite(bt, lower) || !host_finite(bt, upper)) INVALID(ctx, "%s: 'lower' and 'upper' must be finite", fn);
+    if (!host_less(bt, lower, upper)) INVALID(ctx, "%s: 'lower' must be less than 'upper'", fn);
     const pp_histogram_args a = {fn, type, samples, n, nbins, lower, upper, NULL, counts, 0, 0};
+    if (PP_IS_HALF(type)) return pp_half_histogram(ctx, &a); /* half_wide.c */
+    DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
+}
+
+/* pp_histogram_range from the edges' check on; edges of type, or f32 where
+ * type is a half type (widened by the caller). */
+static pp_status histogram_range_checked(pp_context *ctx, const char *fn, pp_type type, const void *samples, size_t n,
+                                         const void *edges, size_t nbins, uint64_t *counts)
+{
+    const pp_type et = PP_IS_HALF(type) ? PP_F32 : type;
+    const size_t sz = pp_type_size(et);
+    const char *e = (const char *)edges;
+    for (size_t i = 0; i < nbins; i++)
+        if (!host_less(et, e + i * sz, e + (i + 1) * sz))
+            INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
+    pp_histogram_args a = {fn, et, samples, n, nbins, NULL, NULL, edges, counts, 0, 0};
+    histogram_guess(&a);
+    a.type = type;
+    if (PP_IS_HALF(type)) return pp_half_histogram(ctx, &a); /* half_wide.c */
     DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
 }
 
@@ -228,14 +258,15 @@ pp_status pp_histogram_range(pp_context *ctx, pp_type type, const void *samples,
     NEED(edges, "edges");
     if ((uintptr_t)edges % pp_type_size(type))
         INVALID(ctx, "%s: argument 'edges' is not aligned to %zu bytes", fn, pp_type_size(type));
-    size_t sz = pp_type_size(type);
-    const char *e = (const char *)edges;
-    for (size_t i = 0; i < nbins; i++)
-        if (!host_less(type, e + i * sz, e + (i + 1) * sz))
-            INVALID(ctx, "%s: 'edges' must increase strictly (edges[%zu] >= edges[%zu], or NaN)", fn, i, i + 1);
-    pp_histogram_args a = {fn, type, samples, n, nbins, NULL, NULL, edges, counts, 0, 0};
-    histogram_guess(&a);
-    DISPATCH(histogram, PP_PRIM_HISTOGRAM, &a);
+    if (PP_IS_HALF(type)) { /* the edges as f32 (the same values), checked and binned as f32's */
+        float *wide = nbins < SIZE_MAX / sizeof(float) ? malloc((nbins + 1) * sizeof(float)) : NULL;
+        if (!wide) FAIL(ctx, PP_ERROR_OUT_OF_MEMORY, "%s: no host memory for %zu widened edges", fn, nbins + 1);
+        pp_half_widen_host(type, edges, wide, nbins + 1);
+        pp_status st = histogram_range_checked(ctx, fn, type, samples, n, wide, nbins, counts);
+        free(wide);
+        return st;
+    }
+    return histogram_range_checked(ctx, fn, type, samples, n, edges, nbins, counts);
 }
 
 static pp_status select_common(pp_context *ctx, const pp_select_args *a)
@@ -264,6 +295,7 @@ static pp_status select_common(pp_context *ctx, const pp_select_args *a)
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->in, bytes, "in");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->out, bytes, "out");
     NO_OVERLAP(a->count, sizeof(uint64_t), "count", a->flags, a->n, "flags");
+    if (PP_IS_HALF(a->type)) return pp_half_select(ctx, a); /* half_wide.c */
     DISPATCH(select, PP_PRIM_SELECT, a);
 }
 

@@ -91,6 +91,7 @@ static pp_status arg_common(pp_context *ctx, const pp_arg_args *a, const char *w
     ALIGNED(a->in, sz, "in");
     ALIGNED(a->index, sizeof(uint64_t), "index");
     NO_OVERLAP(a->index, sizeof(uint64_t), "index", a->in, a->n * sz, "in");
+    if (PP_IS_HALF(a->type)) return pp_half_arg(ctx, a); /* half_wide.c */
     RUN_PICKED(ctx->ops->arg, PP_PRIM_REDUCE, a->type, a->max ? PP_MAX : PP_MIN, 0, a);
 }
 

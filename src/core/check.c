@@ -10,15 +10,27 @@
  * calls below reach the backends' half slots alone (api.c), or, for the
  * sorts, searches and merges, their u16 slots on order keys
  * (half_sort.c). */
-#define HALF_OPS_TEXT                                                                                              \
-    "pp_reduce with sum, min or max, pp_scan with sum, pp_sort, pp_sort_copy, pp_sort_pairs, pp_sort_pairs_copy, " \
-    "pp_argsort, pp_top_k, pp_lower_bound, pp_upper_bound, pp_merge and pp_merge_pairs"
+#define HALF_OPS_TEXT                                                                                      \
+    "sum, min and max in pp_reduce and pp_scan, min and max in pp_scan_init and the segmented reduce and " \
+    "scan; the sorts, pp_argsort, pp_top_k, search, merge, pp_argmin, pp_argmax, the histograms and "      \
+    "compaction"
 static const struct {
     const char *fn;
     unsigned ops;
 } half_calls[] = {
     {"pp_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
-    {"pp_scan", 1u << PP_SUM},
+    {"pp_scan", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_scan_init", 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_segmented_reduce", 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_segmented_scan", 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_argmin", ~0u},
+    {"pp_argmax", ~0u},
+    {"pp_histogram_even", ~0u},
+    {"pp_histogram_range", ~0u},
+    {"pp_select_flagged", ~0u},
+    {"pp_select_if", ~0u},
+    {"pp_unique", ~0u},
+    {"pp_partition_if", ~0u},
     {"pp_sort", ~0u}, /* calls without an operator: any bit */
     {"pp_sort_copy", ~0u},
     {"pp_sort_pairs", ~0u},

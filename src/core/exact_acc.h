@@ -373,6 +373,23 @@ PP_XACC_FN uint32_t pp_xacc_f16_to_f32(uint32_t h)
 /* The f32 bits of the bf16 of bits h. */
 PP_XACC_FN uint32_t pp_xacc_bf16_to_f32(uint32_t h) { return (h & 0xffffu) << 16; }
 
+/* The half bits (bf: bf16, else f16) of the f32 bits f of a value that is
+ * a half value (an f32 widened from one, or a result that picks one of
+ * them: min, max, a selected element), so nothing rounds: the inverse of
+ * the two widenings above, NaN payloads included; qnan: every NaN gives
+ * the format's quiet NaN instead. */
+PP_XACC_FN uint32_t pp_xacc_f32_to_half(uint32_t f, int bf, int qnan)
+{
+    const int nan = (f & 0x7fffffffu) > 0x7f800000u;
+    if (bf) return nan && qnan ? 0x7fc0u : f >> 16;
+    if (nan && qnan) return 0x7e00u;
+    const uint32_t sign = (f >> 16) & 0x8000u, e = (f >> 23) & 0xffu, frac = f & 0x7fffffu;
+    if (e == 0xffu) return sign | 0x7c00u | frac >> 13;
+    if (e < 103u) return sign; /* a zero: no f16 is nonzero below 2^-24 */
+    if (e < 113u) return sign | (frac | 0x800000u) >> (126u - e); /* an f16 subnormal */
+    return sign | (e - 112u) << 10 | frac >> 13;
+}
+
 /* The half format of prec significant bits (f16: 11, bf16: 8): its
  * infinity and its quiet NaN (f16: 0x7C00, 0x7E00; bf16: 0x7F80, 0x7FC0). */
 #define PP_XACC_HALF_INF(prec) ((((uint32_t)1 << (16 - (prec))) - 1) << ((prec) - 1))

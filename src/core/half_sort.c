@@ -1,5 +1,5 @@
 /* The sorts, searches and merges of the half types (PP_F16, PP_BF16) on
- * every backend, from two slots: the backend's half_keys (the order key of
+ * every backend, from two slots: the backend's half_map (the order key of
  * each element's bits, half_key.h's PP_HALF_SORT_KEY) and its calls on
  * u16 keys (the sort slot of the algorithm chosen for PP_PRIM_SORT, in
  * place; search and merge likewise). The order keys are u16 integers:
@@ -14,7 +14,7 @@
 
 pp_status pp_half_sort_check(pp_context *ctx, const char *fn, pp_type type)
 {
-    if (PP_IS_HALF(type) && !ctx->ops->half_keys)
+    if (PP_IS_HALF(type) && !ctx->ops->half_map)
         FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn, pp_type_name(type),
              pp_backend_name(ctx->ops->id));
     return PP_SUCCESS;
@@ -45,7 +45,7 @@ static pp_status half_keys_into(pp_context *ctx, const char *fn, pp_type type, p
     *k = NULL;
     if (n == 0) return PP_SUCCESS;
     pp_status st = pp_alloc_buffer(ctx, fn, k, n * sizeof(uint16_t), "half keys' order keys");
-    if (st == PP_SUCCESS) st = ctx->ops->half_keys(ctx, fn, type, order, in, *k, n);
+    if (st == PP_SUCCESS) st = ctx->ops->half_map(ctx, fn, type, order, in, *k, n);
     return st;
 }
 

@@ -397,12 +397,13 @@ typedef struct pp_backend_ops {
      * (check.c). NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_reduce_fn half_reduce;
     pp_scan_fn half_scan;
-    /* The sorts of the half types (core/half_sort.c): out[i] = the u16
-     * order key (PP_HALF_SORT_KEY) of the bits in[i] of type in order,
-     * for n elements of context memory; the core sorts the keys with the
-     * u16 sort slot. NULL: PP_ERROR_UNSUPPORTED on this backend. */
-    pp_status (*half_keys)(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
-                           size_t n);
+    /* The elementwise maps of the half types (pp_half_map below) over n
+     * elements of context memory, in to out (not overlapping): the sorts'
+     * order keys (core/half_sort.c, which sorts them with the u16 sort
+     * slot) and the widening to f32 and back (core/half_wide.c, which runs
+     * the f32 slots between). NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_status (*half_map)(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
+                          size_t n);
     /* pp_lower_bound and pp_upper_bound (search), pp_merge and
      * pp_merge_pairs (merge) follow PP_PRIM_SORT: the chosen algorithm's
      * slot if not NULL, else [PP_ALGO_AUTO]; all NULL: PP_ERROR_UNSUPPORTED
@@ -488,11 +489,36 @@ pp_status pp_argsort_sort_into(pp_context *ctx, const pp_argsort_args *a, pp_iot
  * keys and indices copied into the outputs. */
 pp_status pp_top_k_by_sort(pp_context *ctx, const pp_top_k_args *a, pp_iota_fn iota);
 
+/* The maps of the half_map slot: what out[i] is, from in[i]. */
+typedef enum pp_half_map {
+    /* 0, 1, 2 (a pp_order): the u16 order key PP_HALF_SORT_KEY (half_key.h) of the bits in that order */
+    PP_HALF_MAP_WIDEN = 3,       /* u32: the f32 bits of the same value (pp_xacc_f16_to_f32 / _bf16_) */
+    PP_HALF_MAP_NARROW = 4,      /* u16 from u32: pp_xacc_f32_to_half, the bits kept (NaN payloads) */
+    PP_HALF_MAP_NARROW_QNAN = 5, /* the same, every NaN the format's quiet NaN */
+} pp_half_map;
+
+/* The half types through f32 (core/half_wide.c), arguments checked (the
+ * half type in a->type), entered and ended there: the inputs widened to
+ * f32 in working memory, the f32 slot of the chosen algorithm, its
+ * outputs narrowed. select: pp_select_flagged (the u16 slot, no
+ * widening), pp_select_if, pp_unique, pp_partition_if; histogram: the
+ * bounds or edges are widened on the host, then the core's own checks
+ * run on them (pp_half_histogram_bounds); scan: PP_MIN / PP_MAX scans
+ * (a->init: pp_scan_init's, host); segmented: PP_MIN / PP_MAX segmented
+ * reduce and scan; arg: pp_argmin / pp_argmax. */
+pp_status pp_half_select(pp_context *ctx, const pp_select_args *a);
+pp_status pp_half_histogram(pp_context *ctx, const pp_histogram_args *a);
+pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_init);
+pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int scan);
+pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
+/* The f32 bits of n half values of type at src (host) into dst (host). */
+void pp_half_widen_host(pp_type type, const void *src, float *dst, size_t n);
+
 /* The sorts of the half types (core/half_sort.c), whatever algorithm is
  * chosen: pp_half_sort_check fails with PP_ERROR_UNSUPPORTED for a half
- * type on a backend without half_keys; pp_half_sort sorts a (a->n >= 2,
+ * type on a backend without half_map; pp_half_sort sorts a (a->n >= 2,
  * in place or not, with or without values) in NumPy's order, stable, the
- * bits moved unchanged, from the backend's half_keys and u16 sort. */
+ * bits moved unchanged, from the backend's half_map and u16 sort. */
 pp_status pp_half_sort_check(pp_context *ctx, const char *fn, pp_type type);
 pp_status pp_half_sort(pp_context *ctx, const pp_sort_args *a);
 /* pp_lower_bound / pp_upper_bound and pp_merge / pp_merge_pairs of the

@@ -225,7 +225,7 @@ const pp_backend_ops pp_cpu_ops = {
     .exact_sum = pp_cpu_exact_sum,
     .half_reduce = pp_cpu_half_reduce,
     .half_scan = pp_cpu_half_scan,
-    .half_keys = pp_cpu_half_keys,
+    .half_map = pp_cpu_half_map,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},
     .reduce_by_key = {[PP_ALGO_AUTO] = pp_cpu_reduce_by_key,

@@ -55,19 +55,33 @@ pp_status pp_cpu_half_reduce(pp_context *ctx, const pp_reduce_args *a)
 
 pp_status pp_cpu_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_cpu_scan_exact(ctx, a); }
 
-/* The half_keys slot (core/half_sort.c): the order keys of a sort, search or merge. */
-pp_status pp_cpu_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
-                           size_t n)
+/* The half_map slot (core/half_sort.c, core/half_wide.c): the order keys
+ * of a sort, search or merge, and the widening to f32 and back. */
+pp_status pp_cpu_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out, size_t n)
 {
     (void)fn;
-    const uint16_t *x = (const uint16_t *)in;
-    uint16_t *k = (uint16_t *)out;
+    const int bf = type == PP_BF16;
     const uint32_t inf = PP_XACC_HALF_INF(PP_HALF_PREC(type));
     const int nt = pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_SORT / 2);
+    if (map == PP_HALF_MAP_WIDEN) {
+        const uint16_t *x = (const uint16_t *)in;
+        uint32_t *y = (uint32_t *)out;
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t b = x[i];
-        k[i] = (uint16_t)PP_HALF_SORT_KEY(b, inf, (int)order);
+        for (size_t i = 0; i < n; i++) y[i] = bf ? pp_xacc_bf16_to_f32(x[i]) : pp_xacc_f16_to_f32(x[i]);
+    } else if (map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN) {
+        const uint32_t *x = (const uint32_t *)in;
+        uint16_t *y = (uint16_t *)out;
+        const int qnan = map == PP_HALF_MAP_NARROW_QNAN;
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (size_t i = 0; i < n; i++) y[i] = (uint16_t)pp_xacc_f32_to_half(x[i], bf, qnan);
+    } else {
+        const uint16_t *x = (const uint16_t *)in;
+        uint16_t *k = (uint16_t *)out;
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t b = x[i];
+            k[i] = (uint16_t)PP_HALF_SORT_KEY(b, inf, map);
+        }
     }
     return PP_SUCCESS;
 }

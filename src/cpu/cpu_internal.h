@@ -115,7 +115,7 @@ size_t pp_cpu_xstride(const pp_cpu_xformat *f);
  * exact) and sort keys (NumPy's order), cpu_half.c: the half slots. */
 pp_status pp_cpu_half_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cpu_half_scan(pp_context *ctx, const pp_scan_args *a);
-pp_status pp_cpu_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+pp_status pp_cpu_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
                            size_t n);
 pp_status pp_cpu_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_cpu_histogram_sequential(pp_context *ctx, const pp_histogram_args *a);

@@ -19,7 +19,8 @@
 //    from its prefix, each element added and each output rounded.
 // Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
 // seen: the quiet NaN (as cpu_half.c and half.cl). Sorts: the order keys
-// of half_key.h (core/half_sort.c sorts them with the u16 sort).
+// of half_key.h (core/half_sort.c sorts them with the u16 sort); the
+// widening to f32 and back for core/half_wide.c.
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/util.cuh"
@@ -118,6 +119,22 @@ __global__ void __launch_bounds__(HB) hsort_keys(const uint16_t *x, size_t n, un
         const unsigned h = x[i];
         k[i] = (uint16_t)PP_HALF_SORT_KEY(h, inf, order);
     }
+}
+
+// The widening to f32 and back (core/half_wide.c): y[i] = the f32 bits of
+// x[i] (widen), or the half bits of the f32 bits x[i] of a half value
+// (qnan: every NaN the quiet NaN), for i < n, grid-stride.
+__global__ void __launch_bounds__(HB) hwiden_kernel(const uint16_t *x, size_t n, int bf, uint32_t *y)
+{
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) y[i] = hwiden(x[i], bf);
+}
+
+__global__ void __launch_bounds__(HB) hnarrow_kernel(const uint32_t *x, size_t n, int bf, int qnan, uint16_t *y)
+{
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride)
+        y[i] = (uint16_t)pp_xacc_f32_to_half(x[i], bf, qnan);
 }
 
 // acc[0] = least key, acc[1] = greatest key, acc[2] = NaN seen (atomics;
@@ -232,13 +249,20 @@ pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
     return PP_SUCCESS;
 }
 
-pp_status pp_cuda_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
                             size_t n)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     const unsigned grid = grid_for(ceil_div(n, (size_t)HB), pp_cuda_resident(s, 8));
-    hsort_keys<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, PP_XACC_HALF_INF(PP_HALF_PREC(type)), (int)order,
-                                           (uint16_t *)out);
+    const int bf = type == PP_BF16;
+    if (map == PP_HALF_MAP_WIDEN)
+        hwiden_kernel<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, bf, (uint32_t *)out);
+    else if (map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN)
+        hnarrow_kernel<<<grid, HB, 0, s->stream>>>((const uint32_t *)in, n, bf, map == PP_HALF_MAP_NARROW_QNAN,
+                                                   (uint16_t *)out);
+    else
+        hsort_keys<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, PP_XACC_HALF_INF(PP_HALF_PREC(type)), map,
+                                                      (uint16_t *)out);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

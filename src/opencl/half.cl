@@ -1,6 +1,7 @@
-/* The half types' PP_MIN and PP_MAX reduce and the sorts' keys on opencl
- * (opencl_half.c; their sums are exact.cl's), after src/core/half_key.h
- * (the keys' macros, shared with cpu and cuda). T is ushort, the
+/* The half types' PP_MIN and PP_MAX reduce, the sorts' keys and the
+ * widening to f32 and back on opencl (opencl_half.c; their sums are
+ * exact.cl's), after src/core/exact_acc.h (the conversions) and
+ * src/core/half_key.h (the keys' macros), both shared with cpu and cuda. T is ushort, the
  * element's bits. Defines: L (the work-group size), HALF_INF and HALF_NAN
  * (the format's infinity and quiet NaN bits: f16 0x7C00, 0x7E00; bf16
  * 0x7F80, 0x7FC0).
@@ -22,6 +23,24 @@ __kernel void hsort_keys(__global const T *x, ulong n, uint order, __global usho
         const uint h = (uint)x[i];
         k[i] = (ushort)PP_HALF_SORT_KEY(h, PP_HALF_INF, order);
     }
+}
+
+/* The widening to f32 and back (core/half_wide.c; exact_acc.h's
+ * conversions): y[i] = the f32 bits of the value x[i], for i < n. */
+__kernel void hwiden(__global const T *x, ulong n, uint bf, __global uint *y)
+{
+    const ulong step = get_global_size(0);
+    for (ulong i = get_global_id(0); i < n; i += step) {
+        const uint h = (uint)x[i];
+        y[i] = bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
+    }
+}
+
+/* y[i] = the half bits of the f32 bits x[i] of a half value (qnan: every NaN the quiet NaN). */
+__kernel void hnarrow(__global const uint *x, ulong n, uint bf, uint qnan, __global T *y)
+{
+    const ulong step = get_global_size(0);
+    for (ulong i = get_global_id(0); i < n; i += step) y[i] = (T)pp_xacc_f32_to_half(x[i], (int)bf, (int)qnan);
 }
 
 /* part[3 g ..] = (least key, greatest key, NaN seen) of x[g chunk, min(n, (g + 1) chunk)),

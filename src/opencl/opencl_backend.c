@@ -336,5 +336,5 @@ const pp_backend_ops pp_opencl_ops = {
     .exact_sum = pp_ocl_exact_sum,
     .half_reduce = pp_ocl_half_reduce,
     .half_scan = pp_ocl_half_scan,
-    .half_keys = pp_ocl_half_keys,
+    .half_map = pp_ocl_half_map,
 };

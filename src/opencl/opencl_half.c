@@ -4,7 +4,8 @@
  * rounding to the half format per output); PP_MIN and PP_MAX are half.cl's
  * integer min and max of order keys over G ranges, then one work-item;
  * the sorts' order keys (core/half_sort.c sorts them) are half.cl's
- * hsort_keys. */
+ * hsort_keys, the widening to f32 and back (core/half_wide.c) its hwiden
+ * and hnarrow. */
 #include "opencl_internal.h"
 
 #include "exact_acc.h"
@@ -71,16 +72,21 @@ pp_status pp_ocl_half_reduce(pp_context *ctx, const pp_reduce_args *a)
 
 pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_ocl_scan_exact(ctx, a); }
 
-pp_status pp_ocl_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
-                           size_t n)
+pp_status pp_ocl_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out, size_t n)
 {
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * 2, "keys"}, {out, n * 2, "order keys"}));
+    const int widen = map == PP_HALF_MAP_WIDEN, narrow = map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * (narrow ? 4 : 2), "half map's input"},
+                                     {out, n * (widen ? 4 : 2), "half map's output"}));
     size_t L;
     cl_kernel k, parts;
-    PP_OCL_STATUS(half_kernels(ctx, fn, type, "hsort_keys", &k, &parts, &L));
+    PP_OCL_STATUS(half_kernels(ctx, fn, type, widen ? "hwiden" : narrow ? "hnarrow" : "hsort_keys", &k, &parts, &L));
     cl_mem x = pp_ocl_mem(in), y = pp_ocl_mem(out);
     cl_ulong n64 = n;
-    cl_uint ord = (cl_uint)order;
-    return PP_OCL_LAUNCH(ctx, fn, k, pp_ocl_groups_for(n, L), L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(ord),
-                         PP_OCL_ARG(y));
+    cl_uint bf = type == PP_BF16, qnan = map == PP_HALF_MAP_NARROW_QNAN, ord = (cl_uint)map;
+    const size_t groups = pp_ocl_groups_for(n, L);
+    if (widen) return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(bf), PP_OCL_ARG(y));
+    if (narrow)
+        return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(bf), PP_OCL_ARG(qnan),
+                             PP_OCL_ARG(y));
+    return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(ord), PP_OCL_ARG(y));
 }

@@ -170,7 +170,7 @@ pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a);
  * (the two above), PP_MIN / PP_MAX reduce and the sorts' keys (half.cl). */
 pp_status pp_ocl_half_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a);
-pp_status pp_ocl_half_keys(pp_context *ctx, const char *fn, pp_type type, pp_order order, const void *in, void *out,
+pp_status pp_ocl_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
                            size_t n);
 /* The exact_sum slot (pp_exact_accumulate): the reduce's fold, read back. */
 pp_status pp_ocl_exact_sum(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);

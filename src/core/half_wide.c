@@ -1,0 +1,219 @@
+/* The half types (PP_F16, PP_BF16) through f32, on every backend: the
+ * calls whose results are input elements, positions or counts (compaction,
+ * histograms, MIN / MAX scans and segmented forms, argmin / argmax). Every
+ * half value is exactly an f32 value, so the f32 call on the widened
+ * elements compares, bins and orders exactly as the half values would
+ * (the same C comparisons, the same documented binning expression, -0.0
+ * below +0.0 and NaN propagation for MIN / MAX), and the elements it
+ * returns narrow back without rounding: the half_map slot's
+ * PP_HALF_MAP_WIDEN and PP_HALF_MAP_NARROW are inverses of each other on
+ * all 65536 bit patterns. Compaction keeps NaN payloads (NARROW); MIN /
+ * MAX give the format's quiet NaN (NARROW_QNAN), as pp_reduce's do.
+ * Working memory: 4 bytes per element for the widened input, 4 per output
+ * element; pp_select_flagged moves the 16 bits through the u16 slot. */
+#include "check.h"
+
+#include "exact_acc.h"
+
+#include <string.h>
+
+void pp_half_widen_host(pp_type type, const void *src, float *dst, size_t n)
+{
+    const uint16_t *h = (const uint16_t *)src;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t b;
+        memcpy(&b, h + i, sizeof b);
+        const uint32_t f = type == PP_BF16 ? pp_xacc_bf16_to_f32(b) : pp_xacc_f16_to_f32(b);
+        memcpy(dst + i, &f, sizeof f);
+    }
+}
+
+/* The buffers of one call, freed together. */
+typedef struct wide_bufs {
+    void *p[3];
+} wide_bufs;
+
+static void wide_free(pp_context *ctx, wide_bufs *b)
+{
+    /* freeing never fails on a buffer just allocated; queued work keeps it alive (opencl) */
+    for (int i = 0; i < 3; i++)
+        if (b->p[i]) (void)ctx->ops->mem_free(ctx, b->p[i]);
+}
+
+/* A fresh buffer b->p[slot] of n f32, from n half elements at in (NULL: left as allocated). */
+static pp_status wide_alloc(pp_context *ctx, const char *fn, pp_type type, const void *in, size_t n, wide_bufs *b,
+                            int slot, const char *what)
+{
+    pp_status st = pp_alloc_buffer(ctx, fn, &b->p[slot], (n ? n : 1) * sizeof(float), what);
+    if (st == PP_SUCCESS && in && n) st = ctx->ops->half_map(ctx, fn, type, PP_HALF_MAP_WIDEN, in, b->p[slot], n);
+    return st;
+}
+
+static pp_status wide_check(pp_context *ctx, const char *fn, pp_type type)
+{
+    if (!ctx->ops->half_map)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: type %s is not available on the %s backend yet", fn, pp_type_name(type),
+             pp_backend_name(ctx->ops->id));
+    return PP_SUCCESS;
+}
+
+/* The f32 slot of the algorithm chosen for prim, entered: *st is the status
+ * of entering (the caller ends it); -1 with *st the failure where nothing
+ * was entered. */
+static int wide_pick(pp_context *ctx, const char *fn, pp_type type, const int *present, pp_primitive prim, pp_op op,
+                     pp_status *st)
+{
+    *st = wide_check(ctx, fn, type);
+    if (*st != PP_SUCCESS) return -1;
+    /* MIN / MAX: never the slot of an exact f32 sum (pp_pick_slot's sums) */
+    const int i = pp_pick_slot(ctx, fn, present, prim, PP_F32, op, op == PP_MIN || op == PP_MAX);
+    *st = i < 0 ? PP_ERROR_UNSUPPORTED : pp_enter(ctx, fn);
+    return i;
+}
+
+pp_status pp_half_select(pp_context *ctx, const pp_select_args *a)
+{
+    const char *fn = a->fn;
+    PRESENT(present, ctx->ops->select);
+    pp_status st;
+    if (a->mode == PP_SELECT_FLAGGED) { /* the bits only: the u16 slot */
+        pp_select_args s = *a;
+        s.type = PP_U16;
+        const int i = pp_pick_slot(ctx, fn, present, PP_PRIM_SELECT, PP_U16, PP_SUM, 0);
+        if (i < 0) return PP_ERROR_UNSUPPORTED;
+        st = pp_enter(ctx, fn);
+        if (st == PP_SUCCESS) st = ctx->ops->select[i](ctx, &s);
+        return pp_end(ctx, fn, st);
+    }
+    const int i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SELECT, PP_SUM, &st);
+    if (i < 0) return st;
+    const size_t n = a->n;
+    wide_bufs b = {{NULL, NULL, NULL}};
+    float value = 0;
+    if (a->value) pp_half_widen_host(a->type, a->value, &value, 1);
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, n, &b, 0, "the widened input");
+    /* out as it was, widened: what the f32 call leaves alone (past *count)
+     * narrows back to the same bits */
+    const void *keep = a->mode == PP_SELECT_PARTITION ? NULL : a->out;
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, keep, n, &b, 1, "the widened output");
+    if (st == PP_SUCCESS) {
+        pp_select_args s = *a;
+        s.type = PP_F32;
+        s.in = b.p[0];
+        s.out = b.p[1];
+        s.value = a->value ? &value : NULL;
+        st = ctx->ops->select[i](ctx, &s);
+    }
+    if (st == PP_SUCCESS && n) st = ctx->ops->half_map(ctx, fn, a->type, PP_HALF_MAP_NARROW, b.p[1], a->out, n);
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
+pp_status pp_half_histogram(pp_context *ctx, const pp_histogram_args *a)
+{
+    const char *fn = a->fn;
+    PRESENT(present, ctx->ops->histogram);
+    pp_status st;
+    const pp_type half = a->type;
+    const int i = wide_pick(ctx, fn, half, present, PP_PRIM_HISTOGRAM, PP_SUM, &st);
+    if (i < 0) return st;
+    wide_bufs b = {{NULL, NULL, NULL}};
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, half, a->samples, a->n, &b, 0, "the widened samples");
+    if (st == PP_SUCCESS) {
+        pp_histogram_args h = *a; /* bounds or edges already f32 (api.c) */
+        h.type = PP_F32;
+        h.samples = b.p[0];
+        st = ctx->ops->histogram[i](ctx, &h);
+    }
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
+/* Widens in (n) into b->p[0] and init (one element, or NULL) into b->p[2];
+ * out's f32 buffer is b->p[1] (in place: b->p[0]). */
+static pp_status wide_in_out(pp_context *ctx, const char *fn, pp_type type, const void *in, const void *out,
+                             size_t n_in, size_t n_out, const void *init, wide_bufs *b)
+{
+    pp_status st = wide_alloc(ctx, fn, type, in, n_in, b, 0, "the widened input");
+    if (st == PP_SUCCESS && in != out) st = wide_alloc(ctx, fn, type, NULL, n_out, b, 1, "the widened output");
+    if (st == PP_SUCCESS && init) st = wide_alloc(ctx, fn, type, init, 1, b, 2, "the widened initial value");
+    return st;
+}
+
+pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_init)
+{
+    const char *fn = a->fn;
+    pp_status st;
+    int i;
+    if (with_init) {
+        PRESENT(present, ctx->ops->scan_init);
+        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
+    } else {
+        PRESENT(present, ctx->ops->scan);
+        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
+    }
+    if (i < 0) return st;
+    wide_bufs b = {{NULL, NULL, NULL}};
+    if (st == PP_SUCCESS) st = wide_in_out(ctx, fn, a->type, a->in, a->out, a->n, a->n, a->init, &b);
+    void *out32 = b.p[1] ? b.p[1] : b.p[0];
+    if (st == PP_SUCCESS) {
+        pp_scan_args s = *a;
+        s.type = PP_F32;
+        s.in = b.p[0];
+        s.out = out32;
+        s.init = b.p[2];
+        st = with_init ? ctx->ops->scan_init[i](ctx, &s) : ctx->ops->scan[i](ctx, &s);
+    }
+    if (st == PP_SUCCESS) st = ctx->ops->half_map(ctx, fn, a->type, PP_HALF_MAP_NARROW_QNAN, out32, a->out, a->n);
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
+pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
+{
+    const char *fn = a->fn;
+    pp_status st;
+    int i;
+    if (scan) {
+        PRESENT(present, ctx->ops->segmented_scan);
+        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
+    } else {
+        PRESENT(present, ctx->ops->segmented_reduce);
+        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_REDUCE, a->op, &st);
+    }
+    if (i < 0) return st;
+    const size_t n_out = scan ? a->n : a->nseg;
+    wide_bufs b = {{NULL, NULL, NULL}};
+    if (st == PP_SUCCESS) st = wide_in_out(ctx, fn, a->type, a->in, scan ? a->out : NULL, a->n, n_out, NULL, &b);
+    void *out32 = b.p[1] ? b.p[1] : b.p[0];
+    if (st == PP_SUCCESS) {
+        pp_segmented_args s = *a;
+        s.type = PP_F32;
+        s.in = b.p[0];
+        s.out = out32;
+        st = scan ? ctx->ops->segmented_scan[i](ctx, &s) : ctx->ops->segmented_reduce[i](ctx, &s);
+    }
+    if (st == PP_SUCCESS && n_out)
+        st = ctx->ops->half_map(ctx, fn, a->type, PP_HALF_MAP_NARROW_QNAN, out32, a->out, n_out);
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
+pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a)
+{
+    const char *fn = a->fn;
+    PRESENT(present, ctx->ops->arg);
+    pp_status st;
+    const int i = wide_pick(ctx, fn, a->type, present, PP_PRIM_REDUCE, a->max ? PP_MAX : PP_MIN, &st);
+    if (i < 0) return st;
+    wide_bufs b = {{NULL, NULL, NULL}};
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, a->n, &b, 0, "the widened input");
+    if (st == PP_SUCCESS) {
+        pp_arg_args g = *a;
+        g.type = PP_F32;
+        g.in = b.p[0];
+        st = ctx->ops->arg[i](ctx, &g);
+    }
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}

@@ -8,6 +8,8 @@
  *             reference sums each element as an integer multiple of the
  *             format's smallest subnormal (2^-24, 2^-133) in a wide
  *             integer of 32-bit limbs and rounds it to nearest even;
+ *   segmented pp_segmented_reduce and pp_segmented_scan PP_SUM, each
+ *             segment against its own exact reference;
  *   hand      ties at the rounding point, sums that rounding through f32
  *             would get wrong, overflow to infinity, NaN, +inf + -inf,
  *             cancellation, the signs of zero, 70000 bf16 ones (70144);
@@ -126,6 +128,22 @@ static uint16_t xs_round(const xsum *s, const hfmt *f)
     return (uint16_t)(bits | (neg ? 0x8000u : 0));
 }
 
+/* Configuration c for prim, and its algorithm for other too where other
+ * takes it (the half sums ignore both); sums_configs_reset: back to auto. */
+static void sums_config_use(const tc_config *c, pp_primitive prim, pp_primitive other)
+{
+    tc_use(c, prim);
+    if (pp_set_algorithm(c->ctx, other, c->algo) != PP_SUCCESS) TC_OK(pp_set_algorithm(c->ctx, other, PP_ALGO_AUTO));
+}
+
+static void sums_configs_reset(const tc_config *cs, size_t nc)
+{
+    for (size_t c = 0; c < nc; c++) {
+        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
+        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+    }
+}
+
 /* Runs reduce and the scans of x on every configuration, checks the bits. */
 static void check_sums(const hfmt *f, const uint16_t *x, size_t n, const char *what)
 {
@@ -143,9 +161,7 @@ static void check_sums(const hfmt *f, const uint16_t *x, size_t n, const char *w
     const size_t nc = tc_configs(PP_PRIM_SCAN, &cs);
     for (size_t c = 0; c < nc; c++) {
         pp_context *ctx = cs[c].ctx;
-        tc_use(&cs[c], PP_PRIM_SCAN); /* the reduce too where it takes the algorithm: the half calls ignore both */
-        if (pp_set_algorithm(ctx, PP_PRIM_REDUCE, cs[c].algo) != PP_SUCCESS)
-            TC_OK(pp_set_algorithm(ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
+        sums_config_use(&cs[c], PP_PRIM_SCAN, PP_PRIM_REDUCE);
         tc_case("%s %s n=%zu on %s", pp_type_name(f->type), what, n, tc_config_name(&cs[c]));
         void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * n, 0xAB);
         void *dred = tc_dev_filled(ctx, 2, 0xAB);
@@ -164,10 +180,7 @@ static void check_sums(const hfmt *f, const uint16_t *x, size_t n, const char *w
         tc_dev_free(ctx, dout);
         tc_dev_free(ctx, dred);
     }
-    for (size_t c = 0; c < nc; c++) {
-        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_SCAN, PP_ALGO_AUTO));
-        TC_OK(pp_set_algorithm(cs[c].ctx, PP_PRIM_REDUCE, PP_ALGO_AUTO));
-    }
+    sums_configs_reset(cs, nc);
     free(inc);
     free(exc);
     free(got);
@@ -196,6 +209,83 @@ static void test_sums(void **state)
         }
     }
     free(x);
+}
+
+/* Segmented sums: pp_segmented_reduce and pp_segmented_scan (inclusive,
+ * exclusive) of x over random segments (empty ones, and one long one that
+ * crosses the backends' chunks), each segment's bits those of its own
+ * exact sum. The segmented scan may be absent on a GPU backend (it says
+ * so); cpu has every form. */
+static void test_segmented_sums(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_segmented_sums");
+    static const size_t sizes[] = {0, 1, 5, 300, 40001};
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 40001), *want = (uint16_t *)tc_halloc(2 * 40001);
+    uint16_t *got = (uint16_t *)tc_halloc(2 * 40001);
+    uint64_t *off = (uint64_t *)tc_halloc(8 * 40003);
+    const tc_config *cs;
+    const size_t nc = tc_configs(PP_PRIM_REDUCE, &cs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const hfmt *f = fmts[fi];
+            const size_t n = sizes[si];
+            gen(&r, f, x, n, 0, (1 << f->ebits) - 2, 1);
+            size_t nseg = 0;
+            off[0] = 0;
+            while (off[nseg] < n || nseg == 0) { /* empty segments, short ones, and one of half the input */
+                const uint64_t len = tc_below(&r, 5) == 0 ? 0 : nseg == 3 ? n / 2 : tc_below(&r, 40);
+                off[nseg + 1] = off[nseg] + len > n ? n : off[nseg] + len;
+                nseg++;
+            }
+            for (int form = 0; form < 3; form++) { /* reduce, inclusive scan, exclusive scan */
+                for (size_t sg = 0; sg < nseg; sg++) {
+                    xsum acc;
+                    memset(&acc, 0, sizeof acc);
+                    if (form == 0) {
+                        for (uint64_t i = off[sg]; i < off[sg + 1]; i++) xs_add(&acc, f, x[i]);
+                        want[sg] = off[sg] == off[sg + 1] ? 0 : xs_round(&acc, f); /* empty: +0.0 */
+                        continue;
+                    }
+                    for (uint64_t i = off[sg]; i < off[sg + 1]; i++) {
+                        if (form == 2) want[i] = i == off[sg] ? 0 : xs_round(&acc, f);
+                        xs_add(&acc, f, x[i]);
+                        if (form == 1) want[i] = xs_round(&acc, f);
+                    }
+                }
+                const size_t nout = form == 0 ? nseg : n;
+                for (size_t c = 0; c < nc; c++) {
+                    pp_context *ctx = cs[c].ctx;
+                    sums_config_use(&cs[c], PP_PRIM_REDUCE, PP_PRIM_SCAN);
+                    tc_case("%s form %d n=%zu nseg=%zu on %s", pp_type_name(f->type), form, n, nseg,
+                            tc_config_name(&cs[c]));
+                    void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * nout, 0xAB);
+                    void *doff = tc_dev_upload(ctx, off, 8 * (nseg + 1));
+                    const pp_status st =
+                        form == 0
+                            ? pp_segmented_reduce(ctx, f->type, PP_SUM, din, n, (const uint64_t *)doff, nseg, dout)
+                            : pp_segmented_scan(ctx, f->type, PP_SUM, form == 2 ? PP_EXCLUSIVE : PP_INCLUSIVE, din,
+                                                dout, n, (const uint64_t *)doff, nseg);
+                    if (st == PP_ERROR_UNSUPPORTED && form && cs[c].backend != PP_BACKEND_CPU &&
+                        strstr(pp_last_error(ctx), "not available")) {
+                        tc_skip("half segmented scan absent", "pp_segmented_scan sums of the half types: not on %s yet",
+                                pp_backend_name(cs[c].backend));
+                    } else {
+                        TC_OK(st);
+                        TC_DOWNLOAD(ctx, got, dout, 2 * nout, "segmented sums");
+                        TC_EXPECT_BITS(PP_U16, got, want, nout, form ? "segmented scan" : "segmented reduce");
+                    }
+                    tc_dev_free(ctx, din);
+                    tc_dev_free(ctx, dout);
+                    tc_dev_free(ctx, doff);
+                }
+            }
+        }
+    sums_configs_reset(cs, nc);
+    free(x);
+    free(want);
+    free(got);
+    free(off);
 }
 
 /* One hand case: the reduce of x (n) must be want on every configuration,
@@ -539,7 +629,7 @@ static void test_refused(void **state)
             tc_case("%s on %s", pp_type_name(t), pp_backend_name(pp_context_backend(ctx)));
             void *d = tc_dev_upload(ctx, x, sizeof x), *o = tc_dev_filled(ctx, 64, 0xAB);
             uint64_t *counts = (uint64_t *)tc_dev_filled(ctx, 4 * sizeof(uint64_t), 0xAB);
-            refused(ctx, pp_segmented_reduce(ctx, t, PP_SUM, d, 4, counts, 2, o), "pp_segmented_reduce", t);
+            refused(ctx, pp_segmented_reduce(ctx, t, PP_PROD, d, 4, counts, 2, o), "pp_segmented_reduce", t);
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
             refused(ctx, pp_scan(ctx, t, PP_PROD, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
             refused(ctx, pp_scan_init(ctx, t, PP_SUM, PP_INCLUSIVE, d, o, 2, d), "pp_scan_init", t);
@@ -559,9 +649,10 @@ static void test_refused(void **state)
 int main(void)
 {
     tc_init("test_half");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused),      cmocka_unit_test(test_hand),
-                                       cmocka_unit_test(test_minmax),       cmocka_unit_test(test_sort),
-                                       cmocka_unit_test(test_search_merge), cmocka_unit_test(test_sums)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused),       cmocka_unit_test(test_hand),
+                                       cmocka_unit_test(test_minmax),        cmocka_unit_test(test_sort),
+                                       cmocka_unit_test(test_search_merge),  cmocka_unit_test(test_sums),
+                                       cmocka_unit_test(test_segmented_sums)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

@@ -47,7 +47,9 @@ static pp_status segmented_common(pp_context *ctx, const pp_segmented_args *a, p
     const size_t sz = pp_type_size(a->type);
     TRY(pp_check_segmented(ctx, fn, a->in, a->out, a->n, a->offsets, a->nseg, sz, sz, prim == PP_PRIM_SCAN));
     if (a->nseg == 0) return PP_SUCCESS;
-    if (PP_IS_HALF(a->type)) return pp_half_segmented(ctx, a, prim == PP_PRIM_SCAN); /* half_wide.c */
+    if (PP_IS_HALF(a->type)) /* half_wide.c */
+        return a->op == PP_SUM ? pp_half_segmented_sum(ctx, a, prim == PP_PRIM_SCAN)
+                               : pp_half_segmented(ctx, a, prim == PP_PRIM_SCAN);
     RUN_PICKED(slots, prim, a->type, a->op, 1, a);
 }
 

@@ -10,7 +10,12 @@
  * all 65536 bit patterns. Compaction keeps NaN payloads (NARROW); MIN /
  * MAX give the format's quiet NaN (NARROW_QNAN), as pp_reduce's do.
  * Working memory: 4 bytes per element for the widened input, 4 per output
- * element; pp_select_flagged moves the 16 bits through the u16 slot. */
+ * element; pp_select_flagged moves the 16 bits through the u16 slot.
+ * The segmented PP_SUM forms are not through f32 (an f32 result rounded
+ * again to the half format would round twice): they are the backend's
+ * PP_ALGO_EXACT segmented slots, whatever algorithm is chosen, which take
+ * the half types (an exact accumulator, one rounding to the half format
+ * per output), or PP_ERROR_UNSUPPORTED where a backend has none. */
 #include "check.h"
 
 #include "exact_acc.h"
@@ -215,5 +220,17 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a)
         st = ctx->ops->arg[i](ctx, &g);
     }
     wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
+pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan)
+{
+    const char *fn = a->fn;
+    pp_segmented_fn f = scan ? ctx->ops->segmented_scan[PP_ALGO_EXACT] : ctx->ops->segmented_reduce[PP_ALGO_EXACT];
+    if (!f)
+        FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: sums of type %s are not available on the %s backend yet", fn,
+             pp_type_name(a->type), pp_backend_name(ctx->ops->id));
+    pp_status st = pp_enter(ctx, fn);
+    if (st == PP_SUCCESS) st = f(ctx, a);
     return pp_end(ctx, fn, st);
 }

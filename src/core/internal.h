@@ -511,6 +511,10 @@ pp_status pp_half_histogram(pp_context *ctx, const pp_histogram_args *a);
 pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_init);
 pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int scan);
 pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
+/* PP_SUM segmented reduce (scan: scan) of a half type: the backend's
+ * PP_ALGO_EXACT segmented slot, which takes the half types (exact sums,
+ * one rounding each), whatever algorithm is chosen; none: unsupported. */
+pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan);
 /* The f32 bits of n half values of type at src (host) into dst (host). */
 void pp_half_widen_host(pp_type type, const void *src, float *dst, size_t n);
 

@@ -18,12 +18,15 @@
 //    fewer than 2^31 tiles; the flags word ORed); (3) one thread per tile:
 //    from its prefix, each element added and each output rounded.
 // Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
-// seen: the quiet NaN (as cpu_half.c and half.cl). Sorts: the order keys
+// seen: the quiet NaN (as cpu_half.c and half.cl). Segmented sums (the
+// PP_ALGO_EXACT segmented slot's half types): a warp per segment, one
+// rounding each (plain: a long segment is one warp's). Sorts: the order keys
 // of half_key.h (core/half_sort.c sorts them with the u16 sort); the
 // widening to f32 and back for core/half_wide.c.
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/util.cuh"
+#include "device/warp_scan.cuh"
 #include "half_key.h"
 
 namespace
@@ -106,6 +109,30 @@ __global__ void __launch_bounds__(HB) hscan_tiles(const uint16_t *x, uint16_t *y
         if (!excl) y[i] = cur;
     }
     if (excl && t == 0) y[0] = 0; // +0.0
+}
+
+// Segmented sums (the PP_ALGO_EXACT segmented slot's half types): out[s]
+// = the rounding of segment s's exact sum (+0.0 if empty), one warp per
+// segment (grid-strided): each lane folds its lane-strided elements into a
+// private accumulator, normalized; the lanes' chunks add without carries
+// (32 below 2^32), flags OR; lane 0 rounds once. Offsets are clamped to n
+// where read (bad ones: unspecified sums, nothing out of bounds).
+__global__ void __launch_bounds__(HB) hseg_sum(const uint16_t *in, size_t n, const uint64_t *off, size_t nseg, int bf,
+                                               int prec, int shift, uint16_t *out)
+{
+    const int lane = threadIdx.x & 31;
+    const size_t nwarps = (size_t)gridDim.x * (HB / 32);
+    for (size_t s = ((size_t)blockIdx.x * HB + threadIdx.x) / 32; s < nseg; s += nwarps) { // uniform across the warp
+        const size_t b = off[s] < n ? (size_t)off[s] : n, e = off[s + 1] < n ? (size_t)off[s + 1] : n;
+        int64_t w[HW];
+        pp_xacc_clear(w, HC);
+        for (size_t i = b + lane; i < e; i += 32) pp_xacc_add_f32(w, hwiden(in[i], bf));
+        pp_xacc_normalize(w, HC);
+        for (int c = 0; c <= HC; c++)
+            w[c] = c == HC ? pp_warp_reduce<int64_t, Op_or>(w[c]) : pp_warp_reduce<int64_t, Op_sum>(w[c]);
+        w[HC + 1] = 0;
+        if (lane == 0) out[s] = e <= b ? (uint16_t)0 : (uint16_t)pp_xacc_bits_half(w, prec, shift);
+    }
 }
 
 __device__ __forceinline__ unsigned hkey(unsigned h) { return PP_HALF_ORDER_KEY(h); }
@@ -246,6 +273,16 @@ pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
     hscan_tiles<<<blocks, HB, 0, s->stream>>>(x, (uint16_t *)a->out, n, bf, PP_HALF_PREC(a->type),
                                               PP_HALF_SHIFT(a->type), a->kind == PP_EXCLUSIVE, vals, tiles);
     PP_CUDA_LAUNCHED(ctx, fn);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a)
+{
+    pp_cuda_state *s = pp_cuda(ctx);
+    const unsigned grid = grid_for(ceil_div(a->nseg, (size_t)(HB / 32)), pp_cuda_resident(s, 4));
+    hseg_sum<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, a->offsets, a->nseg, a->type == PP_BF16,
+                                         PP_HALF_PREC(a->type), PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
+    PP_CUDA_LAUNCHED(ctx, a->fn);
     return PP_SUCCESS;
 }
 

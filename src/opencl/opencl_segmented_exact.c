@@ -1,7 +1,9 @@
 /* opencl PP_ALGO_EXACT for pp_segmented_reduce (kernels: the segmented
- * part of exact.cl): f32 and f64 sums, each segment's sum bit for bit the
+ * part of exact.cl): f32, f64 and (whatever algorithm is chosen: the core
+ * sends them here) f16 and bf16 sums, each segment's sum bit for bit the
  * exact pp_reduce of its elements (docs/exact.md), with the exact reduce's
- * group fold (xfold_group) and its one rounding. Every other type and
+ * group fold (xfold_group) and its one rounding (to the half format for
+ * the half types: exact.cl's XHALF). Every other type and
  * operator runs the default (opencl_segmented.c).
  *
  * Chunks of XSEG_CHUNK elements cut the segments into pieces; two launches:
@@ -28,7 +30,8 @@
 
 pp_status pp_ocl_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a)
 {
-    if (a->op != PP_SUM || (a->type != PP_F32 && a->type != PP_F64)) return pp_ocl_segmented_reduce(ctx, a);
+    if (a->op != PP_SUM || (a->type != PP_F32 && a->type != PP_F64 && !PP_IS_HALF(a->type)))
+        return pp_ocl_segmented_reduce(ctx, a);
     const char *fn = a->fn;
     const size_t n = a->n, nseg = a->nseg, sz = pp_type_size(a->type);
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {n ? a->in : NULL, n * sz, "in"}, {a->out, nseg * sz, "out"},

@@ -11,12 +11,13 @@
 //
 //   bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]
 //             [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,
-//                    topk,search,merge,scaninit] [--types u32,f32,u64,f64]
+//                    topk,search,merge,scaninit,half] [--types u32,f32,u64,f64,f16,bf16]
 //
 // Each primitive runs for each element type (u32, f32, u64, f64; the
-// histogram for u32 only), sizes 2^lg. Rows whose buffers do not fit in the
-// device's free memory are skipped with the reason printed (on an 80 GB
-// H100, the 8-byte sorts at 2^30).
+// histogram for u32 only; f16 and bf16 in the half rows, cub_half.cu),
+// sizes 2^lg. Rows whose buffers do not fit in the device's free memory are
+// skipped with the reason printed (on an 80 GB H100, the 8-byte sorts at
+// 2^30).
 //
 // The exact rows (PP_ALGO_EXACT, f32 and f64 sums) compare with CUB's plain
 // DeviceReduce::Sum / DeviceScan::InclusiveSum on the same data (CUB's sums
@@ -471,6 +472,7 @@ static void run_size(int lg)
     run_keyed_rows(n, lg, copy);
     run_segsort_rows(n, lg, copy);
     run_search_rows(n, lg, copy);
+    run_half_rows(n, lg, copy);
 }
 
 int main(int argc, char **argv)
@@ -488,8 +490,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: bench_cub [--sizes 16,20,24,28,30] [--repeat R] [--json FILE]\n"
                             "                 [--only reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,\n"
-                            "                         topk,search,merge,scaninit]\n"
-                            "                 [--types u32,f32,u64,f64]\n");
+                            "                         topk,search,merge,scaninit,half]\n"
+                            "                 [--types u32,f32,u64,f64,f16,bf16]\n");
             return 2;
         }
     }

@@ -19,12 +19,6 @@
 
 namespace {
 
-__global__ void fill_u32(uint32_t *p, size_t n, uint64_t seed, uint32_t mask)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        p[i] = (uint32_t)bench_mix(seed ^ i) & mask;
-}
-
 // ids[i] = the segment holding i (offsets cover [0, n) exactly).
 __global__ void segment_ids(uint32_t *ids, const uint64_t *off, size_t nseg)
 {

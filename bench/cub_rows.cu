@@ -9,9 +9,9 @@ cudaStream_t g_stream;
 pp_context *g_ctx;
 int g_repeat = 10;
 int g_failures = 0;
-char g_only[128] = "reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,topk,search,merge,scaninit";
+char g_only[128] = "reduce,scan,histogram,select,sort,exact,segmented,bykey,argsort,segsort,topk,search,merge,scaninit,half";
 pp_context *g_cpu;
-char g_types[64] = "u32,f32,u64,f64";
+char g_types[64] = "u32,f32,u64,f64,f16,bf16";
 // what is one of the comma-separated words of list.
 static bool in_list(const char *list, const char *what)
 {
@@ -82,6 +82,12 @@ int equal_dev(const void *a, const void *b, size_t bytes)
     return eq;
 }
 
+
+__global__ void fill_u32(uint32_t *p, size_t n, uint64_t seed, uint32_t mask)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = (uint32_t)bench_mix(seed ^ i) & mask;
+}
 
 // CUB's temporary storage, grown as rows need it (not timed).
 void *g_temp;

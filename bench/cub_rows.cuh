@@ -1,7 +1,7 @@
 // What the rows of bench_cub share (cub_compare.cu: main and the five
 // primitives' rows; cub_keyed.cu: the segmented, by-key and argsort rows;
 // cub_segsort.cu: the segmented sorts; cub_search.cu: top-k, search, merge
-// and the seeded scan): the stream and contexts, timing in
+// and the seeded scan; cub_half.cu: the f16 and bf16 rows): the stream and contexts, timing in
 // alternation, the row table with its checks, CUB's temporary storage and
 // the device buffers of a group of rows. Definitions: cub_rows.cu.
 #ifndef PP_BENCH_CUB_ROWS_CUH
@@ -118,6 +118,9 @@ __host__ __device__ inline uint64_t bench_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+// Fresh u32 data (cub_rows.cu): p[i] = bench_mix(seed ^ i) & mask.
+__global__ void fill_u32(uint32_t *p, size_t n, uint64_t seed, uint32_t mask);
+
 // An empty kernel (cub_compare.cu): the launch floor of small calls.
 __global__ void empty_kernel();
 
@@ -125,5 +128,6 @@ __global__ void empty_kernel();
 void run_keyed_rows(size_t n, int lg, double copy);   // cub_keyed.cu
 void run_segsort_rows(size_t n, int lg, double copy); // cub_segsort.cu
 void run_search_rows(size_t n, int lg, double copy);  // cub_search.cu
+void run_half_rows(size_t n, int lg, double copy);    // cub_half.cu
 
 #endif

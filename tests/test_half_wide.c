@@ -107,8 +107,8 @@ static void check_select(pp_context *ctx, const hfmt *f, int mode, const uint16_
     if (mode == 3)
         for (size_t i = 0; i < n; i++)
             if (!cmp_holds(cmp, h_value(f, x[i]), h_value(f, value))) want[k++] = x[i];
-    for (size_t i = k; i < n; i++) want[i] = 0xABAB; /* past *count: untouched */
-    void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * n, 0xAB);
+    for (size_t i = k; i < n; i++) want[i] = 0xFFFF; /* past *count: untouched (a NaN and its payload) */
+    void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * n, 0xFF);
     void *dflags = mode == 0 ? tc_dev_upload(ctx, flags, n) : NULL;
     uint64_t *dcount = (uint64_t *)tc_dev_filled(ctx, 8, 0xAB), *hcount = (uint64_t *)tc_halloc(8);
     pp_status st = mode == 0   ? pp_select_flagged(ctx, f->type, din, (const uint8_t *)dflags, n, dout, dcount)
@@ -313,12 +313,14 @@ static void test_segmented(void **state)
             const hfmt *f = fmts[fi];
             const size_t n = sizes[si];
             gen_wide(&r, f, x, n);
-            /* segments of random lengths, empty ones included */
+            /* segments of random lengths, empty ones included, covering
+             * [off[0], end) only: a scan leaves the rest of out alone */
             size_t nseg = 0;
-            off[0] = 0;
-            while (off[nseg] < n || nseg == 0) {
+            const uint64_t end = n - (n > 4 ? tc_below(&r, n / 4) : 0);
+            off[0] = n > 4 ? tc_below(&r, n / 4) : 0;
+            while (off[nseg] < end || nseg < (n ? 1 : 6)) {
                 const uint64_t len = tc_below(&r, 4) == 0 ? 0 : tc_below(&r, 2 + n / 8);
-                off[nseg + 1] = off[nseg] + len > n ? n : off[nseg] + len;
+                off[nseg + 1] = off[nseg] + len > end ? end : off[nseg] + len;
                 nseg++;
             }
             for (size_t c = 0; c < nctx; c++)
@@ -335,7 +337,9 @@ static void test_segmented(void **state)
                             ref_scan_mm(f, x + off[s], off[s + 1] - off[s], is_max, form == 2, NULL, want + off[s]);
                     }
                     const size_t nout = form == 0 ? nseg : n;
-                    void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * nout, 0xAB);
+                    for (size_t i = 0; form && i < n; i++) /* outside every segment: untouched NaNs */
+                        if (i < off[0] || i >= off[nseg]) want[i] = 0xFFFF;
+                    void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, 2 * nout, 0xFF);
                     void *doff = tc_dev_upload(ctx, off, 8 * (nseg + 1));
                     TC_OK(form == 0 ? pp_segmented_reduce(ctx, f->type, op, din, n, (const uint64_t *)doff, nseg, dout)
                                     : pp_segmented_scan(ctx, f->type, op, form == 2 ? PP_EXCLUSIVE : PP_INCLUSIVE, din,

@@ -373,14 +373,29 @@ PP_XACC_FN uint32_t pp_xacc_f16_to_f32(uint32_t h)
 /* The f32 bits of the bf16 of bits h. */
 PP_XACC_FN uint32_t pp_xacc_bf16_to_f32(uint32_t h) { return (h & 0xffffu) << 16; }
 
+/* A widened NaN whose low 13 bits are this mark (pp_xacc_half_to_f32_keep)
+ * narrows to its own bits even where every other NaN narrows to the quiet
+ * NaN: the elements of an output that a call through f32 leaves alone.
+ * Widened halves have those bits zero, and no f32 operation's NaN has them
+ * so (the quiet NaNs 0x7FC00000, 0x7FFFFFFF, an input's). */
+#define PP_XACC_HALF_KEEP_MARK 0x1555u
+
+/* The f32 bits of the half bits h (bf: bf16), a NaN marked as kept. */
+PP_XACC_FN uint32_t pp_xacc_half_to_f32_keep(uint32_t h, int bf)
+{
+    const uint32_t f = bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
+    return (f & 0x7fffffffu) > 0x7f800000u ? f | PP_XACC_HALF_KEEP_MARK : f;
+}
+
 /* The half bits (bf: bf16, else f16) of the f32 bits f of a value that is
  * a half value (an f32 widened from one, or a result that picks one of
  * them: min, max, a selected element), so nothing rounds: the inverse of
- * the two widenings above, NaN payloads included; qnan: every NaN gives
- * the format's quiet NaN instead. */
+ * the widenings above, NaN payloads included (a kept NaN's mark dropped);
+ * qnan: every NaN but a kept one gives the format's quiet NaN instead. */
 PP_XACC_FN uint32_t pp_xacc_f32_to_half(uint32_t f, int bf, int qnan)
 {
     const int nan = (f & 0x7fffffffu) > 0x7f800000u;
+    qnan = qnan && (f & 0x1fffu) != PP_XACC_HALF_KEEP_MARK; /* a kept NaN narrows as it was */
     if (bf) return nan && qnan ? 0x7fc0u : f >> 16;
     if (nan && qnan) return 0x7e00u;
     const uint32_t sign = (f >> 16) & 0x8000u, e = (f >> 23) & 0xffu, frac = f & 0x7fffffu;

@@ -8,7 +8,12 @@
  * returns narrow back without rounding: the half_map slot's
  * PP_HALF_MAP_WIDEN and PP_HALF_MAP_NARROW are inverses of each other on
  * all 65536 bit patterns. Compaction keeps NaN payloads (NARROW); MIN /
- * MAX give the format's quiet NaN (NARROW_QNAN), as pp_reduce's do.
+ * MAX give the format's quiet NaN (NARROW_QNAN), as pp_reduce's do. The
+ * elements of an output that the call leaves alone (compaction's past
+ * *count, a segmented scan's outside every segment) go through f32 too
+ * and come back bit for bit: NARROW is exact, and a segmented scan's
+ * output is widened with WIDEN_KEEP, whose NaNs carry a mark that
+ * NARROW_QNAN honours.
  * Working memory: 4 bytes per element for the widened input, 4 per output
  * element; pp_select_flagged moves the 16 bits through the u16 slot.
  * The segmented PP_SUM forms are not through f32 (an f32 result rounded
@@ -45,12 +50,14 @@ static void wide_free(pp_context *ctx, wide_bufs *b)
         if (b->p[i]) (void)ctx->ops->mem_free(ctx, b->p[i]);
 }
 
-/* A fresh buffer b->p[slot] of n f32, from n half elements at in (NULL: left as allocated). */
+/* A fresh buffer b->p[slot] of n f32, from n half elements at in (NULL:
+ * left as allocated), widened by map (WIDEN, or WIDEN_KEEP for an output's
+ * elements that the call may leave alone and NARROW_QNAN narrows back). */
 static pp_status wide_alloc(pp_context *ctx, const char *fn, pp_type type, const void *in, size_t n, wide_bufs *b,
-                            int slot, const char *what)
+                            int slot, int map, const char *what)
 {
     pp_status st = pp_alloc_buffer(ctx, fn, &b->p[slot], (n ? n : 1) * sizeof(float), what);
-    if (st == PP_SUCCESS && in && n) st = ctx->ops->half_map(ctx, fn, type, PP_HALF_MAP_WIDEN, in, b->p[slot], n);
+    if (st == PP_SUCCESS && in && n) st = ctx->ops->half_map(ctx, fn, type, map, in, b->p[slot], n);
     return st;
 }
 
@@ -96,11 +103,11 @@ pp_status pp_half_select(pp_context *ctx, const pp_select_args *a)
     wide_bufs b = {{NULL, NULL, NULL}};
     float value = 0;
     if (a->value) pp_half_widen_host(a->type, a->value, &value, 1);
-    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, n, &b, 0, "the widened input");
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, n, &b, 0, PP_HALF_MAP_WIDEN, "the widened input");
     /* out as it was, widened: what the f32 call leaves alone (past *count)
      * narrows back to the same bits */
     const void *keep = a->mode == PP_SELECT_PARTITION ? NULL : a->out;
-    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, keep, n, &b, 1, "the widened output");
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, keep, n, &b, 1, PP_HALF_MAP_WIDEN, "the widened output");
     if (st == PP_SUCCESS) {
         pp_select_args s = *a;
         s.type = PP_F32;
@@ -123,7 +130,8 @@ pp_status pp_half_histogram(pp_context *ctx, const pp_histogram_args *a)
     const int i = wide_pick(ctx, fn, half, present, PP_PRIM_HISTOGRAM, PP_SUM, &st);
     if (i < 0) return st;
     wide_bufs b = {{NULL, NULL, NULL}};
-    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, half, a->samples, a->n, &b, 0, "the widened samples");
+    if (st == PP_SUCCESS)
+        st = wide_alloc(ctx, fn, half, a->samples, a->n, &b, 0, PP_HALF_MAP_WIDEN, "the widened samples");
     if (st == PP_SUCCESS) {
         pp_histogram_args h = *a; /* bounds or edges already f32 (api.c) */
         h.type = PP_F32;
@@ -134,14 +142,21 @@ pp_status pp_half_histogram(pp_context *ctx, const pp_histogram_args *a)
     return pp_end(ctx, fn, st);
 }
 
-/* Widens in (n) into b->p[0] and init (one element, or NULL) into b->p[2];
- * out's f32 buffer is b->p[1] (in place: b->p[0]). */
-static pp_status wide_in_out(pp_context *ctx, const char *fn, pp_type type, const void *in, const void *out,
-                             size_t n_in, size_t n_out, const void *init, wide_bufs *b)
+/* Widens in (n_in) into b->p[0] and init (one element, or NULL) into
+ * b->p[2]; the f32 output: b->p[0] where inplace, else b->p[1] of n_out,
+ * holding out widened with WIDEN_KEEP where keep (so that what the f32
+ * call leaves alone, a segmented scan's elements outside every segment,
+ * narrows back to the bits that were there). *out32: that buffer. */
+static pp_status wide_in_out(pp_context *ctx, const char *fn, pp_type type, const void *in, size_t n_in,
+                             const void *out, size_t n_out, int inplace, int keep, const void *init, wide_bufs *b,
+                             void **out32)
 {
-    pp_status st = wide_alloc(ctx, fn, type, in, n_in, b, 0, "the widened input");
-    if (st == PP_SUCCESS && in != out) st = wide_alloc(ctx, fn, type, NULL, n_out, b, 1, "the widened output");
-    if (st == PP_SUCCESS && init) st = wide_alloc(ctx, fn, type, init, 1, b, 2, "the widened initial value");
+    pp_status st = wide_alloc(ctx, fn, type, in, n_in, b, 0, PP_HALF_MAP_WIDEN, "the widened input");
+    if (st == PP_SUCCESS && !inplace)
+        st = wide_alloc(ctx, fn, type, keep ? out : NULL, n_out, b, 1, PP_HALF_MAP_WIDEN_KEEP, "the widened output");
+    if (st == PP_SUCCESS && init)
+        st = wide_alloc(ctx, fn, type, init, 1, b, 2, PP_HALF_MAP_WIDEN, "the widened initial value");
+    *out32 = inplace ? b->p[0] : b->p[1];
     return st;
 }
 
@@ -159,8 +174,9 @@ pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_i
     }
     if (i < 0) return st;
     wide_bufs b = {{NULL, NULL, NULL}};
-    if (st == PP_SUCCESS) st = wide_in_out(ctx, fn, a->type, a->in, a->out, a->n, a->n, a->init, &b);
-    void *out32 = b.p[1] ? b.p[1] : b.p[0];
+    void *out32 = NULL;
+    if (st == PP_SUCCESS)
+        st = wide_in_out(ctx, fn, a->type, a->in, a->n, a->out, a->n, a->in == a->out, 0, a->init, &b, &out32);
     if (st == PP_SUCCESS) {
         pp_scan_args s = *a;
         s.type = PP_F32;
@@ -189,8 +205,10 @@ pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int sca
     if (i < 0) return st;
     const size_t n_out = scan ? a->n : a->nseg;
     wide_bufs b = {{NULL, NULL, NULL}};
-    if (st == PP_SUCCESS) st = wide_in_out(ctx, fn, a->type, a->in, scan ? a->out : NULL, a->n, n_out, NULL, &b);
-    void *out32 = b.p[1] ? b.p[1] : b.p[0];
+    void *out32 = NULL;
+    const int inplace = scan && a->n && a->in == a->out;
+    if (st == PP_SUCCESS) /* a scan leaves the elements outside every segment alone: keep them */
+        st = wide_in_out(ctx, fn, a->type, a->in, a->n, a->out, n_out, inplace, scan, NULL, &b, &out32);
     if (st == PP_SUCCESS) {
         pp_segmented_args s = *a;
         s.type = PP_F32;
@@ -212,7 +230,7 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a)
     const int i = wide_pick(ctx, fn, a->type, present, PP_PRIM_REDUCE, a->max ? PP_MAX : PP_MIN, &st);
     if (i < 0) return st;
     wide_bufs b = {{NULL, NULL, NULL}};
-    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, a->n, &b, 0, "the widened input");
+    if (st == PP_SUCCESS) st = wide_alloc(ctx, fn, a->type, a->in, a->n, &b, 0, PP_HALF_MAP_WIDEN, "the widened input");
     if (st == PP_SUCCESS) {
         pp_arg_args g = *a;
         g.type = PP_F32;

@@ -494,7 +494,8 @@ typedef enum pp_half_map {
     /* 0, 1, 2 (a pp_order): the u16 order key PP_HALF_SORT_KEY (half_key.h) of the bits in that order */
     PP_HALF_MAP_WIDEN = 3,       /* u32: the f32 bits of the same value (pp_xacc_f16_to_f32 / _bf16_) */
     PP_HALF_MAP_NARROW = 4,      /* u16 from u32: pp_xacc_f32_to_half, the bits kept (NaN payloads) */
-    PP_HALF_MAP_NARROW_QNAN = 5, /* the same, every NaN the format's quiet NaN */
+    PP_HALF_MAP_NARROW_QNAN = 5, /* the same, every NaN the format's quiet NaN but a kept one */
+    PP_HALF_MAP_WIDEN_KEEP = 6,  /* WIDEN, a NaN marked as kept (pp_xacc_half_to_f32_keep) */
 } pp_half_map;
 
 /* The half types through f32 (core/half_wide.c), arguments checked (the

@@ -63,11 +63,15 @@ pp_status pp_cpu_half_map(pp_context *ctx, const char *fn, pp_type type, int map
     const int bf = type == PP_BF16;
     const uint32_t inf = PP_XACC_HALF_INF(PP_HALF_PREC(type));
     const int nt = pp_cpu_threads_for(ctx, n, PP_CPU_INLINE_SORT / 2);
-    if (map == PP_HALF_MAP_WIDEN) {
+    if (map == PP_HALF_MAP_WIDEN || map == PP_HALF_MAP_WIDEN_KEEP) {
         const uint16_t *x = (const uint16_t *)in;
         uint32_t *y = (uint32_t *)out;
+        const int keep = map == PP_HALF_MAP_WIDEN_KEEP;
 #pragma omp parallel for num_threads(nt) schedule(static)
-        for (size_t i = 0; i < n; i++) y[i] = bf ? pp_xacc_bf16_to_f32(x[i]) : pp_xacc_f16_to_f32(x[i]);
+        for (size_t i = 0; i < n; i++)
+            y[i] = keep ? pp_xacc_half_to_f32_keep(x[i], bf)
+                   : bf ? pp_xacc_bf16_to_f32(x[i])
+                        : pp_xacc_f16_to_f32(x[i]);
     } else if (map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN) {
         const uint32_t *x = (const uint32_t *)in;
         uint16_t *y = (uint16_t *)out;

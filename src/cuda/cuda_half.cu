@@ -5,13 +5,16 @@
 // Sums: every element's bits are widened to the f32 bits of the same
 // value (exact_acc.h, pp_xacc_f16_to_f32 / pp_xacc_bf16_to_f32) and added
 // to an f32 exact accumulator; each output is one rounding of an exact
-// sum to the half format (pp_xacc_bits_half). This first version favours
-// plain, obviously correct code over speed: every element is one deposit.
+// sum to the half format (pp_xacc_bits_half). The scan favours plain,
+// obviously correct code over speed: every element is one deposit.
 //  * reduce: each thread folds its grid-strided elements into a private
-//    accumulator, normalized (chunks in [0, 2^32)); a block adds its
+//    accumulator through a window of exponents summed in one int64 (hwin:
+//    a shift and an add per element, a deposit every few thousand), then
+//    normalizes it (chunks in [0, 2^32)); a block adds its
 //    threads' chunks without carries (256 of them stay below 2^40) into
-//    its partial, word-major in scratch; one thread adds the partials
-//    (at most HR_MAX_BLOCKS, below 2^50 per chunk) and rounds once.
+//    its partial, word-major in scratch; a warp per word adds the
+//    partials (at most HR_MAX_BLOCKS, below 2^50 per chunk), one thread
+//    rounds once.
 //  * scan: (1) one thread per tile of HS_TILE elements: the tile's
 //    normalized accumulator, word-major; (2) one block per word: the
 //    tiles' exclusive prefixes (chunk sums without carries, below 2^63 for
@@ -35,7 +38,7 @@ namespace
 constexpr int HB = 256;                  // threads per block
 constexpr int HC = PP_XACC_F32_CHUNKS;   // chunks of the accumulator
 constexpr int HW = PP_XACC_F32_WORDS;    // its words: chunks, flags, deposit count
-constexpr unsigned HR_MAX_BLOCKS = 1024; // reduce: partials one thread adds
+constexpr unsigned HR_MAX_BLOCKS = 1024; // reduce: partials hsum_final adds
 constexpr int HR_PER_THREAD = 16;        // reduce: elements per thread, at least, before the cap
 constexpr int HS_TILE = 1024;            // scan: elements per tile (one thread each)
 
@@ -44,15 +47,95 @@ __device__ __forceinline__ uint32_t hwiden(uint16_t h, int bf)
     return bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
 }
 
-// part[c * gridDim.x + block] = word c of the block's partial sum.
-__global__ void __launch_bounds__(HB) hsum_blocks(const uint16_t *in, size_t n, int bf, int64_t *part)
+// The reduce's per-thread fold: a window accumulator. An element of
+// exponent field e1 (1 for subnormals) and significand m (the implicit bit
+// included) is m * 2^(e1 - base) units of 2^base's scale; the elements of
+// fields in [base, top] add into one int64 (acc), exactly, with a shift
+// and an add; acc goes into the thread's exact accumulator w by one
+// deposit (hwin_flush) every HWIN_FLUSH elements, when the window moves
+// up, and at the end. f16's window is its whole range (fields 1..30, base
+// 1), so it never moves; bf16's starts at the first element's field and
+// moves up (top: the field plus a margin) when a larger one comes, and an
+// element below it (rare where the data's exponents cluster) is deposited
+// alone. Bounds: m < 2^11 shifted by at most 29 (f16), m < 2^8 by at most
+// 32 (bf16): each term below 2^40, so HWIN_FLUSH = 2^12 of them stay
+// below 2^52, within a deposit's magnitude.
+constexpr int HWIN_FLUSH = 4096;
+
+template <int BF> struct hfmt_c {
+    static constexpr int FB = BF ? 7 : 10;       // fraction bits
+    static constexpr int EMAX = BF ? 0xff : 0x1f; // the exponent field of infinities and NaNs
+    static constexpr int W = BF ? 32 : 29;        // the window's width in exponent steps
+    static constexpr int POS = BF ? 15 : 124;     // field e1's unit: 2^(e1 + POS) of the f32 accumulator's
+};
+
+template <int BF> struct hwin {
+    int64_t acc = 0;
+    int base = 1, top = BF ? 0 : hfmt_c<BF>::EMAX - 1, cnt = 0;
+    unsigned fl = 0;
+
+    __device__ __forceinline__ void flush(int64_t *w)
+    {
+        if (acc) pp_xacc_deposit(w, HC, (uint64_t)(acc < 0 ? -acc : acc), base + hfmt_c<BF>::POS, acc < 0);
+        acc = 0;
+        cnt = 0;
+    }
+
+    __device__ __forceinline__ void add(int64_t *w, unsigned h)
+    {
+        typedef hfmt_c<BF> F;
+        const int e = (int)((h >> F::FB) & F::EMAX), neg = (int)(h >> 15);
+        const unsigned f = h & ((1u << F::FB) - 1u);
+        if (e == F::EMAX) {
+            fl |= f ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+            return;
+        }
+        if (h != 0x8000u) fl |= PP_XACC_NOT_NEG0;
+        const uint64_t m = e ? f | (1u << F::FB) : f;
+        const int e1 = e ? e : 1;
+        if (e1 > top) { // bf16 only: the window moves up
+            flush(w);
+            top = e1 + 8 < F::EMAX - 1 ? e1 + 8 : F::EMAX - 1;
+            base = top - F::W > 1 ? top - F::W : 1;
+        }
+        if (e1 >= base) {
+            const int64_t d = (int64_t)(m << (e1 - base));
+            acc += neg ? -d : d;
+            if (++cnt == HWIN_FLUSH) flush(w);
+        } else if (m) {
+            pp_xacc_deposit(w, HC, m, e1 + F::POS, neg);
+        }
+    }
+};
+
+// part[c * gridDim.x + block] = word c of the block's partial sum. The
+// threads read 16-byte vectors (8 elements) where in is so aligned.
+template <int BF> __global__ void __launch_bounds__(HB) hsum_blocks(const uint16_t *in, size_t n, int64_t *part)
 {
     __shared__ int64_t sw[HW][HB + 1];
     int64_t w[HW];
     pp_xacc_clear(w, HC);
-    const size_t stride = (size_t)gridDim.x * HB;
-    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) pp_xacc_add_f32(w, hwiden(in[i], bf));
+    hwin<BF> win;
+    const size_t tid = (size_t)blockIdx.x * HB + threadIdx.x, stride = (size_t)gridDim.x * HB;
+    size_t done = 0;
+    if (((uintptr_t)in & 15u) == 0) {
+        const size_t nv = n / 8;
+        const uint4 *v = reinterpret_cast<const uint4 *>(in);
+        for (size_t i = tid; i < nv; i += stride) {
+            const uint4 q = __ldcs(v + i);
+            const unsigned u[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                win.add(w, u[k] & 0xffffu);
+                win.add(w, u[k] >> 16);
+            }
+        }
+        done = nv * 8;
+    }
+    for (size_t i = done + tid; i < n; i += stride) win.add(w, in[i]);
+    win.flush(w);
     pp_xacc_normalize(w, HC);
+    w[HC] |= (int64_t)win.fl;
     for (int c = 0; c < HW; c++) sw[c][threadIdx.x] = w[c];
     __syncthreads();
     if (threadIdx.x < HW) {
@@ -63,15 +146,25 @@ __global__ void __launch_bounds__(HB) hsum_blocks(const uint16_t *in, size_t n, 
     }
 }
 
-// out[0] = the rounding of the sum of the G partials (one thread).
-__global__ void hsum_final(const int64_t *part, unsigned G, int prec, int shift, uint16_t *out)
+// out[0] = the rounding of the sum of the G partials: warp c adds word c
+// of every partial (chunks without carries, flags ORed), thread 0 rounds.
+__global__ void __launch_bounds__(HW * 32) hsum_final(const int64_t *part, unsigned G, int prec, int shift, uint16_t *out)
 {
-    int64_t w[HW];
-    pp_xacc_clear(w, HC);
-    for (int c = 0; c <= HC; c++)
-        for (unsigned b = 0; b < G; b++)
-            w[c] = c == HC ? (w[c] | part[(size_t)c * G + b]) : w[c] + part[(size_t)c * G + b];
-    out[0] = (uint16_t)pp_xacc_bits_half(w, prec, shift);
+    __shared__ int64_t sw[HW];
+    const int c = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
+    int64_t v = 0;
+    for (unsigned b = (unsigned)lane; b < G; b += 32) {
+        const int64_t x = part[(size_t)c * G + b];
+        v = c == HC ? (v | x) : v + x;
+    }
+    v = c == HC ? pp_warp_reduce<int64_t, Op_or>(v) : pp_warp_reduce<int64_t, Op_sum>(v);
+    if (lane == 0) sw[c] = c == HC + 1 ? 0 : v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int64_t w[HW];
+        for (int k = 0; k < HW; k++) w[k] = sw[k];
+        out[0] = (uint16_t)pp_xacc_bits_half(w, prec, shift);
+    }
 }
 
 // (scan 1) vals[c * tiles + t] = word c of tile t's normalized accumulator.
@@ -151,10 +244,11 @@ __global__ void __launch_bounds__(HB) hsort_keys(const uint16_t *x, size_t n, un
 // The widening to f32 and back (core/half_wide.c): y[i] = the f32 bits of
 // x[i] (widen), or the half bits of the f32 bits x[i] of a half value
 // (qnan: every NaN the quiet NaN), for i < n, grid-stride.
-__global__ void __launch_bounds__(HB) hwiden_kernel(const uint16_t *x, size_t n, int bf, uint32_t *y)
+__global__ void __launch_bounds__(HB) hwiden_kernel(const uint16_t *x, size_t n, int bf, int keep, uint32_t *y)
 {
     const size_t stride = (size_t)gridDim.x * HB;
-    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride) y[i] = hwiden(x[i], bf);
+    for (size_t i = (size_t)blockIdx.x * HB + threadIdx.x; i < n; i += stride)
+        y[i] = keep ? pp_xacc_half_to_f32_keep(x[i], bf) : hwiden(x[i], bf);
 }
 
 __global__ void __launch_bounds__(HB) hnarrow_kernel(const uint32_t *x, size_t n, int bf, int qnan, uint16_t *y)
@@ -229,9 +323,10 @@ pp_status half_sum(pp_context *ctx, const pp_reduce_args *a, int prec)
     const unsigned grid = grid_for(ceil_div(a->n, (size_t)HB * HR_PER_THREAD), cap);
     int64_t *part = (int64_t *)pp_cuda_scratch(ctx, (size_t)grid * HW * sizeof(int64_t), fn);
     if (!part) return PP_ERROR_OUT_OF_MEMORY;
-    hsum_blocks<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, a->type == PP_BF16, part);
+    if (a->type == PP_BF16) hsum_blocks<1><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
+    else hsum_blocks<0><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
     PP_CUDA_LAUNCHED(ctx, fn);
-    hsum_final<<<1, 1, 0, s->stream>>>(part, grid, prec, PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
+    hsum_final<<<1, HW * 32, 0, s->stream>>>(part, grid, prec, PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }
@@ -292,8 +387,9 @@ pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int ma
     pp_cuda_state *s = pp_cuda(ctx);
     const unsigned grid = grid_for(ceil_div(n, (size_t)HB), pp_cuda_resident(s, 8));
     const int bf = type == PP_BF16;
-    if (map == PP_HALF_MAP_WIDEN)
-        hwiden_kernel<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, bf, (uint32_t *)out);
+    if (map == PP_HALF_MAP_WIDEN || map == PP_HALF_MAP_WIDEN_KEEP)
+        hwiden_kernel<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, bf, map == PP_HALF_MAP_WIDEN_KEEP,
+                                                  (uint32_t *)out);
     else if (map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN)
         hnarrow_kernel<<<grid, HB, 0, s->stream>>>((const uint32_t *)in, n, bf, map == PP_HALF_MAP_NARROW_QNAN,
                                                    (uint16_t *)out);

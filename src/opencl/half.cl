@@ -26,13 +26,14 @@ __kernel void hsort_keys(__global const T *x, ulong n, uint order, __global usho
 }
 
 /* The widening to f32 and back (core/half_wide.c; exact_acc.h's
- * conversions): y[i] = the f32 bits of the value x[i], for i < n. */
-__kernel void hwiden(__global const T *x, ulong n, uint bf, __global uint *y)
+ * conversions): y[i] = the f32 bits of the value x[i] (keep: a NaN
+ * marked as kept), for i < n. */
+__kernel void hwiden(__global const T *x, ulong n, uint bf, uint keep, __global uint *y)
 {
     const ulong step = get_global_size(0);
     for (ulong i = get_global_id(0); i < n; i += step) {
         const uint h = (uint)x[i];
-        y[i] = bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
+        y[i] = keep ? pp_xacc_half_to_f32_keep(h, (int)bf) : bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
     }
 }
 

@@ -74,7 +74,8 @@ pp_status pp_ocl_half_scan(pp_context *ctx, const pp_scan_args *a) { return pp_o
 
 pp_status pp_ocl_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out, size_t n)
 {
-    const int widen = map == PP_HALF_MAP_WIDEN, narrow = map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN;
+    const int widen = map == PP_HALF_MAP_WIDEN || map == PP_HALF_MAP_WIDEN_KEEP,
+              narrow = map == PP_HALF_MAP_NARROW || map == PP_HALF_MAP_NARROW_QNAN;
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {in, n * (narrow ? 4 : 2), "half map's input"},
                                      {out, n * (widen ? 4 : 2), "half map's output"}));
     size_t L;
@@ -82,9 +83,12 @@ pp_status pp_ocl_half_map(pp_context *ctx, const char *fn, pp_type type, int map
     PP_OCL_STATUS(half_kernels(ctx, fn, type, widen ? "hwiden" : narrow ? "hnarrow" : "hsort_keys", &k, &parts, &L));
     cl_mem x = pp_ocl_mem(in), y = pp_ocl_mem(out);
     cl_ulong n64 = n;
-    cl_uint bf = type == PP_BF16, qnan = map == PP_HALF_MAP_NARROW_QNAN, ord = (cl_uint)map;
+    cl_uint bf = type == PP_BF16, qnan = map == PP_HALF_MAP_NARROW_QNAN, keep = map == PP_HALF_MAP_WIDEN_KEEP;
+    cl_uint ord = (cl_uint)map;
     const size_t groups = pp_ocl_groups_for(n, L);
-    if (widen) return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(bf), PP_OCL_ARG(y));
+    if (widen)
+        return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(bf), PP_OCL_ARG(keep),
+                             PP_OCL_ARG(y));
     if (narrow)
         return PP_OCL_LAUNCH(ctx, fn, k, groups, L, PP_OCL_ARG(x), PP_OCL_ARG(n64), PP_OCL_ARG(bf), PP_OCL_ARG(qnan),
                              PP_OCL_ARG(y));

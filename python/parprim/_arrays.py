@@ -16,7 +16,7 @@ from . import _parprim as _c
 from ._parprim import InvalidArgument
 
 from ._types import (BF16, BOOL, CODE, DTYPES, F16, I64, TYPE_NAMES, U8, U16, U64, bf16_dtype,  # noqa: F401
-                     bits, is_bf16, register_bf16)
+                     bits, is_bf16, is_float, register_bf16)
 
 _SUPPORTED = ", ".join(TYPE_NAMES)
 

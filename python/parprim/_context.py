@@ -18,7 +18,7 @@ import numpy as np
 from . import _parprim as _c
 from ._arrays import CODE as _CODE
 from ._arrays import DTYPES as _DTYPES
-from ._arrays import U8, U64, host_input, index, is_device_array
+from ._arrays import U8, U64, bits, host_input, index, is_device_array
 from ._numpy_rules import NumpyRuleMethods, _out_code, as_bool, bool_as_u8
 from ._parprim import Error, InvalidArgument, _NotDirect
 from ._histogram import count_bins, edges_in, even_edges_beyond, numpy_edges, numpy_weighted
@@ -326,8 +326,9 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         op: as for reduce. The result's dtype is NumPy's (np.cumsum,
         np.cumprod): "sum" and "prod" of bool and of integers narrower than
         64 bits in int64 (uint64 for unsigned ones), others in a's dtype
-        (bool for bool input; float16 and bfloat16, whose "sum" alone is
-        taken, each prefix the exact sum rounded once, as reduce's); dtype: as reduce's dtype= (a's dtype, or a
+        (bool for bool input; float16 and bfloat16 in their type: "sum",
+        each prefix the exact sum rounded once, as reduce's, "min" and "max",
+        with initial= too; other operators raise Unsupported); dtype: as reduce's dtype= (a's dtype, or a
         wider one that holds its values). out: an array of the result's
         dtype and a's size (C-contiguous, writable) to write into, or a
         itself (in place, where the result's dtype is a's); by default a new
@@ -338,8 +339,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         of the identity: inclusive out[i] = initial op a[0] op ... op a[i],
         exclusive out[0] = initial (np.cumsum(np.concatenate(([initial], a)))
         without its last or first element). An integer type takes integers
-        it can hold; a float is rounded to float32 for float32 arrays. With
-        initial the scan runs in a's dtype (pp_scan_init has no converting
+        it can hold; a float is rounded to float32 for float32 arrays, to
+        float16 or bfloat16 (once) for those. With initial the scan runs in a's dtype (pp_scan_init has no converting
         form: dtype=, or bool input for "sum" and "prod", raise
         InvalidArgument).
 
@@ -407,7 +408,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         integers and by the header's double expression for floats; samples
         outside [lower, upper) and NaN are not counted. lower and upper are
         values of a's dtype (an integer type takes integers it can hold;
-        float bounds must be finite), lower < upper. For integer types of up
+        float bounds must be finite; float16 and bfloat16 round them once,
+        and bin as float32 over the same values), lower < upper. For integer types of up
         to 32 bits, integer bounds beyond the type are taken too (uint8
         samples over [0, 256) in 256 bins: one value a bin), counted over
         the same bins' edges (pp_histogram_range).
@@ -517,7 +519,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
                     raise InvalidArgument("parprim: edges must increase strictly")
                 r.put(y, count_bins(self._c, r, x, e, closed_last=False))
             else:
-                self._c.histogram_range(x.h, y.h, e, nb, x.code, x.n)
+                self._c.histogram_range(x.h, y.h, bits(e), nb, x.code, x.n)
             return r.result(y)
 
     def select_flagged(self, a, flags):
@@ -543,7 +545,10 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         (pp_select_if). cmp: "<", "<=", ">", ">=", "==" or "!=" (C's
         comparisons: NaN is selected only by "!=", -0.0 == +0.0). value: a
         number of a's dtype (an integer type takes integers it can hold; a
-        float is rounded to float32 for float32 arrays, as NumPy does)."""
+        float is rounded to float32 for float32 arrays, as NumPy does, and
+        once to float16 or bfloat16 for those, as NumPy compares a float16
+        array with a Python float). The elements are returned with their
+        bits (NaN payloads, the sign of zero) unchanged."""
         with self._run(a) as r:
             x = r.input(a)
             y = r.output(x.dtype, x.n)
@@ -578,7 +583,8 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         reverse of ascending, as np.sort(a)[::-1] also has them) puts them;
         nan_last=False gives that order. nan_last has no effect on ascending
         sorts and integers. float16 and bfloat16 sort in the same order (the
-        bits moved unchanged) on cpu; other backends raise Unsupported.
+        bits moved unchanged) on every backend, except along an axis of an
+        N-D array (pp_segmented_sort: Unsupported).
 
         axis: as np.sort's: -1 (the default: each row along the last axis),
         another int (negative ones count from the end; out of range, or

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from ._arrays import CODE, U64, is_device_array
+from ._arrays import CODE, U64, bits, is_bf16, is_device_array, is_float
 from ._parprim import InvalidArgument
 from ._runs import _Op
 
@@ -46,10 +46,12 @@ def edges_in(dtype, edges, what="edges", beyond=False):
     if e.dtype == dtype:
         e = np.ascontiguousarray(e).reshape(-1)
         return (e.copy(), 0) if beyond else e
+    if is_bf16(e.dtype):  # bfloat16 edges of other samples: their values, exactly
+        e = e.astype(np.float32)
     if e.dtype.kind not in "iufb":
         raise InvalidArgument(f"parprim: {what} has dtype {e.dtype}; edges must be numbers")
     e = e.reshape(-1)
-    if dtype.kind == "f":
+    if is_float(dtype):
         with np.errstate(over="ignore", invalid="ignore"):
             r = e.astype(dtype)
         # Python compares its ints and floats exactly: bump the edges that rounded down.
@@ -97,9 +99,9 @@ def _thresholds(dt, edges, closed_last):
     if closed_last and not beyond:
         last = t[-1]
         if last.item() == edges[-1].item():  # exact: x <= last is x < the next value of dt
-            if last == (np.inf if dt.kind == "f" else np.iinfo(dt).max):
+            if last == (np.inf if is_float(dt) else np.iinfo(dt).max):
                 return t[:-1], 1  # every sample is <= it
-            t[-1] = np.nextafter(last, dt.type(np.inf)) if dt.kind == "f" else last + dt.type(1)
+            t[-1] = np.nextafter(last, dt.type(np.inf)) if is_float(dt) else last + dt.type(1)
         # else t[-1] > edges[-1] and no value of dt lies between: x <= edges[-1] is x < t[-1]
     return t, beyond
 
@@ -110,7 +112,7 @@ def count_bins(c, r, x, edges, closed_last):
     edges[i+1], closed_last: the last bin also x == edges[-1]; NaN is never
     counted. c: the C context, r: the run, x: the samples (r.input)."""
     dt = x.dtype
-    if dt.kind in "iu" and edges.dtype.kind == "f":
+    if dt.kind in "iu" and is_float(edges.dtype):
         fin = edges[np.isfinite(edges)]
         if fin.size and float(np.abs(fin).max()) >= 2.0**53:
             # NumPy compares these integers as float64 values (rounded above 2^53): count those
@@ -128,7 +130,7 @@ def count_bins(c, r, x, edges, closed_last):
         # Edges above every value: F(beyond) - F(u[-1]) = #{x >= u[-1]} is counted as
         # n - #{x < u[-1]} for integers (u starts at the type's minimum, so that
         # #{x < u[0]} = 0), and as the count up to +inf plus the +inf samples for floats.
-        if dt.kind == "f":
+        if is_float(dt):
             if u.size == 0 or u[-1] != np.inf:
                 u = np.append(u, dt.type(np.inf))
             inf_count = _count_inf(c, r, x)
@@ -139,10 +141,10 @@ def count_bins(c, r, x, edges, closed_last):
     cum = np.zeros(u.size + 1, dtype=U64)  # cum[j] = #{u[0] <= x < u[j]}; cum[u.size]: beyond
     if u.size > 1:
         s = r.scratch(U64, u.size - 1)
-        c.histogram_range(x.h, s.h, u, u.size - 1, x.code, x.n)
+        c.histogram_range(x.h, s.h, bits(u), u.size - 1, x.code, x.n)
         np.cumsum(r.to_host(s), out=cum[1:u.size])
     if beyond:
-        cum[u.size] = (cum[u.size - 1] + np.uint64(inf_count)) if dt.kind == "f" else np.uint64(x.n)
+        cum[u.size] = (cum[u.size - 1] + np.uint64(inf_count)) if is_float(dt) else np.uint64(x.n)
     f = np.empty(nb + 1, dtype=U64)
     f[:t.size] = cum[idx]
     f[t.size:] = cum[u.size]
@@ -151,8 +153,8 @@ def count_bins(c, r, x, edges, closed_last):
 
 def _count_inf(c, r, x):
     """The number of +inf samples: one count of the samples' bits as
-    signed integers over [bits(+inf), bits(+inf) + 1)."""
-    it = np.dtype(np.int32 if x.dtype.itemsize == 4 else np.int64)
+    signed integers (of the samples' size) over [bits(+inf), bits(+inf) + 1)."""
+    it = np.dtype(f"i{x.dtype.itemsize}")
     h = x.h.view(it) if isinstance(x.h, np.ndarray) else x.h
     v = _Op(h, x.obj, it, CODE[it], x.n)
     b = np.array([np.inf], dtype=x.dtype).view(it)[0]
@@ -165,7 +167,7 @@ def _min_max(x, a):
     """The samples' smallest and largest values as NumPy scalars of their
     dtype (NaN propagates, as in a.min())."""
     if isinstance(x.h, np.ndarray):
-        src = x.h
+        src = x.h.view(x.dtype)  # (bfloat16 reaches the C calls as its bits)
     elif is_device_array(a):
         src = a
     else:

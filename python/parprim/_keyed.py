@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _parprim as _c
-from ._arrays import CODE, I64, U64, library
+from ._arrays import CODE, I64, U64, is_float, library
 from ._axis import argsort_rows, flat_direct, one_axis
 from ._numpy_rules import as_bool, bool_as_u8
 from . import _operator
@@ -112,7 +112,9 @@ class KeyedMethods:
         NumPy gives it that shape); counts: int64. Results are arrays of a's
         library (index and inverse of GPU arrays: CuPy and PyTorch). a is
         not changed. Bool arrays: their 0/1 bytes as uint8, the values
-        returned as bool (np.unique's False, True).
+        returned as bool (np.unique's False, True). float16, bfloat16: the
+        values alone (the return_* flags need pp_run_length_encode, which
+        raises Unsupported for them).
         """
         if (self._host and type(a) is np.ndarray and a.dtype.kind in "iu" and
                 not (return_index or return_inverse or return_counts)):
@@ -143,7 +145,7 @@ class KeyedMethods:
             perm = r.result(p) if need_perm else None
         # The results are complete (a staged run downloads them on exit): the
         # bookkeeping runs in their library.
-        if equal_nan and x.dtype.kind == "f" and k:
+        if equal_nan and is_float(x.dtype) and k:
             xp = _xp(values, "counts")
             m = int(xp.isnan(values).sum())  # NaNs sort last, each a run of its own (C's ==)
             if m > 1:
@@ -198,7 +200,7 @@ class KeyedMethods:
             s = r.private(x)
             self._c.sort_copy(x.h, s.h, _c.ASCENDING, x.code, x.n)
             m = x.n
-            if equal_nan and x.dtype.kind == "f" and m:
+            if equal_nan and is_float(x.dtype) and m:
                 # NaNs sort last: keep the unique non-NaN values and the first NaN
                 m = self._c.select_if(s.h, y.h, "<=", _INF, x.code, x.n)
                 if m < x.n:
@@ -218,7 +220,8 @@ class KeyedMethods:
         shape, the run of each element (values[inverse] == a); counts:
         int64, each run's length. Returns new arrays trimmed to the count
         (as select_flagged's). What parprim.unique(a) returned
-        before it followed np.unique."""
+        before it followed np.unique. float16, bfloat16: the values alone
+        (as unique)."""
         if not (return_inverse or return_counts):
             with self._run(a) as r:
                 x = r.input(a)
@@ -247,8 +250,9 @@ class KeyedMethods:
         and for host offsets on any backend (checked before the upload); GPU
         offsets on a GPU backend are not read back (include/parprim.h).
         op and exact: as for reduce (exact=True on a float sum: Unsupported
-        where the backend has no exact segmented form). Returns an array of
-        nseg elements of a's dtype.
+        where the backend has no exact segmented form; float16 and bfloat16
+        take "min" and "max" only). Returns an array of nseg elements of a's
+        dtype.
 
         op may also be a parprim.Operator (pp_segmented_reduce_op): a of
         its dtype or its packed form, as for reduce; an empty segment gives
@@ -379,7 +383,7 @@ class KeyedMethods:
 
 def _zero_at(values, dtype):
     """Where sorted float values hold their zero (-0.0 or +0.0), or None."""
-    if dtype.kind != "f" or not len(values):
+    if not is_float(dtype) or not len(values):
         return None
     zero = values == 0
     return int((zero * 1).argmax()) if bool(zero.any()) else None

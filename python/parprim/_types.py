@@ -49,6 +49,12 @@ def is_bf16(dt):
     return dt.kind == "V" and dt.itemsize == 2 and dt.name == "bfloat16"
 
 
+def is_float(dt):
+    """Whether a NumPy dtype is a float type of parprim: kind 'f' (float16,
+    float32, float64) or bfloat16 (ml_dtypes' kind 'V')."""
+    return dt.kind == "f" or is_bf16(dt)
+
+
 def register_bf16(dt):
     """Makes dt (a bfloat16 dtype) the dtype of PP_BF16."""
     if DTYPES[BF16] is None:

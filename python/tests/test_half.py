@@ -255,9 +255,12 @@ def test_unsupported_calls_raise(backend, dt):
     message naming the type: nothing falls back to another type."""
     ctx = context(backend)
     a = np.arange(8).astype(dt)
+    keys = np.array([0, 0, 1, 1, 1, 2, 3, 3])
     name = "f16" if dt == F16 else "bf16"
-    for call in (lambda: ctx.reduce(a, "prod"), lambda: ctx.histogram_even(a, 4, 0, 8),
-                 lambda: ctx.select_if(a, "<", 3)):
+    for call in (lambda: ctx.reduce(a, "prod"), lambda: ctx.scan(a, "prod"), lambda: ctx.scan(a, initial=1.0),
+                 lambda: ctx.segmented_reduce(a, [0, 3, 8], "sum"), lambda: ctx.segmented_scan(a, [0, 3, 8], "sum"),
+                 lambda: ctx.reduce_by_key(keys, a), lambda: ctx.unique(a, return_counts=True),
+                 lambda: ctx.unique_consecutive(a, return_counts=True)):
         with pytest.raises(parprim.Unsupported, match=name):
             call()
 

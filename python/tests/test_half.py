@@ -258,11 +258,30 @@ def test_unsupported_calls_raise(backend, dt):
     keys = np.array([0, 0, 1, 1, 1, 2, 3, 3])
     name = "f16" if dt == F16 else "bf16"
     for call in (lambda: ctx.reduce(a, "prod"), lambda: ctx.scan(a, "prod"), lambda: ctx.scan(a, initial=1.0),
-                 lambda: ctx.segmented_reduce(a, [0, 3, 8], "sum"), lambda: ctx.segmented_scan(a, [0, 3, 8], "sum"),
+                 lambda: ctx.segmented_reduce(a, [0, 3, 8], "prod"), lambda: ctx.segmented_scan(a, [0, 3, 8], "prod"),
                  lambda: ctx.reduce_by_key(keys, a), lambda: ctx.unique(a, return_counts=True),
                  lambda: ctx.unique_consecutive(a, return_counts=True)):
         with pytest.raises(parprim.Unsupported, match=name):
             call()
+
+
+@every_half
+def test_segmented_sums(backend, dt, rng):
+    """Segmented sums: each segment's exact sum rounded once (every backend);
+    the segmented scan where the backend has it (cpu; others say so)."""
+    ctx = context(backend)
+    a = half_data(rng, dt, 1000)
+    offsets = np.array([0, 0, 7, 400, 401, 1000])
+    got = ctx.segmented_reduce(a, offsets, "sum")
+    want = [ref_sum_bits(a[b:e], dt) for b, e in zip(offsets[:-1], offsets[1:])]
+    np.testing.assert_array_equal(hbits(got), want)
+    try:
+        scan = ctx.segmented_scan(a, offsets, "sum")
+    except parprim.Unsupported as e:
+        assert backend != "cpu" and "not available" in str(e), str(e)
+        return
+    parts = [ref_prefix_bits(a[b:e], dt) for b, e in zip(offsets[:-1], offsets[1:]) if e > b]
+    np.testing.assert_array_equal(hbits(scan), np.concatenate(parts))
 
 
 # ---- other array kinds ---------------------------------------------------------

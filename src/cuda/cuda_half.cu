@@ -8,8 +8,8 @@
 // sum to the half format (pp_xacc_bits_half). The scan favours plain,
 // obviously correct code over speed: every element is one deposit.
 //  * reduce: each thread folds its grid-strided elements into a private
-//    accumulator through a window of exponents summed in one int64 (hwin:
-//    a shift and an add per element, a deposit every few thousand), then
+//    accumulator through a double that stays exact (hwin: a conversion
+//    and an add per element, a deposit every few thousand), then
 //    normalizes it (chunks in [0, 2^32)); a block adds its
 //    threads' chunks without carries (256 of them stay below 2^40) into
 //    its partial, word-major in scratch; a warp per word adds the
@@ -26,6 +26,8 @@
 // rounding each (plain: a long segment is one warp's). Sorts: the order keys
 // of half_key.h (core/half_sort.c sorts them with the u16 sort); the
 // widening to f32 and back for core/half_wide.c.
+#include <cuda_fp16.h>
+
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/util.cuh"
@@ -47,63 +49,63 @@ __device__ __forceinline__ uint32_t hwiden(uint16_t h, int bf)
     return bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
 }
 
-// The reduce's per-thread fold: a window accumulator. An element of
-// exponent field e1 (1 for subnormals) and significand m (the implicit bit
-// included) is m * 2^(e1 - base) units of 2^base's scale; the elements of
-// fields in [base, top] add into one int64 (acc), exactly, with a shift
-// and an add; acc goes into the thread's exact accumulator w by one
-// deposit (hwin_flush) every HWIN_FLUSH elements, when the window moves
-// up, and at the end. f16's window is its whole range (fields 1..30, base
-// 1), so it never moves; bf16's starts at the first element's field and
-// moves up (top: the field plus a margin) when a larger one comes, and an
-// element below it (rare where the data's exponents cluster) is deposited
-// alone. Bounds: m < 2^11 shifted by at most 29 (f16), m < 2^8 by at most
-// 32 (bf16): each term below 2^40, so HWIN_FLUSH = 2^12 of them stay
-// below 2^52, within a deposit's magnitude.
-constexpr int HWIN_FLUSH = 4096;
-
-template <int BF> struct hfmt_c {
-    static constexpr int FB = BF ? 7 : 10;       // fraction bits
-    static constexpr int EMAX = BF ? 0xff : 0x1f; // the exponent field of infinities and NaNs
-    static constexpr int W = BF ? 32 : 29;        // the window's width in exponent steps
-    static constexpr int POS = BF ? 15 : 124;     // field e1's unit: 2^(e1 + POS) of the f32 accumulator's
-};
+// The reduce's per-thread fold: a double that stays exact (hwin), added to
+// the thread's exact accumulator w (one deposit) every so many elements
+// and at the end. Every finite f16 is a multiple of 2^-24 below 2^16, so
+// any HWIN_F16 = 2^13 of them sum to a multiple of 2^-24 below 2^29: each
+// partial sum has at most 53 significant bits, and double addition is
+// exact (infinities and NaN fall out as IEEE addition gives them, which is
+// the accumulator's rule, and so does the sign of a zero sum). A bf16
+// (exponent field e1, 1 for subnormals; significand m < 2^8) is a multiple
+// of 2^(e1 - 134) below 2^(e1 - 126): the elements of fields in a window
+// [base, base + 32] add exactly into the double, HWIN_BF16 = 2^12 of them
+// staying below 2^(base - 134 + 53). The window starts at the first
+// element's field and moves up (a deposit first) when a larger one comes;
+// an element below it (rare where the data's exponents cluster) is
+// deposited alone; infinities and NaN go to the flags.
+constexpr int HWIN_F16 = 8192, HWIN_BF16 = 4096;
 
 template <int BF> struct hwin {
-    int64_t acc = 0;
-    int base = 1, top = BF ? 0 : hfmt_c<BF>::EMAX - 1, cnt = 0;
+    double s = -0.0; // -0.0: adds nothing, not even to a sum of -0.0
+    int base = 1, top = BF ? 0 : 30, cnt = 0;
     unsigned fl = 0;
 
     __device__ __forceinline__ void flush(int64_t *w)
     {
-        if (acc) pp_xacc_deposit(w, HC, (uint64_t)(acc < 0 ? -acc : acc), base + hfmt_c<BF>::POS, acc < 0);
-        acc = 0;
+        if (!BF) { // the double's specials and sign of zero are the elements' (bf16: set per element)
+            if (isnan(s)) fl |= PP_XACC_NAN;
+            else if (isinf(s)) fl |= s > 0 ? PP_XACC_PINF : PP_XACC_NINF;
+            else if (!(s == 0 && signbit(s))) fl |= PP_XACC_NOT_NEG0;
+        }
+        if (s != 0 && isfinite(s)) pp_xacc_add_exact_double(w, HC, PP_XACC_F32_UNIT, s);
+        s = -0.0;
         cnt = 0;
     }
 
     __device__ __forceinline__ void add(int64_t *w, unsigned h)
     {
-        typedef hfmt_c<BF> F;
-        const int e = (int)((h >> F::FB) & F::EMAX), neg = (int)(h >> 15);
-        const unsigned f = h & ((1u << F::FB) - 1u);
-        if (e == F::EMAX) {
-            fl |= f ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
+        if (!BF) {
+            s += (double)__half2float(__ushort_as_half((unsigned short)h));
+            if (++cnt == HWIN_F16) flush(w);
+            return;
+        }
+        const int e = (int)((h >> 7) & 0xffu), neg = (int)(h >> 15);
+        if (e == 0xff) {
+            fl |= (h & 0x7fu) ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
             return;
         }
         if (h != 0x8000u) fl |= PP_XACC_NOT_NEG0;
-        const uint64_t m = e ? f | (1u << F::FB) : f;
         const int e1 = e ? e : 1;
-        if (e1 > top) { // bf16 only: the window moves up
+        if (e1 > top) { // the window moves up
             flush(w);
-            top = e1 + 8 < F::EMAX - 1 ? e1 + 8 : F::EMAX - 1;
-            base = top - F::W > 1 ? top - F::W : 1;
+            top = e1 + 8 < 0xfe ? e1 + 8 : 0xfe;
+            base = top - 32 > 1 ? top - 32 : 1;
         }
         if (e1 >= base) {
-            const int64_t d = (int64_t)(m << (e1 - base));
-            acc += neg ? -d : d;
-            if (++cnt == HWIN_FLUSH) flush(w);
-        } else if (m) {
-            pp_xacc_deposit(w, HC, m, e1 + F::POS, neg);
+            s += (double)__uint_as_float(h << 16);
+            if (++cnt == HWIN_BF16) flush(w);
+        } else if (h & 0x7fffu) {
+            pp_xacc_deposit(w, HC, (h & 0x7fu) | (e ? 0x80u : 0u), e1 + 15, neg);
         }
     }
 };

@@ -207,9 +207,9 @@ typedef enum pp_type {
  * that infinity; else a sum whose rounding overflows gives the infinity of
  * its sign; an exact zero is -0.0 if every input is -0.0, else +0.0 (n ==
  * 0: +0.0); an exclusive scan's out[0] is +0.0. The bits are identical on
- * every backend, device, thread count and run (docs/exact.md). The scans
- * of this first version round every prefix from the exact accumulator:
- * correct, but far slower per element than the f32 exact scan.
+ * every backend, device, thread count and run (docs/exact.md). On cpu and
+ * opencl the scans round every prefix from the exact accumulator: correct,
+ * but far slower per element than the f32 exact scan.
  * PP_MIN / PP_MAX order -0.0 below +0.0, and any NaN input gives the quiet
  * NaN above (the identities: +inf, -inf).
  */

@@ -2,155 +2,127 @@
 // precision"), whatever algorithm is chosen: bit for bit the cpu's and
 // opencl's results.
 //
-// Sums: every element's bits are widened to the f32 bits of the same
-// value (exact_acc.h, pp_xacc_f16_to_f32 / pp_xacc_bf16_to_f32) and added
-// to an f32 exact accumulator; each output is one rounding of an exact
-// sum to the half format (pp_xacc_bits_half). The scan favours plain,
-// obviously correct code over speed: every element is one deposit.
+// Sums: the elements' exact sum lands in an f32 exact accumulator
+// (exact_acc.h); each output is one rounding of an exact sum to the half
+// format (pp_xacc_bits_half).
 //  * reduce: each thread folds its grid-strided elements into a private
-//    accumulator through a double that stays exact (hwin: a conversion
+//    accumulator through a double that stays exact (device/half.cuh, hwin: a conversion
 //    and an add per element, a deposit every few thousand), then
 //    normalizes it (chunks in [0, 2^32)); a block adds its
 //    threads' chunks without carries (256 of them stay below 2^40) into
 //    its partial, word-major in scratch; a warp per word adds the
 //    partials (at most HR_MAX_BLOCKS, below 2^50 per chunk), one thread
 //    rounds once.
-//  * scan: (1) one thread per tile of HS_TILE elements: the tile's
-//    normalized accumulator, word-major; (2) one block per word: the
-//    tiles' exclusive prefixes (chunk sums without carries, below 2^63 for
-//    fewer than 2^31 tiles; the flags word ORed); (3) one thread per tile:
-//    from its prefix, each element added and each output rounded.
+//  * scan: cuda_half_scan.cu.
 // Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
 // seen: the quiet NaN (as cpu_half.c and half.cl). Segmented sums (the
 // PP_ALGO_EXACT segmented slot's half types): a warp per segment, one
 // rounding each (plain: a long segment is one warp's). Sorts: the order keys
 // of half_key.h (core/half_sort.c sorts them with the u16 sort); the
 // widening to f32 and back for core/half_wide.c.
-#include <cuda_fp16.h>
-
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
+#include "device/half.cuh"
 #include "device/util.cuh"
 #include "device/warp_scan.cuh"
 #include "half_key.h"
 
 namespace
 {
+using namespace pp_half_dev;
 
-constexpr int HB = 256;                  // threads per block
-constexpr int HC = PP_XACC_F32_CHUNKS;   // chunks of the accumulator
-constexpr int HW = PP_XACC_F32_WORDS;    // its words: chunks, flags, deposit count
 constexpr unsigned HR_MAX_BLOCKS = 1024; // reduce: partials hsum_final adds
 constexpr int HR_PER_THREAD = 16;        // reduce: elements per thread, at least, before the cap
-constexpr int HS_TILE = 1024;            // scan: elements per tile (one thread each)
-
-__device__ __forceinline__ uint32_t hwiden(uint16_t h, int bf)
-{
-    return bf ? pp_xacc_bf16_to_f32(h) : pp_xacc_f16_to_f32(h);
-}
-
-// The reduce's per-thread fold: a double that stays exact (hwin), added to
-// the thread's exact accumulator w (one deposit) every so many elements
-// and at the end. Every finite f16 is a multiple of 2^-24 below 2^16, so
-// any HWIN_F16 = 2^13 of them sum to a multiple of 2^-24 below 2^29: each
-// partial sum has at most 53 significant bits, and double addition is
-// exact (infinities and NaN fall out as IEEE addition gives them, which is
-// the accumulator's rule, and so does the sign of a zero sum). A bf16
-// (exponent field e1, 1 for subnormals; significand m < 2^8) is a multiple
-// of 2^(e1 - 134) below 2^(e1 - 126): the elements of fields in a window
-// [base, base + 32] add exactly into the double, HWIN_BF16 = 2^12 of them
-// staying below 2^(base - 134 + 53). The window starts at the first
-// element's field and moves up (a deposit first) when a larger one comes;
-// an element below it (rare where the data's exponents cluster) is
-// deposited alone; infinities and NaN go to the flags.
-constexpr int HWIN_F16 = 8192, HWIN_BF16 = 4096;
-
-template <int BF> struct hwin {
-    double s = -0.0; // -0.0: adds nothing, not even to a sum of -0.0
-    int base = 1, top = BF ? 0 : 30, cnt = 0;
-    unsigned fl = 0;
-
-    __device__ __forceinline__ void flush(int64_t *w)
-    {
-        if (!BF) { // the double's specials and sign of zero are the elements' (bf16: set per element)
-            if (isnan(s)) fl |= PP_XACC_NAN;
-            else if (isinf(s)) fl |= s > 0 ? PP_XACC_PINF : PP_XACC_NINF;
-            else if (!(s == 0 && signbit(s))) fl |= PP_XACC_NOT_NEG0;
-        }
-        if (s != 0 && isfinite(s)) pp_xacc_add_exact_double(w, HC, PP_XACC_F32_UNIT, s);
-        s = -0.0;
-        cnt = 0;
-    }
-
-    __device__ __forceinline__ void add(int64_t *w, unsigned h)
-    {
-        if (!BF) {
-            s += (double)__half2float(__ushort_as_half((unsigned short)h));
-            if (++cnt == HWIN_F16) flush(w);
-            return;
-        }
-        const int e = (int)((h >> 7) & 0xffu), neg = (int)(h >> 15);
-        if (e == 0xff) {
-            fl |= (h & 0x7fu) ? PP_XACC_NAN : neg ? PP_XACC_NINF : PP_XACC_PINF;
-            return;
-        }
-        if (h != 0x8000u) fl |= PP_XACC_NOT_NEG0;
-        const int e1 = e ? e : 1;
-        if (e1 > top) { // the window moves up
-            flush(w);
-            top = e1 + 8 < 0xfe ? e1 + 8 : 0xfe;
-            base = top - 32 > 1 ? top - 32 : 1;
-        }
-        if (e1 >= base) {
-            s += (double)__uint_as_float(h << 16);
-            if (++cnt == HWIN_BF16) flush(w);
-        } else if (h & 0x7fffu) {
-            pp_xacc_deposit(w, HC, (h & 0x7fu) | (e ? 0x80u : 0u), e1 + 15, neg);
-        }
-    }
-};
 
 // part[c * gridDim.x + block] = word c of the block's partial sum. The
 // threads read 16-byte vectors (8 elements) where in is so aligned.
 template <int BF> __global__ void __launch_bounds__(HB) hsum_blocks(const uint16_t *in, size_t n, int64_t *part)
 {
-    __shared__ int64_t sw[HW][HB + 1];
+    __shared__ int64_t sw[HW][HB / 32];
     int64_t w[HW];
     pp_xacc_clear(w, HC);
     hwin<BF> win;
     const size_t tid = (size_t)blockIdx.x * HB + threadIdx.x, stride = (size_t)gridDim.x * HB;
     size_t done = 0;
-    if (((uintptr_t)in & 15u) == 0) {
+    if (!BF && ((uintptr_t)in & 15u) == 0) { // f16: four doubles, two loads in flight
         const size_t nv = n / 8;
         const uint4 *v = reinterpret_cast<const uint4 *>(in);
+        double acc[4] = {-0.0, -0.0, -0.0, -0.0};
+        int vecs = 0; // since the last flush: each double holds 2 per vector, HWIN_F16 at most
+        for (size_t i = tid; i < nv; i += 2 * stride) {
+            uint4 q[2];
+            q[0] = __ldcs(v + i);
+            q[1] = i + stride < nv ? __ldcs(v + i + stride)
+                                   : make_uint4(0x80008000u, 0x80008000u, 0x80008000u,
+                                                0x80008000u); // -0.0: adds nothing
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                const unsigned u[4] = {q[r].x, q[r].y, q[r].z, q[r].w};
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    acc[k] += (double)__half2float(__ushort_as_half((unsigned short)(u[k] & 0xffffu)));
+                    acc[k] += (double)__half2float(__ushort_as_half((unsigned short)(u[k] >> 16)));
+                }
+            }
+            if ((vecs += 2) >= HWIN_F16 / 2 - 2) {
+                for (int k = 0; k < 4; k++) win.flush_part(w, acc[k]);
+                vecs = 0;
+            }
+        }
+        for (int k = 0; k < 4; k++) win.flush_part(w, acc[k]);
+        done = nv * 8;
+    } else if (((uintptr_t)in & 15u) == 0) { // bf16: a vector whose nonzero elements lie in the window
+        const size_t nv = n / 8;             // goes to four doubles at once, others element by element
+        const uint4 *v = reinterpret_cast<const uint4 *>(in);
+        double acc[4] = {-0.0, -0.0, -0.0, -0.0};
+        int vecs = 0; // since the last flush: each double holds 2 per vector, HWIN_BF16 at most
         for (size_t i = tid; i < nv; i += stride) {
             const uint4 q = __ldcs(v + i);
             const unsigned u[4] = {q.x, q.y, q.z, q.w};
+            unsigned emax = 0, emin = 0xffu, nz = 0;
 #pragma unroll
-            for (int k = 0; k < 4; k++) {
-                win.add(w, u[k] & 0xffffu);
-                win.add(w, u[k] >> 16);
+            for (int k = 0; k < 8; k++) {
+                const unsigned h = k & 1 ? u[k >> 1] >> 16 : u[k >> 1] & 0xffffu, mag = h & 0x7fffu;
+                const unsigned e = mag >> 7, e1 = e ? e : 1u;
+                nz |= h ^ 0x8000u;
+                emax = mag && e > emax ? e : emax;
+                emin = mag && e1 < emin ? e1 : emin;
+            }
+            if (emax <= (unsigned)win.top && emin >= (unsigned)win.base) {
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    acc[k] += (double)__uint_as_float(u[k] << 16);
+                    acc[k] += (double)__uint_as_float(u[k] & 0xffff0000u);
+                }
+                if (nz) win.fl |= PP_XACC_NOT_NEG0;
+                if (++vecs == HWIN_BF16 / 2) {
+                    for (int k = 0; k < 4; k++) win.flush_part(w, acc[k]);
+                    vecs = 0;
+                }
+            } else { // the window moves, or a special or a small element: one by one
+                for (int k = 0; k < 4; k++) win.flush_part(w, acc[k]);
+                vecs = 0;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    win.add(w, u[k] & 0xffffu);
+                    win.add(w, u[k] >> 16);
+                }
             }
         }
+        for (int k = 0; k < 4; k++) win.flush_part(w, acc[k]);
         done = nv * 8;
     }
     for (size_t i = done + tid; i < n; i += stride) win.add(w, in[i]);
     win.flush(w);
     pp_xacc_normalize(w, HC);
     w[HC] |= (int64_t)win.fl;
-    for (int c = 0; c < HW; c++) sw[c][threadIdx.x] = w[c];
-    __syncthreads();
-    if (threadIdx.x < HW) {
-        const int c = threadIdx.x;
-        int64_t s = 0;
-        for (int k = 0; k < HB; k++) s = c == HC ? (s | sw[c][k]) : s + sw[c][k];
-        part[(size_t)c * gridDim.x + blockIdx.x] = c == HC + 1 ? 0 : s;
-    }
+    hblock_words(w, sw, part + blockIdx.x, gridDim.x);
 }
 
 // out[0] = the rounding of the sum of the G partials: warp c adds word c
 // of every partial (chunks without carries, flags ORed), thread 0 rounds.
-__global__ void __launch_bounds__(HW * 32) hsum_final(const int64_t *part, unsigned G, int prec, int shift, uint16_t *out)
+__global__ void __launch_bounds__(HW * 32)
+    hsum_final(const int64_t *part, unsigned G, int prec, int shift, uint16_t *out)
 {
     __shared__ int64_t sw[HW];
     const int c = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
@@ -169,51 +141,14 @@ __global__ void __launch_bounds__(HW * 32) hsum_final(const int64_t *part, unsig
     }
 }
 
-// (scan 1) vals[c * tiles + t] = word c of tile t's normalized accumulator.
-__global__ void __launch_bounds__(HB) hscan_tile_sums(const uint16_t *in, size_t n, int bf, int64_t *vals, size_t tiles)
-{
-    const size_t t = (size_t)blockIdx.x * HB + threadIdx.x;
-    if (t >= tiles) return;
-    const size_t lo = t * HS_TILE, hi = n - lo < (size_t)HS_TILE ? n : lo + HS_TILE;
-    int64_t w[HW];
-    pp_xacc_clear(w, HC);
-    for (size_t i = lo; i < hi; i++) pp_xacc_add_f32(w, hwiden(in[i], bf));
-    pp_xacc_normalize(w, HC);
-    for (int c = 0; c < HW; c++) vals[(size_t)c * tiles + t] = w[c];
-}
-
-// (scan 3) tile t's outputs from its prefix. In place (x == y) is safe:
-// only tile t's thread reads its elements in this kernel, each x[i] before
-// it writes y[i], and (1) has read them all before.
-__global__ void __launch_bounds__(HB) hscan_tiles(const uint16_t *x, uint16_t *y, size_t n, int bf, int prec, int shift,
-                                                  int excl, const int64_t *vals, size_t tiles)
-{
-    const size_t t = (size_t)blockIdx.x * HB + threadIdx.x;
-    if (t >= tiles) return;
-    const size_t lo = t * HS_TILE, hi = n - lo < (size_t)HS_TILE ? n : lo + HS_TILE;
-    int64_t r[HW];
-    for (int c = 0; c < HW; c++) r[c] = vals[(size_t)c * tiles + t];
-    r[HC + 1] = 0;
-    pp_xacc_normalize(r, HC);
-    uint16_t cur = (uint16_t)pp_xacc_bits_half(r, prec, shift);
-    for (size_t i = lo; i < hi; i++) {
-        const uint16_t v = x[i];
-        if (excl) y[i] = cur;
-        pp_xacc_add_f32(r, hwiden(v, bf));
-        cur = (uint16_t)pp_xacc_bits_half(r, prec, shift);
-        if (!excl) y[i] = cur;
-    }
-    if (excl && t == 0) y[0] = 0; // +0.0
-}
-
 // Segmented sums (the PP_ALGO_EXACT segmented slot's half types): out[s]
 // = the rounding of segment s's exact sum (+0.0 if empty), one warp per
 // segment (grid-strided): each lane folds its lane-strided elements into a
 // private accumulator, normalized; the lanes' chunks add without carries
 // (32 below 2^32), flags OR; lane 0 rounds once. Offsets are clamped to n
 // where read (bad ones: unspecified sums, nothing out of bounds).
-__global__ void __launch_bounds__(HB) hseg_sum(const uint16_t *in, size_t n, const uint64_t *off, size_t nseg, int bf,
-                                               int prec, int shift, uint16_t *out)
+__global__ void __launch_bounds__(HB)
+    hseg_sum(const uint16_t *in, size_t n, const uint64_t *off, size_t nseg, int bf, int prec, int shift, uint16_t *out)
 {
     const int lane = threadIdx.x & 31;
     const size_t nwarps = (size_t)gridDim.x * (HB / 32);
@@ -325,8 +260,10 @@ pp_status half_sum(pp_context *ctx, const pp_reduce_args *a, int prec)
     const unsigned grid = grid_for(ceil_div(a->n, (size_t)HB * HR_PER_THREAD), cap);
     int64_t *part = (int64_t *)pp_cuda_scratch(ctx, (size_t)grid * HW * sizeof(int64_t), fn);
     if (!part) return PP_ERROR_OUT_OF_MEMORY;
-    if (a->type == PP_BF16) hsum_blocks<1><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
-    else hsum_blocks<0><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
+    if (a->type == PP_BF16)
+        hsum_blocks<1><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
+    else
+        hsum_blocks<0><<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, part);
     PP_CUDA_LAUNCHED(ctx, fn);
     hsum_final<<<1, HW * 32, 0, s->stream>>>(part, grid, prec, PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
     PP_CUDA_LAUNCHED(ctx, fn);
@@ -349,30 +286,6 @@ pp_status pp_cuda_half_reduce(pp_context *ctx, const pp_reduce_args *a)
     return a->op == PP_SUM ? half_sum(ctx, a, prec) : half_minmax(ctx, a, prec);
 }
 
-pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
-{
-    const char *fn = a->fn;
-    const size_t n = a->n; // > 0 (the core returns before n == 0)
-    pp_cuda_state *s = pp_cuda(ctx);
-    const size_t tiles = ceil_div(n, HS_TILE);
-    if (tiles >= ((size_t)1 << 31)) // the chunk sums of (2) stay below 2^63
-        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for a half-type scan", fn, n);
-    int64_t *vals = (int64_t *)pp_cuda_scratch(ctx, tiles * HW * sizeof(int64_t), fn);
-    if (!vals) return PP_ERROR_OUT_OF_MEMORY;
-    const uint16_t *x = (const uint16_t *)a->in;
-    const int bf = a->type == PP_BF16;
-    const unsigned blocks = (unsigned)ceil_div(tiles, HB);
-    hscan_tile_sums<<<blocks, HB, 0, s->stream>>>(x, n, bf, vals, tiles);
-    PP_CUDA_LAUNCHED(ctx, fn);
-    pp_xwords_kernel<PP_XWORDS_BLOCK, PP_XWORDS_ITEMS>
-        <<<HW, PP_XWORDS_BLOCK, 0, s->stream>>>(vals, tiles, HC); // (scan 2)
-    PP_CUDA_LAUNCHED(ctx, fn);
-    hscan_tiles<<<blocks, HB, 0, s->stream>>>(x, (uint16_t *)a->out, n, bf, PP_HALF_PREC(a->type),
-                                              PP_HALF_SHIFT(a->type), a->kind == PP_EXCLUSIVE, vals, tiles);
-    PP_CUDA_LAUNCHED(ctx, fn);
-    return PP_SUCCESS;
-}
-
 pp_status pp_cuda_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a)
 {
     pp_cuda_state *s = pp_cuda(ctx);
@@ -383,8 +296,7 @@ pp_status pp_cuda_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a
     return PP_SUCCESS;
 }
 
-pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
-                            size_t n)
+pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out, size_t n)
 {
     pp_cuda_state *s = pp_cuda(ctx);
     const unsigned grid = grid_for(ceil_div(n, (size_t)HB), pp_cuda_resident(s, 8));
@@ -397,7 +309,7 @@ pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int ma
                                                    (uint16_t *)out);
     else
         hsort_keys<<<grid, HB, 0, s->stream>>>((const uint16_t *)in, n, PP_XACC_HALF_INF(PP_HALF_PREC(type)), map,
-                                                      (uint16_t *)out);
+                                               (uint16_t *)out);
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
 }

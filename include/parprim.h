@@ -192,7 +192,13 @@ typedef enum pp_type {
  *   bits unchanged (NaN payloads kept) by compaction, MIN and MAX giving
  *   the quiet NaN as pp_reduce does. These take 4 bytes of working memory
  *   per element (and per output element) besides the f32 call's, and two
- *   passes more than it; pp_select_flagged moves the bits as u16. The sorts cost
+ *   passes more than it; pp_select_flagged moves the bits as u16;
+ *   half keys (values of the other types) in pp_reduce_by_key and
+ *   pp_scan_by_key, and pp_run_length_encode of a half type: runs of
+ *   equal neighbours by C's == (NaNs never equal, -0.0 == +0.0), each
+ *   run's first key with its bits (the keys widened to f32 as above);
+ *   pp_segmented_sort and pp_segmented_sort_pairs in pp_sort's order
+ *   (every backend). The sorts cost
  *   about a 16-bit integer sort of pairs (two with values or indices)
  *   plus a pass over the keys, and take about 2n bytes (4n with values)
  *   besides the sort's scratch; search and merge take 2 bytes per key

@@ -21,6 +21,8 @@
  *             value, then index; pp_lower_bound / pp_upper_bound (counts
  *             of the keys before a query), pp_merge and pp_merge_pairs,
  *             pp_top_k (keys and indices: the first k of that order);
+ *             pp_segmented_sort(_pairs) per segment, keys outside every
+ *             segment untouched;
  *   refused   calls not covered yet: PP_ERROR_UNSUPPORTED naming the call
  *             and the type, nothing written.
  * test_half_wide.c checks the calls that run through f32 (compaction,
@@ -541,6 +543,74 @@ static void test_sort(void **state)
 }
 
 /* ---- search and merge: on sorted keys (the reference's), queries of the keys and of random bits ---- */
+/* pp_segmented_sort and pp_segmented_sort_pairs (u32 values: the input
+ * positions) in every order, over random segments that leave a head and a
+ * tail of the keys outside every segment (untouched). */
+static void test_segmented_sort(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_segsort");
+    static const size_t sizes[] = {1, 2, 37, 3001};
+    uint16_t *x = (uint16_t *)tc_halloc(2 * 3001), *want = (uint16_t *)tc_halloc(2 * 3001);
+    uint16_t *got = (uint16_t *)tc_halloc(2 * 3001);
+    uint32_t *v = (uint32_t *)tc_halloc(4 * 3001), *wv = (uint32_t *)tc_halloc(4 * 3001);
+    uint32_t *gv = (uint32_t *)tc_halloc(4 * 3001);
+    uint64_t *off = (uint64_t *)tc_halloc(8 * 3003);
+    sitem *it = (sitem *)tc_halloc(sizeof(sitem) * 3001);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            const hfmt *f = fmts[fi];
+            const size_t n = sizes[si];
+            gen_keys(&r, f, x, n);
+            size_t nseg = 0;
+            const uint64_t end = n - (n > 4 ? tc_below(&r, n / 4) : 0);
+            off[0] = n > 4 ? tc_below(&r, n / 4) : 0;
+            while (off[nseg] < end || nseg == 0) {
+                const uint64_t len = tc_below(&r, 5) == 0 ? 0 : tc_below(&r, 2 + n / 3);
+                off[nseg + 1] = off[nseg] + len > end ? end : off[nseg] + len;
+                nseg++;
+            }
+            for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+            for (int order = 0; order < 3; order++) {
+                memcpy(want, x, 2 * n);
+                memcpy(wv, v, 4 * n);
+                for (size_t sg = 0; sg < nseg; sg++) {
+                    const size_t b = off[sg], len = off[sg + 1] - b;
+                    ref_sort(f, (pp_order)order, x + b, len, it);
+                    for (size_t i = 0; i < len; i++) {
+                        want[b + i] = it[i].bits;
+                        wv[b + i] = (uint32_t)(b + it[i].idx);
+                    }
+                }
+                for (size_t c = 0; c < nctx; c++) {
+                    pp_context *ctx = ctxs[c];
+                    tc_case("%s order %d n=%zu nseg=%zu on %s", pp_type_name(f->type), order, n, nseg,
+                            pp_backend_name(pp_context_backend(ctx)));
+                    void *dk = tc_dev_upload(ctx, x, 2 * n), *dv = tc_dev_upload(ctx, v, 4 * n);
+                    void *doff = tc_dev_upload(ctx, off, 8 * (nseg + 1));
+                    TC_OK(pp_segmented_sort_pairs(ctx, f->type, dk, dv, 4, n, (const uint64_t *)doff, nseg,
+                                                  (pp_order)order));
+                    TC_DOWNLOAD(ctx, got, dk, 2 * n, "keys");
+                    TC_DOWNLOAD(ctx, gv, dv, 4 * n, "values");
+                    TC_EXPECT_BITS(PP_U16, got, want, n, "segmented sort's keys");
+                    TC_EXPECT_BITS(PP_U32, gv, wv, n, "segmented sort's values");
+                    tc_dev_free(ctx, dk);
+                    dk = tc_dev_upload(ctx, x, 2 * n);
+                    TC_OK(pp_segmented_sort(ctx, f->type, dk, n, (const uint64_t *)doff, nseg, (pp_order)order));
+                    TC_DOWNLOAD(ctx, got, dk, 2 * n, "keys");
+                    TC_EXPECT_BITS(PP_U16, got, want, n, "segmented sort's keys (keys only)");
+                    tc_dev_free(ctx, dk);
+                    tc_dev_free(ctx, dv);
+                    tc_dev_free(ctx, doff);
+                }
+            }
+        }
+    void *const hb[8] = {x, want, got, v, wv, gv, off, it};
+    for (int i = 0; i < 8; i++) free(hb[i]);
+}
+
 static void test_search_merge(void **state)
 {
     (void)state;
@@ -649,10 +719,10 @@ static void test_refused(void **state)
 int main(void)
 {
     tc_init("test_half");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused),       cmocka_unit_test(test_hand),
-                                       cmocka_unit_test(test_minmax),        cmocka_unit_test(test_sort),
-                                       cmocka_unit_test(test_search_merge),  cmocka_unit_test(test_sums),
-                                       cmocka_unit_test(test_segmented_sums)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_refused),        cmocka_unit_test(test_hand),
+                                       cmocka_unit_test(test_minmax),         cmocka_unit_test(test_sort),
+                                       cmocka_unit_test(test_search_merge),   cmocka_unit_test(test_sums),
+                                       cmocka_unit_test(test_segmented_sums), cmocka_unit_test(test_segmented_sort)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

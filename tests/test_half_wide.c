@@ -15,7 +15,10 @@
  *   segmented  pp_segmented_reduce and pp_segmented_scan, MIN / MAX, empty
  *              segments included (the identities +inf, -inf);
  *   arg        pp_argmin / pp_argmax: the first extreme, -0.0 == +0.0, the
- *              first NaN. */
+ *              first NaN;
+ *   bykey      pp_run_length_encode, pp_reduce_by_key and pp_scan_by_key
+ *              with half keys (u32 values): runs by C's ==, first keys'
+ *              bits. */
 #include "test_common.h"
 #include "test_half_fmt.h"
 
@@ -355,6 +358,76 @@ static void test_segmented(void **state)
     free(off);
 }
 
+/* ---- half keys: runs, by-key reduce and scan ------------------------------------------------ */
+/* pp_run_length_encode of half values, pp_reduce_by_key and pp_scan_by_key
+ * (u32 values, PP_SUM) of half keys: runs of equal neighbours by C's ==
+ * (NaN never equal, -0.0 == +0.0), the first key of each run (its bits),
+ * the outputs past *count untouched. */
+static void test_bykey(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_bykey");
+    hbufs b = hbufs_new();
+    uint16_t *x = b.x, *want = b.want, *got = b.got;
+    uint32_t *v = (uint32_t *)tc_halloc(4 * NMAX), *wv = (uint32_t *)tc_halloc(4 * NMAX);
+    uint32_t *gv = (uint32_t *)tc_halloc(4 * NMAX), *ws = (uint32_t *)tc_halloc(4 * NMAX);
+    uint64_t *wc = (uint64_t *)tc_halloc(8 * NMAX), *gc = (uint64_t *)tc_halloc(8 * NMAX);
+    uint64_t *h8 = (uint64_t *)tc_halloc(8);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < NSIZES; si++) {
+            const hfmt *f = fmts[fi];
+            const size_t n = sizes[si];
+            gen_wide(&r, f, x, n);
+            size_t runs = 0;
+            for (size_t i = 0; i < n; i++) {
+                v[i] = (uint32_t)tc_next(&r);
+                if (i == 0 || !(h_value(f, x[i]) == h_value(f, x[i - 1]))) {
+                    want[runs] = x[i];
+                    wv[runs] = 0;
+                    wc[runs++] = 0;
+                }
+                wv[runs - 1] += v[i];
+                wc[runs - 1]++;
+                ws[i] = wv[runs - 1]; /* the inclusive scan by key */
+            }
+            for (size_t i = runs; i < n; i++) want[i] = 0xFFFF; /* past *count: untouched */
+            for (size_t c = 0; c < nctx; c++) {
+                pp_context *ctx = ctxs[c];
+                tc_case("%s n=%zu runs=%zu on %s", pp_type_name(f->type), n, runs,
+                        pp_backend_name(pp_context_backend(ctx)));
+                void *dx = tc_dev_upload(ctx, x, 2 * n), *dv = tc_dev_upload(ctx, v, 4 * n);
+                void *dko = tc_dev_filled(ctx, 2 * n, 0xFF), *dvo = tc_dev_filled(ctx, 4 * n, 0);
+                uint64_t *dco = (uint64_t *)tc_dev_filled(ctx, 8 * n, 0), *dn = (uint64_t *)tc_dev_filled(ctx, 8, 0);
+                TC_OK(pp_run_length_encode(ctx, f->type, dx, n, dko, dco, dn));
+                TC_DOWNLOAD(ctx, h8, dn, 8, "count");
+                TC_REQUIRE(*h8 == runs, "runs %llu, want %zu", (unsigned long long)*h8, runs);
+                TC_DOWNLOAD(ctx, got, dko, 2 * n, "run values");
+                TC_EXPECT_BITS(PP_U16, got, want, n, "run values");
+                TC_DOWNLOAD(ctx, gc, dco, 8 * n, "run lengths");
+                TC_EXPECT_BITS(PP_U64, gc, wc, runs, "run lengths");
+                tc_dev_free(ctx, dko);
+                dko = tc_dev_filled(ctx, 2 * n, 0xFF);
+                TC_OK(pp_reduce_by_key(ctx, f->type, PP_U32, PP_SUM, dx, dv, n, dko, dvo, dn));
+                TC_DOWNLOAD(ctx, h8, dn, 8, "count");
+                TC_REQUIRE(*h8 == runs, "by-key runs %llu, want %zu", (unsigned long long)*h8, runs);
+                TC_DOWNLOAD(ctx, got, dko, 2 * n, "keys_out");
+                TC_EXPECT_BITS(PP_U16, got, want, n, "reduce_by_key's keys");
+                TC_DOWNLOAD(ctx, gv, dvo, 4 * n, "values_out");
+                TC_EXPECT_BITS(PP_U32, gv, wv, runs, "reduce_by_key's sums");
+                TC_OK(pp_scan_by_key(ctx, f->type, PP_U32, PP_SUM, PP_INCLUSIVE, dx, dv, dvo, n));
+                TC_DOWNLOAD(ctx, gv, dvo, 4 * n, "scan_by_key");
+                TC_EXPECT_BITS(PP_U32, gv, ws, n, "scan_by_key");
+                void *const d[6] = {dx, dv, dko, dvo, dco, dn};
+                for (int k = 0; k < 6; k++) tc_dev_free(ctx, d[k]);
+            }
+        }
+    hbufs_free(&b);
+    void *const hb[7] = {v, wv, gv, ws, wc, gc, h8};
+    for (int k = 0; k < 7; k++) free(hb[k]);
+}
+
 /* ---- argmin / argmax ----------------------------------------------------------------------- */
 static void test_arg(void **state)
 {
@@ -400,8 +473,8 @@ int main(void)
 {
     tc_init("test_half_wide");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_select), cmocka_unit_test(test_histogram),
-                                       cmocka_unit_test(test_scan), cmocka_unit_test(test_segmented),
-                                       cmocka_unit_test(test_arg)};
+                                       cmocka_unit_test(test_scan),   cmocka_unit_test(test_segmented),
+                                       cmocka_unit_test(test_arg),    cmocka_unit_test(test_bykey)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

@@ -44,18 +44,17 @@ work); bool arrays as flags, and as data of reduce, scan, argmin, argmax,
 count_nonzero, any and all (their 0/1 bytes). The half types take what the
 C library takes of them (include/parprim.h): reduce with "sum", "min",
 "max"; scan with "sum", and with "min", "max" (initial= too); reduce and
-scan along an axis, segmented_reduce and segmented_scan with "min", "max";
-argmin, argmax; histogram_even, histogram_range, histogram; select_flagged,
-select_if, partition_if, unique (values only), unique_consecutive (values
-only); sort, argsort, searchsorted, merge and top_k of one-dimensional
-arrays (not segmented: the sorts along an axis of an N-D array, and
-segmented_sort, raise Unsupported). Host numbers (value,
+scan along an axis; segmented_reduce with "sum", "min", "max",
+segmented_scan with "min", "max" (and "sum" on cpu); argmin, argmax;
+histogram_even, histogram_range, histogram; select_flagged, select_if,
+partition_if, unique and unique_consecutive (with their return_* flags);
+half keys in reduce_by_key and scan_by_key; sort, argsort, searchsorted,
+merge, top_k and segmented_sort (so sorts along an axis too). Host numbers (value,
 lower, upper, edges, initial) are rounded once to the half type, as NumPy
 rounds a Python float against a float16 array; results keep the type,
 indices and counts NumPy's (int64). The sums are exact, the exact sum
 rounded once to the half type (np.sum rounds along the way); any other
-call (prod, a sum with initial= or by segment or key, unique's return_*
-flags, ...) raises Unsupported with the C library's message, never falling
+call (prod, a sum with initial= or of half values by key, ...) raises Unsupported with the C library's message, never falling
 back to another type. Sums and products follow NumPy's result types
 (small integers and bool in int64/uint64); float32 sums accumulate in
 float64 by default (Context.reduce). Errors raise parprim.Error subclasses

@@ -112,9 +112,7 @@ class KeyedMethods:
         NumPy gives it that shape); counts: int64. Results are arrays of a's
         library (index and inverse of GPU arrays: CuPy and PyTorch). a is
         not changed. Bool arrays: their 0/1 bytes as uint8, the values
-        returned as bool (np.unique's False, True). float16, bfloat16: the
-        values alone (the return_* flags need pp_run_length_encode, which
-        raises Unsupported for them).
+        returned as bool (np.unique's False, True).
         """
         if (self._host and type(a) is np.ndarray and a.dtype.kind in "iu" and
                 not (return_index or return_inverse or return_counts)):
@@ -220,8 +218,7 @@ class KeyedMethods:
         shape, the run of each element (values[inverse] == a); counts:
         int64, each run's length. Returns new arrays trimmed to the count
         (as select_flagged's). What parprim.unique(a) returned
-        before it followed np.unique. float16, bfloat16: the values alone
-        (as unique)."""
+        before it followed np.unique."""
         if not (return_inverse or return_counts):
             with self._run(a) as r:
                 x = r.input(a)

@@ -259,10 +259,32 @@ def test_unsupported_calls_raise(backend, dt):
     name = "f16" if dt == F16 else "bf16"
     for call in (lambda: ctx.reduce(a, "prod"), lambda: ctx.scan(a, "prod"), lambda: ctx.scan(a, initial=1.0),
                  lambda: ctx.segmented_reduce(a, [0, 3, 8], "prod"), lambda: ctx.segmented_scan(a, [0, 3, 8], "prod"),
-                 lambda: ctx.reduce_by_key(keys, a), lambda: ctx.unique(a, return_counts=True),
-                 lambda: ctx.unique_consecutive(a, return_counts=True)):
+                 lambda: ctx.reduce_by_key(keys, a)):
         with pytest.raises(parprim.Unsupported, match=name):
             call()
+
+
+@every_half
+def test_half_keys_runs(backend, dt, rng):
+    """Half keys in unique (counts, inverse), unique_consecutive and
+    reduce_by_key: NumPy's answers (float16), the values' (bfloat16)."""
+    ctx = context(backend)
+    a = np.array([1, 1, 2, -0.0, 0.0, 3, 3, 3, 1, np.inf, np.inf]).astype(dt)
+    vals, counts = ctx.unique_consecutive(a, return_counts=True)
+    assert list(vals.astype(np.float64)) == [1, 2, 0, 3, 1, np.inf] and list(counts) == [2, 1, 2, 3, 1, 2]
+    assert sbits(vals[2]) == sbits(np.array([-0.0]).astype(dt)[0])  # a run's first key
+    u, inv, cnt = ctx.unique(a, return_inverse=True, return_counts=True)
+    ref = np.unique(a.astype(np.float64), return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(u.astype(np.float64), ref[0])
+    np.testing.assert_array_equal(np.asarray(inv).ravel(), np.asarray(ref[1]).ravel())
+    np.testing.assert_array_equal(cnt, ref[2])
+    keys = half_data(rng, dt, 500, spread=2)
+    keys.sort()
+    v = rng.integers(0, 100, 500).astype(np.int64)
+    k_out, v_out = ctx.reduce_by_key(keys, v)
+    starts = np.flatnonzero(np.r_[True, keys[1:].astype(np.float64) != keys[:-1].astype(np.float64)])
+    np.testing.assert_array_equal(hbits(k_out), hbits(keys[starts]))
+    np.testing.assert_array_equal(v_out, np.add.reduceat(v, starts))
 
 
 @every_half

@@ -104,6 +104,7 @@ static pp_status segsort_common(pp_context *ctx, const pp_segsort_args *a)
         NO_OVERLAP(a->values, vb, "values", a->keys, kb, "keys");
         NO_OVERLAP(a->values, vb, "values", a->offsets, offbytes, "offsets");
     }
+    if (PP_IS_HALF(a->type)) return pp_half_segsort(ctx, a); /* half_sort.c */
     RUN_PICKED(ctx->ops->segmented_sort, PP_PRIM_SORT, a->type, PP_SUM, 0, a);
 }
 
@@ -190,6 +191,7 @@ static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_
         if (st == PP_SUCCESS) st = ctx->ops->upload(ctx, a->count, &zero, sizeof zero);
         return pp_end(ctx, fn, st);
     }
+    if (PP_IS_HALF(a->key_type)) return pp_half_bykey(ctx, a, slots, prim); /* half_wide.c */
     RUN_PICKED(slots, prim, a->value_type, a->op, a->mode != PP_BYKEY_RLE, a);
 }
 
@@ -198,7 +200,7 @@ pp_status pp_reduce_by_key(pp_context *ctx, pp_type key_type, pp_type value_type
 {
     static const char fn[] = "pp_reduce_by_key";
     PP_BEGIN(ctx, fn);
-    TRY(pp_check_type_n(ctx, fn, key_type, n));
+    TRY(pp_check_key_type_n(ctx, fn, key_type, n));
     TRY(pp_check_type_n(ctx, fn, value_type, n));
     TRY(pp_check_op(ctx, fn, value_type, op));
     const pp_bykey_args a = {fn, PP_BYKEY_REDUCE, key_type,   value_type, op,   PP_INCLUSIVE, keys, values,
@@ -211,7 +213,7 @@ pp_status pp_scan_by_key(pp_context *ctx, pp_type key_type, pp_type value_type, 
 {
     static const char fn[] = "pp_scan_by_key";
     PP_BEGIN(ctx, fn);
-    TRY(pp_check_type_n(ctx, fn, key_type, n));
+    TRY(pp_check_key_type_n(ctx, fn, key_type, n));
     TRY(pp_check_type_n(ctx, fn, value_type, n));
     TRY(pp_check_op(ctx, fn, value_type, op));
     TRY(pp_check_kind(ctx, fn, kind));
@@ -224,7 +226,7 @@ pp_status pp_run_length_encode(pp_context *ctx, pp_type type, const void *in, si
 {
     static const char fn[] = "pp_run_length_encode";
     PP_BEGIN(ctx, fn);
-    TRY(pp_check_type_n(ctx, fn, type, n));
+    TRY(pp_check_key_type_n(ctx, fn, type, n));
     if (n > SIZE_MAX / sizeof(uint64_t)) INVALID(ctx, "%s: n = %zu counts overflow size_t bytes", fn, n);
     const pp_bykey_args a = {fn, PP_BYKEY_RLE, type, type,       PP_SUM, PP_INCLUSIVE, in, NULL,
                              n,  values_out,   NULL, counts_out, count};

@@ -13,7 +13,7 @@
 #define HALF_OPS_TEXT                                                                                      \
     "sum, min and max in pp_reduce, pp_scan and the segmented reduce and scan, min and max in pp_scan_init; " \
     "the sorts, pp_argsort, pp_top_k, search, merge, pp_argmin, pp_argmax, the histograms and "      \
-    "compaction"
+    "compaction; half keys in the by-key calls and run-length encoding"
 static const struct {
     const char *fn;
     unsigned ops;
@@ -31,6 +31,8 @@ static const struct {
     {"pp_select_if", ~0u},
     {"pp_unique", ~0u},
     {"pp_partition_if", ~0u},
+    {"pp_segmented_sort", ~0u},
+    {"pp_segmented_sort_pairs", ~0u},
     {"pp_sort", ~0u}, /* calls without an operator: any bit */
     {"pp_sort_copy", ~0u},
     {"pp_sort_pairs", ~0u},
@@ -60,6 +62,13 @@ pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t 
              "%s: type %s is not supported by this call yet (the half types take " HALF_OPS_TEXT ")", fn,
              pp_type_name(type));
     if (n > SIZE_MAX / sz) INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n, pp_type_name(type));
+    return PP_SUCCESS;
+}
+
+pp_status pp_check_key_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n)
+{
+    if (!PP_IS_HALF(type)) return pp_check_type_n(ctx, fn, type, n);
+    if (n > SIZE_MAX / 2) INVALID(ctx, "%s: n = %zu elements of %s overflow size_t bytes", fn, n, pp_type_name(type));
     return PP_SUCCESS;
 }
 

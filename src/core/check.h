@@ -12,6 +12,10 @@
  * (PP_F16, PP_BF16) only in the calls that take it (check.c's list, by
  * fn; else PP_ERROR_UNSUPPORTED). */
 pp_status pp_check_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n);
+/* pp_check_type_n for the keys of a by-key call or run-length encoding,
+ * which take the half types whatever the call list says (compared as f32:
+ * core/half_wide.c). */
+pp_status pp_check_key_type_n(pp_context *ctx, const char *fn, pp_type type, size_t n);
 /* op is a pp_op defined on type (integer-only operators on floats, and
  * operators fn does not take on a half type: PP_ERROR_UNSUPPORTED). */
 pp_status pp_check_op(pp_context *ctx, const char *fn, pp_type type, pp_op op);

@@ -166,3 +166,31 @@ pp_status pp_half_merge(pp_context *ctx, const pp_merge_args *a)
     half_free(ctx, bufs, 3);
     return pp_end(ctx, fn, st);
 }
+
+pp_status pp_half_segsort(pp_context *ctx, const pp_segsort_args *a)
+{
+    const char *fn = a->fn;
+    PRESENT(present, ctx->ops->segmented_sort);
+    pp_status st;
+    const int i = half_pick(ctx, fn, a->type, present, &st);
+    if (i < 0) return st;
+    const size_t n = a->n, kb = n * sizeof(uint16_t);
+    void *bufs[2] = {NULL, NULL}; /* the order keys and their copy (with values) */
+    if (st == PP_SUCCESS) st = half_keys_into(ctx, fn, a->type, a->order, a->keys, n, &bufs[0]);
+    if (st == PP_SUCCESS && a->values) {
+        st = pp_alloc_buffer(ctx, fn, &bufs[1], kb, "half keys' second order keys");
+        if (st == PP_SUCCESS) st = ctx->ops->copy(ctx, bufs[1], bufs[0], kb);
+        if (st == PP_SUCCESS) {
+            const pp_segsort_args s = {fn, PP_U16,     bufs[1], a->values,   a->value_size,
+                                       n,  a->offsets, a->nseg, PP_ASCENDING};
+            st = ctx->ops->segmented_sort[i](ctx, &s);
+        }
+    }
+    if (st == PP_SUCCESS) {
+        const pp_segsort_args s = {fn, PP_U16,     bufs[0], a->keys,     sizeof(uint16_t),
+                                   n,  a->offsets, a->nseg, PP_ASCENDING};
+        st = ctx->ops->segmented_sort[i](ctx, &s);
+    }
+    half_free(ctx, bufs, 2);
+    return pp_end(ctx, fn, st);
+}

@@ -252,3 +252,35 @@ pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int
     if (st == PP_SUCCESS) st = f(ctx, a);
     return pp_end(ctx, fn, st);
 }
+
+pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim)
+{
+    const char *fn = a->fn;
+    PRESENT(present, slots);
+    pp_status st = wide_check(ctx, fn, a->key_type);
+    if (st != PP_SUCCESS) return st;
+    const int rle = a->mode == PP_BYKEY_RLE;
+    const pp_type vt = rle ? PP_F32 : a->value_type;
+    const int i = pp_pick_slot(ctx, fn, present, prim, vt, a->op, !rle);
+    if (i < 0) return PP_ERROR_UNSUPPORTED;
+    st = pp_enter(ctx, fn);
+    wide_bufs b = {{NULL, NULL, NULL}};
+    /* the keys, and the first keys of the runs (room for n; what the call
+     * leaves past *count narrows back to the bits that were there) */
+    if (st == PP_SUCCESS)
+        st = wide_alloc(ctx, fn, a->key_type, a->keys, a->n, &b, 0, PP_HALF_MAP_WIDEN, "the widened keys");
+    if (st == PP_SUCCESS && a->keys_out)
+        st = wide_alloc(ctx, fn, a->key_type, a->keys_out, a->n, &b, 1, PP_HALF_MAP_WIDEN, "the widened keys' output");
+    if (st == PP_SUCCESS) {
+        pp_bykey_args k = *a;
+        k.key_type = PP_F32;
+        if (rle) k.value_type = PP_F32;
+        k.keys = b.p[0];
+        k.keys_out = a->keys_out ? b.p[1] : NULL;
+        st = slots[i](ctx, &k);
+    }
+    if (st == PP_SUCCESS && a->keys_out)
+        st = ctx->ops->half_map(ctx, fn, a->key_type, PP_HALF_MAP_NARROW, b.p[1], a->keys_out, a->n);
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}

@@ -516,6 +516,10 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
  * PP_ALGO_EXACT segmented slot, which takes the half types (exact sums,
  * one rounding each), whatever algorithm is chosen; none: unsupported. */
 pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan);
+/* A by-key call or run-length encoding with half keys (values of another
+ * type; checked): the keys widened, the f32-keyed slot of slots (picked
+ * for prim), the first keys of the runs narrowed back bit for bit. */
+pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim);
 /* The f32 bits of n half values of type at src (host) into dst (host). */
 void pp_half_widen_host(pp_type type, const void *src, float *dst, size_t n);
 
@@ -533,6 +537,11 @@ pp_status pp_half_search(pp_context *ctx, const pp_search_args *a);
 pp_status pp_half_merge(pp_context *ctx, const pp_merge_args *a);
 /* pp_top_k of a half type (entered, checked, 1 <= k <= n): half_sort.c. */
 pp_status pp_half_top_k(pp_context *ctx, const pp_top_k_args *a);
+/* pp_segmented_sort(_pairs) of a half type (checked, n >= 1, nseg >= 1):
+ * the order keys sorted per segment by the u16 segmented sort, the bits
+ * (then the caller's values, by a second sort of the same keys) as their
+ * values; enter and end too. */
+pp_status pp_half_segsort(pp_context *ctx, const pp_segsort_args *a);
 
 /* 1 if the backend's table has algo for prim. */
 int pp_backend_has_algorithm(const pp_backend_ops *ops, pp_primitive prim, pp_algorithm algo);

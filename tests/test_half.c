@@ -564,14 +564,7 @@ static void test_segmented_sort(void **state)
             const hfmt *f = fmts[fi];
             const size_t n = sizes[si];
             gen_keys(&r, f, x, n);
-            size_t nseg = 0;
-            const uint64_t end = n - (n > 4 ? tc_below(&r, n / 4) : 0);
-            off[0] = n > 4 ? tc_below(&r, n / 4) : 0;
-            while (off[nseg] < end || nseg == 0) {
-                const uint64_t len = tc_below(&r, 5) == 0 ? 0 : tc_below(&r, 2 + n / 3);
-                off[nseg + 1] = off[nseg] + len > end ? end : off[nseg] + len;
-                nseg++;
-            }
+            const size_t nseg = gen_segments(&r, n, off, 2 + n / 3, 1);
             for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
             for (int order = 0; order < 3; order++) {
                 memcpy(want, x, 2 * n);

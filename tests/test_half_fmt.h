@@ -52,6 +52,23 @@ static inline void gen(tc_rng *r, const hfmt *f, uint16_t *x, size_t n, int elo,
 
 static const hfmt *const fmts[2] = {&F16, &BF16};
 
+/* Segments of random lengths (empty ones included; maxlen - 2 at most)
+ * covering [off[0], end) of n elements, with a head and a tail outside
+ * every segment where n > 4; at least min_nseg of them. Returns nseg
+ * (off: room for nseg + 1). */
+static inline size_t gen_segments(tc_rng *r, size_t n, uint64_t *off, uint64_t maxlen, size_t min_nseg)
+{
+    size_t nseg = 0;
+    const uint64_t end = n - (n > 4 ? tc_below(r, n / 4) : 0);
+    off[0] = n > 4 ? tc_below(r, n / 4) : 0;
+    while (off[nseg] < end || nseg < min_nseg) {
+        const uint64_t len = tc_below(r, 4) == 0 ? 0 : tc_below(r, maxlen);
+        off[nseg + 1] = off[nseg] + len > end ? end : off[nseg] + len;
+        nseg++;
+    }
+    return nseg;
+}
+
 /* ---- min and max ------------------------------------------------------------------------------ */
 /* The min (max) of x[0 .. n) with -0.0 below +0.0, any NaN giving the quiet NaN. */
 static inline uint16_t ref_minmax(const hfmt *f, const uint16_t *x, size_t n, int is_max)

@@ -316,16 +316,8 @@ static void test_segmented(void **state)
             const hfmt *f = fmts[fi];
             const size_t n = sizes[si];
             gen_wide(&r, f, x, n);
-            /* segments of random lengths, empty ones included, covering
-             * [off[0], end) only: a scan leaves the rest of out alone */
-            size_t nseg = 0;
-            const uint64_t end = n - (n > 4 ? tc_below(&r, n / 4) : 0);
-            off[0] = n > 4 ? tc_below(&r, n / 4) : 0;
-            while (off[nseg] < end || nseg < (n ? 1 : 6)) {
-                const uint64_t len = tc_below(&r, 4) == 0 ? 0 : tc_below(&r, 2 + n / 8);
-                off[nseg + 1] = off[nseg] + len > end ? end : off[nseg] + len;
-                nseg++;
-            }
+            /* a head and a tail outside every segment: a scan leaves them alone */
+            const size_t nseg = gen_segments(&r, n, off, 2 + n / 8, n ? 1 : 6);
             for (size_t c = 0; c < nctx; c++)
                 for (int v = 0; v < 6; v++) {
                     pp_context *ctx = ctxs[c];

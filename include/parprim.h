@@ -176,10 +176,11 @@ typedef enum pp_type {
  *   first k of such a sort (with indices, of an argsort too: ties by
  *   input position; n keys and n u64 indices of working memory) (every
  *   backend);
- *   pp_segmented_reduce with PP_SUM (every backend) and pp_segmented_scan
- *   with PP_SUM (cpu; PP_ERROR_UNSUPPORTED on cuda and opencl yet): each
- *   segment's sums exact and rounded once, as pp_reduce's and pp_scan's
- *   below (an empty segment: +0.0), whatever algorithm is chosen;
+ *   pp_segmented_reduce and pp_segmented_scan with PP_SUM: each segment's
+ *   sums exact and rounded once, as pp_reduce's and pp_scan's below (an
+ *   empty segment: +0.0), whatever algorithm is chosen (on cuda and
+ *   opencl the segmented scan is a thread's loop per segment: slow for few
+ *   long segments);
  *   pp_scan and pp_scan_init with PP_MIN or PP_MAX, pp_segmented_reduce
  *   and pp_segmented_scan with PP_MIN or PP_MAX (empty segments: +inf,
  *   -inf), pp_argmin and pp_argmax, pp_histogram_even and

@@ -45,7 +45,7 @@ count_nonzero, any and all (their 0/1 bytes). The half types take what the
 C library takes of them (include/parprim.h): reduce with "sum", "min",
 "max"; scan with "sum", and with "min", "max" (initial= too); reduce and
 scan along an axis; segmented_reduce with "sum", "min", "max",
-segmented_scan with "min", "max" (and "sum" on cpu); argmin, argmax;
+segmented_scan with "sum", "min", "max"; argmin, argmax;
 histogram_even, histogram_range, histogram; select_flagged, select_if,
 partition_if, unique and unique_consecutive (with their return_* flags);
 half keys in reduce_by_key and scan_by_key; sort, argsort, searchsorted,

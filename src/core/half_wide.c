@@ -18,9 +18,9 @@
  * element; pp_select_flagged moves the 16 bits through the u16 slot.
  * The segmented PP_SUM forms are not through f32 (an f32 result rounded
  * again to the half format would round twice): they are the backend's
- * PP_ALGO_EXACT segmented slots, whatever algorithm is chosen, which take
- * the half types (an exact accumulator, one rounding to the half format
- * per output), or PP_ERROR_UNSUPPORTED where a backend has none. */
+ * half_segmented_reduce / half_segmented_scan slots, whatever algorithm is
+ * chosen (an exact accumulator, one rounding to the half format per
+ * output), or PP_ERROR_UNSUPPORTED where a backend has none. */
 #include "check.h"
 
 #include "exact_acc.h"
@@ -244,7 +244,7 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a)
 pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
     const char *fn = a->fn;
-    pp_segmented_fn f = scan ? ctx->ops->segmented_scan[PP_ALGO_EXACT] : ctx->ops->segmented_reduce[PP_ALGO_EXACT];
+    pp_segmented_fn f = scan ? ctx->ops->half_segmented_scan : ctx->ops->half_segmented_reduce;
     if (!f)
         FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: sums of type %s are not available on the %s backend yet", fn,
              pp_type_name(a->type), pp_backend_name(ctx->ops->id));

@@ -393,10 +393,16 @@ typedef struct pp_backend_ops {
     pp_status (*exact_sum)(pp_context *ctx, const pp_reduce_args *a, int64_t *acc);
     /* The half types (PP_F16, PP_BF16): pp_reduce (PP_SUM, PP_MIN, PP_MAX)
      * and pp_scan (PP_SUM), whatever algorithm is chosen (their sums are
-     * exact: nothing to choose); the core sends no other half call
-     * (check.c). NULL: PP_ERROR_UNSUPPORTED on this backend. */
+     * exact: nothing to choose); the other half calls go through the slots
+     * below and the u16 and f32 slots (core/half_sort.c, half_wide.c).
+     * NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_reduce_fn half_reduce;
     pp_scan_fn half_scan;
+    /* Their PP_SUM segmented reduce and scan (core/half_wide.c), exact and
+     * rounded once per output like the above, whatever algorithm is
+     * chosen. NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_segmented_fn half_segmented_reduce;
+    pp_segmented_fn half_segmented_scan;
     /* The elementwise maps of the half types (pp_half_map below) over n
      * elements of context memory, in to out (not overlapping): the sorts'
      * order keys (core/half_sort.c, which sorts them with the u16 sort
@@ -513,8 +519,8 @@ pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_i
 pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int scan);
 pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
 /* PP_SUM segmented reduce (scan: scan) of a half type: the backend's
- * PP_ALGO_EXACT segmented slot, which takes the half types (exact sums,
- * one rounding each), whatever algorithm is chosen; none: unsupported. */
+ * half_segmented_reduce (half_segmented_scan) slot, whatever algorithm is
+ * chosen; none: unsupported. */
 pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan);
 /* A by-key call or run-length encoding with half keys (values of another
  * type; checked): the keys widened, the f32-keyed slot of slots (picked

@@ -70,6 +70,7 @@ pp_status pp_cuda_scan_exact(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cuda_half_reduce(pp_context *ctx, const pp_reduce_args *a);
 pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a);
 pp_status pp_cuda_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_cuda_half_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
 pp_status pp_cuda_half_map(pp_context *ctx, const char *fn, pp_type type, int map, const void *in, void *out,
                             size_t n);
 /* the exact_sum slot: the accumulator of an f32/f64 PP_SUM (n > 0) */

@@ -16,8 +16,9 @@
 //  * scan: cuda_half_scan.cu.
 // Min / max: integer min and max of order keys (-0.0 below +0.0), NaN
 // seen: the quiet NaN (as cpu_half.c and half.cl). Segmented sums (the
-// PP_ALGO_EXACT segmented slot's half types): a warp per segment, one
-// rounding each (plain: a long segment is one warp's). Sorts: the order keys
+// half_segmented_reduce slot): a warp per segment, one rounding each
+// (plain: a long segment is one warp's); the segmented scan a thread per
+// segment. Sorts: the order keys
 // of half_key.h (core/half_sort.c sorts them with the u16 sort); the
 // widening to f32 and back for core/half_wide.c.
 #include "cuda_state.cuh"
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(HW * 32)
     }
 }
 
-// Segmented sums (the PP_ALGO_EXACT segmented slot's half types): out[s]
+// Segmented sums (the half_segmented_reduce slot): out[s]
 // = the rounding of segment s's exact sum (+0.0 if empty), one warp per
 // segment (grid-strided): each lane folds its lane-strided elements into a
 // private accumulator, normalized; the lanes' chunks add without carries
@@ -162,6 +163,27 @@ __global__ void __launch_bounds__(HB)
             w[c] = c == HC ? pp_warp_reduce<int64_t, Op_or>(w[c]) : pp_warp_reduce<int64_t, Op_sum>(w[c]);
         w[HC + 1] = 0;
         if (lane == 0) out[s] = e <= b ? (uint16_t)0 : (uint16_t)pp_xacc_bits_half(w, prec, shift);
+    }
+}
+
+// The segmented scan: one thread per segment (grid-strided), each element
+// added to its exact accumulator and each output rounded from it (plain:
+// a long segment is one thread's loop). Offsets clamped as hseg_sum's; in
+// place (in == out): each in[i] is read before out[i] is written.
+__global__ void __launch_bounds__(HB) hseg_scan(const uint16_t *in, uint16_t *out, size_t n, const uint64_t *off,
+                                                size_t nseg, int bf, int prec, int shift, int excl)
+{
+    const size_t stride = (size_t)gridDim.x * HB;
+    for (size_t s = (size_t)blockIdx.x * HB + threadIdx.x; s < nseg; s += stride) {
+        const size_t b = off[s] < n ? (size_t)off[s] : n, e = off[s + 1] < n ? (size_t)off[s + 1] : n;
+        int64_t w[HW];
+        pp_xacc_clear(w, HC);
+        for (size_t i = b; i < e; i++) {
+            const uint16_t v = in[i];
+            if (excl) out[i] = i == b ? (uint16_t)0 : (uint16_t)pp_xacc_bits_half(w, prec, shift);
+            pp_xacc_add_f32(w, hwiden(v, bf));
+            if (!excl) out[i] = (uint16_t)pp_xacc_bits_half(w, prec, shift);
+        }
     }
 }
 
@@ -292,6 +314,18 @@ pp_status pp_cuda_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a
     const unsigned grid = grid_for(ceil_div(a->nseg, (size_t)(HB / 32)), pp_cuda_resident(s, 4));
     hseg_sum<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, a->n, a->offsets, a->nseg, a->type == PP_BF16,
                                          PP_HALF_PREC(a->type), PP_HALF_SHIFT(a->type), (uint16_t *)a->out);
+    PP_CUDA_LAUNCHED(ctx, a->fn);
+    return PP_SUCCESS;
+}
+
+pp_status pp_cuda_half_segmented_scan(pp_context *ctx, const pp_segmented_args *a)
+{
+    if (a->n == 0) return PP_SUCCESS; // every segment is empty
+    pp_cuda_state *s = pp_cuda(ctx);
+    const unsigned grid = grid_for(ceil_div(a->nseg, (size_t)HB), pp_cuda_resident(s, 4));
+    hseg_scan<<<grid, HB, 0, s->stream>>>((const uint16_t *)a->in, (uint16_t *)a->out, a->n, a->offsets, a->nseg,
+                                          a->type == PP_BF16, PP_HALF_PREC(a->type), PP_HALF_SHIFT(a->type),
+                                          a->kind == PP_EXCLUSIVE);
     PP_CUDA_LAUNCHED(ctx, a->fn);
     return PP_SUCCESS;
 }

@@ -3,8 +3,7 @@
 // elements (docs/exact.md), over the exact reduce's device machinery
 // (device/exact.cuh, device/exact_fold.cuh: per-lane expansions folded into
 // a warp's accumulator, the one rounding). The core hands this slot f32 and
-// f64 sums, and the half types' sums whatever algorithm is chosen (those
-// run cuda_half.cu's warp per segment).
+// f64 sums alone (the half types' go to cuda_half.cu's slot).
 //
 // The elements are cut into chunks of XSEG_CHUNK, which cut each segment
 // into pieces; two launches:
@@ -170,7 +169,6 @@ pp_status pp_cuda_segmented_reduce_exact(pp_context *ctx, const pp_segmented_arg
 {
     if (a->op == PP_SUM && a->type == PP_F64) return xseg_reduce_launch<double>(ctx, a);
     if (a->op == PP_SUM && a->type == PP_F32) return xseg_reduce_launch<float>(ctx, a);
-    if (a->op == PP_SUM && PP_IS_HALF(a->type)) return pp_cuda_half_segmented_sum(ctx, a); // cuda_half.cu
-    // the core hands this slot f32, f64 and half sums alone
-    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: PP_ALGO_EXACT takes f32, f64, f16 and bf16 sums alone on cuda", a->fn);
+    // the core hands this slot f32 and f64 sums alone
+    return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: PP_ALGO_EXACT takes f32 and f64 sums alone on cuda", a->fn);
 }

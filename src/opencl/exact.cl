@@ -503,3 +503,25 @@ __kernel __attribute__((reqd_work_group_size(L, 1, 1))) void xseg_reduce(__globa
         }
     }
 }
+
+/* The half types' PP_SUM segmented scan (opencl_segmented_exact.c): one
+ * work-item per segment (grid-strided), each element added to its exact
+ * accumulator and each output rounded from it, the segments' offsets
+ * clamped to n (bad ones: unspecified sums, nothing out of bounds). No
+ * barrier: one work-item's loop. In place (x == y): each x[i] is read
+ * before y[i] is written. */
+__kernel void xseg_scan_items(__global const T *x, __global T *y, ulong n, __global const ulong *off, ulong nseg,
+                              uint excl)
+{
+    for (ulong s = get_global_id(0); s < nseg; s += get_global_size(0)) {
+        const ulong b = min(off[s], n), e = min(off[s + 1], n);
+        long acc[XW];
+        pp_xacc_clear(acc, XN);
+        for (ulong i = b; i < e; i++) {
+            const XBITS v = XLOAD(x, i);
+            if (excl) y[i] = i == b ? XOUT((XBITS)0) : XOUT(XROUND(acc));
+            XADD(acc, v);
+            if (!excl) y[i] = XOUT(XROUND(acc));
+        }
+    }
+}

@@ -336,5 +336,7 @@ const pp_backend_ops pp_opencl_ops = {
     .exact_sum = pp_ocl_exact_sum,
     .half_reduce = pp_ocl_half_reduce,
     .half_scan = pp_ocl_half_scan,
+    .half_segmented_reduce = pp_ocl_segmented_reduce_exact, /* exact.cl's XHALF */
+    .half_segmented_scan = pp_ocl_half_segmented_scan,
     .half_map = pp_ocl_half_map,
 };

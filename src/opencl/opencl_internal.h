@@ -193,6 +193,7 @@ pp_status pp_ocl_run_length_encode(pp_context *ctx, const pp_bykey_args *a);
 /* PP_ALGO_EXACT pp_segmented_reduce of f32 and f64 sums
  * (opencl_segmented_exact.c, kernels in exact.cl); the rest: the default. */
 pp_status pp_ocl_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a);
+pp_status pp_ocl_half_segmented_scan(pp_context *ctx, const pp_segmented_args *a);
 
 /* Reduce and scan on buffers at element offsets, for the other primitives
  * (counts, offsets): launches only, no allocation, no size checks. Working

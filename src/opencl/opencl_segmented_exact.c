@@ -31,7 +31,7 @@
 pp_status pp_ocl_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args *a)
 {
     if (a->op != PP_SUM || (a->type != PP_F32 && a->type != PP_F64 && !PP_IS_HALF(a->type)))
-        return pp_ocl_segmented_reduce(ctx, a);
+        return pp_ocl_segmented_reduce(ctx, a); /* the half types: only from the half slot */
     const char *fn = a->fn;
     const size_t n = a->n, nseg = a->nseg, sz = pp_type_size(a->type);
     PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {n ? a->in : NULL, n * sz, "in"}, {a->out, nseg * sz, "out"},
@@ -55,4 +55,25 @@ pp_status pp_ocl_segmented_reduce_exact(pp_context *ctx, const pp_segmented_args
     return PP_OCL_LAUNCH(ctx, fn, k[1], nseg < PP_OCL_MAX_GROUPS ? nseg : PP_OCL_MAX_GROUPS, L, PP_OCL_ARG(in),
                          PP_OCL_ARG(n64), PP_OCL_ARG(off), PP_OCL_ARG(nseg64), PP_OCL_ARG(chunk64), PP_OCL_ARG(accs),
                          PP_OCL_ARG(out));
+}
+
+/* The half types' PP_SUM segmented scan (the half_segmented_scan slot):
+ * exact.cl's xseg_scan_items, a work-item per segment (plain: a long
+ * segment is one work-item's loop). */
+pp_status pp_ocl_half_segmented_scan(pp_context *ctx, const pp_segmented_args *a)
+{
+    const char *fn = a->fn;
+    const size_t n = a->n, nseg = a->nseg;
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {n ? a->in : NULL, n * 2, "in"}, {n ? a->out : NULL, n * 2, "out"},
+                                     {a->offsets, (nseg + 1) * sizeof(uint64_t), "offsets"}));
+    if (n == 0) return PP_SUCCESS; /* every segment is empty */
+    static const char *const names[] = {"xseg_scan_items"};
+    cl_kernel k;
+    size_t L;
+    PP_OCL_STATUS(pp_ocl_exact_kernels(ctx, fn, a->type, names, 1, &k, &L, NULL));
+    cl_mem in = pp_ocl_mem(a->in), out = pp_ocl_mem(a->out), off = pp_ocl_mem(a->offsets);
+    cl_ulong n64 = n, nseg64 = nseg;
+    cl_uint excl = a->kind == PP_EXCLUSIVE;
+    return PP_OCL_LAUNCH(ctx, fn, k, pp_ocl_groups_for(nseg, L), L, PP_OCL_ARG(in), PP_OCL_ARG(out), PP_OCL_ARG(n64),
+                         PP_OCL_ARG(off), PP_OCL_ARG(nseg64), PP_OCL_ARG(excl));
 }

@@ -43,7 +43,7 @@ the package ml_dtypes, which parprim imports only then) (others raise InvalidArg
 work); bool arrays as flags, and as data of reduce, scan, argmin, argmax,
 count_nonzero, any and all (their 0/1 bytes). The half types take what the
 C library takes of them (include/parprim.h): reduce with "sum", "min",
-"max"; scan with "sum", and with "min", "max" (initial= too); reduce and
+"max"; scan with "sum", "min", "max" (initial= too; with "sum" on cpu); reduce and
 scan along an axis; segmented_reduce with "sum", "min", "max",
 segmented_scan with "sum", "min", "max"; argmin, argmax;
 histogram_even, histogram_range, histogram; select_flagged, select_if,
@@ -54,7 +54,7 @@ lower, upper, edges, initial) are rounded once to the half type, as NumPy
 rounds a Python float against a float16 array; results keep the type,
 indices and counts NumPy's (int64). The sums are exact, the exact sum
 rounded once to the half type (np.sum rounds along the way); any other
-call (prod, a sum with initial= or of half values by key, ...) raises Unsupported with the C library's message, never falling
+call (prod, a sum of half values by key, a sum with initial= but on cpu, ...) raises Unsupported with the C library's message, never falling
 back to another type. Sums and products follow NumPy's result types
 (small integers and bool in int64/uint64); float32 sums accumulate in
 float64 by default (Context.reduce). Errors raise parprim.Error subclasses

@@ -133,9 +133,9 @@ static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_in
     ALIGNED(a->init, sz, "init");
     const size_t bytes = a->n * sz;
     if (a->in != a->out) NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in (only in == out is allowed)");
-    if (PP_IS_HALF(a->type) && a->op == PP_SUM) /* pp_scan only (check.c) */
-        return half_run(ctx, fn, a->type, NULL, ctx->ops->half_scan, NULL, a);
     if (with_init) NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
+    if (PP_IS_HALF(a->type) && a->op == PP_SUM)
+        return half_run(ctx, fn, a->type, NULL, with_init ? ctx->ops->half_scan_init : ctx->ops->half_scan, NULL, a);
     if (PP_IS_HALF(a->type)) return pp_half_scan_minmax(ctx, a, with_init); /* half_wide.c */
     if (!with_init) DISPATCH(scan, PP_PRIM_SCAN, a);
     RUN_PICKED(ctx->ops->scan_init, PP_PRIM_SCAN, a->type, a->op, 1, a);

@@ -11,7 +11,7 @@
  * sorts, searches and merges, their u16 slots on order keys
  * (half_sort.c). */
 #define HALF_OPS_TEXT                                                                                      \
-    "sum, min and max in pp_reduce, pp_scan and the segmented reduce and scan, min and max in pp_scan_init; " \
+    "sum, min and max in pp_reduce, pp_scan, pp_scan_init and the segmented reduce and scan; " \
     "the sorts, pp_argsort, pp_top_k, search, merge, pp_argmin, pp_argmax, the histograms and "      \
     "compaction; half keys in the by-key calls and run-length encoding"
 static const struct {
@@ -20,7 +20,7 @@ static const struct {
 } half_calls[] = {
     {"pp_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_scan", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
-    {"pp_scan_init", 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_scan_init", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_segmented_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_segmented_scan", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_argmin", ~0u},

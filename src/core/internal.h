@@ -398,6 +398,10 @@ typedef struct pp_backend_ops {
      * NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_reduce_fn half_reduce;
     pp_scan_fn half_scan;
+    /* pp_scan_init with PP_SUM (a->init: one element of context memory):
+     * out[i] the exact sum of init and the prefix, rounded once; an
+     * exclusive out[0] is init itself. NULL: PP_ERROR_UNSUPPORTED. */
+    pp_scan_fn half_scan_init;
     /* Their PP_SUM segmented reduce and scan (core/half_wide.c), exact and
      * rounded once per output like the above, whatever algorithm is
      * chosen. NULL: PP_ERROR_UNSUPPORTED on this backend. */

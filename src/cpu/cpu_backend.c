@@ -225,6 +225,7 @@ const pp_backend_ops pp_cpu_ops = {
     .exact_sum = pp_cpu_exact_sum,
     .half_reduce = pp_cpu_half_reduce,
     .half_scan = pp_cpu_half_scan,
+    .half_scan_init = pp_cpu_half_scan,
     .half_segmented_reduce = pp_cpu_segmented_reduce_exact, /* its half formats (cpu_exact.c) */
     .half_segmented_scan = pp_cpu_segmented_scan_exact,
     .half_map = pp_cpu_half_map,

@@ -48,13 +48,14 @@ scan along an axis; segmented_reduce with "sum", "min", "max",
 segmented_scan with "sum", "min", "max"; argmin, argmax;
 histogram_even, histogram_range, histogram; select_flagged, select_if,
 partition_if, unique and unique_consecutive (with their return_* flags);
-half keys in reduce_by_key and scan_by_key; sort, argsort, searchsorted,
+half keys in reduce_by_key and scan_by_key, and their "sum" of half
+values on cpu; sort, argsort, searchsorted,
 merge, top_k and segmented_sort (so sorts along an axis too). Host numbers (value,
 lower, upper, edges, initial) are rounded once to the half type, as NumPy
 rounds a Python float against a float16 array; results keep the type,
 indices and counts NumPy's (int64). The sums are exact, the exact sum
 rounded once to the half type (np.sum rounds along the way); any other
-call (prod, a sum of half values by key, a sum with initial= but on cpu, ...) raises Unsupported with the C library's message, never falling
+call (prod, a sum with initial= or by key but on cpu, ...) raises Unsupported with the C library's message, never falling
 back to another type. Sums and products follow NumPy's result types
 (small integers and bool in int64/uint64); float32 sums accumulate in
 float64 by default (Context.reduce). Errors raise parprim.Error subclasses

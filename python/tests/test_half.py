@@ -259,7 +259,7 @@ def test_unsupported_calls_raise(backend, dt):
     name = "f16" if dt == F16 else "bf16"
     for call in (lambda: ctx.reduce(a, "prod"), lambda: ctx.scan(a, "prod"),
                  lambda: ctx.segmented_reduce(a, [0, 3, 8], "prod"), lambda: ctx.segmented_scan(a, [0, 3, 8], "prod"),
-                 lambda: ctx.reduce_by_key(keys, a)):
+                 lambda: ctx.reduce_by_key(keys, a, "max")):
         with pytest.raises(parprim.Unsupported, match=name):
             call()
 
@@ -285,6 +285,24 @@ def test_half_keys_runs(backend, dt, rng):
     starts = np.flatnonzero(np.r_[True, keys[1:].astype(np.float64) != keys[:-1].astype(np.float64)])
     np.testing.assert_array_equal(hbits(k_out), hbits(keys[starts]))
     np.testing.assert_array_equal(v_out, np.add.reduceat(v, starts))
+
+
+@every_half
+def test_sum_by_key(backend, dt, rng):
+    """reduce_by_key of half values with "sum": each run's exact sum rounded
+    once (cpu; the other backends say they lack it)."""
+    ctx = context(backend)
+    keys = np.repeat(np.arange(40), rng.integers(1, 30, 40))
+    a = half_data(rng, dt, keys.size)
+    try:
+        k_out, got = ctx.reduce_by_key(keys, a)
+    except parprim.Unsupported as e:
+        assert backend != "cpu" and "not available" in str(e), str(e)
+        return
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts[1:], keys.size]
+    np.testing.assert_array_equal(k_out, keys[starts])
+    np.testing.assert_array_equal(hbits(got), [ref_sum_bits(a[b:e], dt) for b, e in zip(starts, ends)])
 
 
 @every_half

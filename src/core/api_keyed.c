@@ -191,7 +191,8 @@ static pp_status bykey_common(pp_context *ctx, const pp_bykey_args *a, pp_bykey_
         if (st == PP_SUCCESS) st = ctx->ops->upload(ctx, a->count, &zero, sizeof zero);
         return pp_end(ctx, fn, st);
     }
-    if (PP_IS_HALF(a->key_type)) return pp_half_bykey(ctx, a, slots, prim); /* half_wide.c */
+    if (PP_IS_HALF(a->key_type) || PP_IS_HALF(a->value_type))
+        return pp_half_bykey(ctx, a, slots, prim); /* half_wide.c */
     RUN_PICKED(slots, prim, a->value_type, a->op, a->mode != PP_BYKEY_RLE, a);
 }
 

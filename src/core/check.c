@@ -13,7 +13,7 @@
 #define HALF_OPS_TEXT                                                                                      \
     "sum, min and max in pp_reduce, pp_scan, pp_scan_init and the segmented reduce and scan; " \
     "the sorts, pp_argsort, pp_top_k, search, merge, pp_argmin, pp_argmax, the histograms and "      \
-    "compaction; half keys in the by-key calls and run-length encoding"
+    "compaction; half keys in the by-key calls and run-length encoding, half values summed by key"
 static const struct {
     const char *fn;
     unsigned ops;
@@ -31,6 +31,8 @@ static const struct {
     {"pp_select_if", ~0u},
     {"pp_unique", ~0u},
     {"pp_partition_if", ~0u},
+    {"pp_reduce_by_key", 1u << PP_SUM}, /* the values' type (keys: pp_check_key_type_n) */
+    {"pp_scan_by_key", 1u << PP_SUM},
     {"pp_segmented_sort", ~0u},
     {"pp_segmented_sort_pairs", ~0u},
     {"pp_sort", ~0u}, /* calls without an operator: any bit */

@@ -256,14 +256,25 @@ pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int
 pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim)
 {
     const char *fn = a->fn;
-    PRESENT(present, slots);
-    pp_status st = wide_check(ctx, fn, a->key_type);
-    if (st != PP_SUCCESS) return st;
-    const int rle = a->mode == PP_BYKEY_RLE;
-    const pp_type vt = rle ? PP_F32 : a->value_type;
-    const int i = pp_pick_slot(ctx, fn, present, prim, vt, a->op, !rle);
-    if (i < 0) return PP_ERROR_UNSUPPORTED;
-    st = pp_enter(ctx, fn);
+    const int rle = a->mode == PP_BYKEY_RLE, hkeys = PP_IS_HALF(a->key_type);
+    pp_bykey_fn f;
+    if (!rle && PP_IS_HALF(a->value_type)) { /* PP_SUM (check.c) */
+        f = a->mode == PP_BYKEY_REDUCE ? ctx->ops->half_reduce_by_key : ctx->ops->half_scan_by_key;
+        if (!f)
+            FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: sums of %s values are not available on the %s backend yet", fn,
+                 pp_type_name(a->value_type), pp_backend_name(ctx->ops->id));
+    } else {
+        PRESENT(present, slots);
+        const int i = pp_pick_slot(ctx, fn, present, prim, rle ? PP_F32 : a->value_type, a->op, !rle);
+        if (i < 0) return PP_ERROR_UNSUPPORTED;
+        f = slots[i];
+    }
+    if (hkeys) TRY(wide_check(ctx, fn, a->key_type));
+    pp_status st = pp_enter(ctx, fn);
+    if (!hkeys) { /* half values alone */
+        if (st == PP_SUCCESS) st = f(ctx, a);
+        return pp_end(ctx, fn, st);
+    }
     wide_bufs b = {{NULL, NULL, NULL}};
     /* the keys, and the first keys of the runs (room for n; what the call
      * leaves past *count narrows back to the bits that were there) */
@@ -277,7 +288,7 @@ pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn con
         if (rle) k.value_type = PP_F32;
         k.keys = b.p[0];
         k.keys_out = a->keys_out ? b.p[1] : NULL;
-        st = slots[i](ctx, &k);
+        st = f(ctx, &k);
     }
     if (st == PP_SUCCESS && a->keys_out)
         st = ctx->ops->half_map(ctx, fn, a->key_type, PP_HALF_MAP_NARROW, b.p[1], a->keys_out, a->n);

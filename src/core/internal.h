@@ -407,6 +407,11 @@ typedef struct pp_backend_ops {
      * chosen. NULL: PP_ERROR_UNSUPPORTED on this backend. */
     pp_segmented_fn half_segmented_reduce;
     pp_segmented_fn half_segmented_scan;
+    /* pp_reduce_by_key and pp_scan_by_key with PP_SUM of half values (keys
+     * of another type: half keys arrive widened to f32), exact and rounded
+     * once per output. NULL: PP_ERROR_UNSUPPORTED on this backend. */
+    pp_bykey_fn half_reduce_by_key;
+    pp_bykey_fn half_scan_by_key;
     /* The elementwise maps of the half types (pp_half_map below) over n
      * elements of context memory, in to out (not overlapping): the sorts'
      * order keys (core/half_sort.c, which sorts them with the u16 sort
@@ -526,9 +531,11 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
  * half_segmented_reduce (half_segmented_scan) slot, whatever algorithm is
  * chosen; none: unsupported. */
 pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan);
-/* A by-key call or run-length encoding with half keys (values of another
- * type; checked): the keys widened, the f32-keyed slot of slots (picked
- * for prim), the first keys of the runs narrowed back bit for bit. */
+/* A by-key call or run-length encoding with half keys or half values
+ * (checked; half values: PP_SUM, through the half_reduce_by_key /
+ * half_scan_by_key slots): half keys widened, the f32-keyed slot (of
+ * slots, picked for prim, for other values), the first keys of the runs
+ * narrowed back bit for bit. */
 pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim);
 /* The f32 bits of n half values of type at src (host) into dst (host). */
 void pp_half_widen_host(pp_type type, const void *src, float *dst, size_t n);

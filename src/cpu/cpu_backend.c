@@ -228,6 +228,8 @@ const pp_backend_ops pp_cpu_ops = {
     .half_scan_init = pp_cpu_half_scan,
     .half_segmented_reduce = pp_cpu_segmented_reduce_exact, /* its half formats (cpu_exact.c) */
     .half_segmented_scan = pp_cpu_segmented_scan_exact,
+    .half_reduce_by_key = pp_cpu_reduce_by_key_exact, /* the runs' exact segmented forms */
+    .half_scan_by_key = pp_cpu_scan_by_key_exact,
     .half_map = pp_cpu_half_map,
     .segmented_reduce = {[PP_ALGO_AUTO] = pp_cpu_segmented_reduce, [PP_ALGO_EXACT] = pp_cpu_segmented_reduce_exact},
     .segmented_scan = {[PP_ALGO_AUTO] = pp_cpu_segmented_scan, [PP_ALGO_EXACT] = pp_cpu_segmented_scan_exact},

@@ -181,7 +181,7 @@ typedef enum pp_type {
  *   empty segment: +0.0), whatever algorithm is chosen (on cuda and
  *   opencl the segmented scan is a thread's loop per segment: slow for few
  *   long segments);
- *   pp_scan_init with PP_SUM (cpu; PP_ERROR_UNSUPPORTED on cuda and
+ *   pp_scan_init with PP_SUM (cpu and cuda; PP_ERROR_UNSUPPORTED on
  *   opencl yet): out[i] the exact sum of init and in[0 .. i] rounded once
  *   (exclusive: of init and in[0 .. i-1]; out[0] is init itself);
  *   pp_scan and pp_scan_init with PP_MIN or PP_MAX, pp_segmented_reduce

@@ -217,7 +217,7 @@ static void test_sums(void **state)
 
 /* pp_scan_init with PP_SUM: each output the exact sum of init and the
  * prefix rounded once, an exclusive out[0] init itself; the backends
- * without it say so (cuda and opencl yet). */
+ * without it say so (opencl yet). */
 static void test_scan_init_sums(void **state)
 {
     (void)state;
@@ -471,6 +471,17 @@ static void test_hand(void **state)
     far[4097] = 0x1180; /* 2^-92 */
     hand(&BF16, far, 4100, 0x1180, "2^100 + 2^-100 - 2^100 + 2^-92 across tiles (a tie)");
     free(far);
+    /* f16 prefixes far beyond the range and back (cuda's tiles: 8192; a
+     * tile prefix of 2^29 or more is its far path): 3 x 8192 + 7 times
+     * 65504, as many -65504, then 5, -3, 2^-24, -2^-24, 2^-10 and +0:
+     * 2 + 2^-10, a tie */
+    const size_t nfar = 2 * (3 * 8192 + 7) + 6;
+    uint16_t *f16far = (uint16_t *)tc_halloc(2 * nfar);
+    for (size_t i = 0; i < nfar - 6; i++) f16far[i] = i < (nfar - 6) / 2 ? 0x7BFF : 0xFBFF;
+    const uint16_t tail[] = {0x4500, 0xC200, 0x0001, 0x8001, 0x1400, 0x0000};
+    memcpy(f16far + nfar - 6, tail, sizeof tail);
+    hand(&F16, f16far, nfar, 0x4000, "65504 x 24583, -65504 x 24583, 2 + 2^-10 (a tie)");
+    free(f16far);
     uint16_t *ones = (uint16_t *)tc_halloc(2 * 70000);
     for (size_t i = 0; i < 70000; i++) ones[i] = 0x3F80;
     hand(&BF16, ones, 70000, 0x4789, "70000 ones (70144)");

@@ -308,7 +308,7 @@ def test_sum_by_key(backend, dt, rng):
 @every_half
 def test_scan_initial_sum(backend, dt, rng):
     """scan(initial=) with "sum": the exact sums of initial and each prefix,
-    rounded once (cpu; the other backends say they lack it)."""
+    rounded once (cpu, cuda; opencl says it lacks it)."""
     ctx = context(backend)
     a = half_data(rng, dt, 300)
     init = np.array([1.5]).astype(dt)

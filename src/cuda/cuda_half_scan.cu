@@ -1,13 +1,20 @@
-// cuda: the half types' PP_SUM scan (pp_scan of PP_F16 / PP_BF16;
-// parprim.h, "Half precision"): every output the exact sum of its prefix
-// rounded once, bit for bit the cpu's and opencl's. Tiles of HT elements,
-// a block of HB threads with HI consecutive elements each; three launches:
+// cuda: the half types' PP_SUM scan (pp_scan and pp_scan_init of PP_F16 /
+// PP_BF16; parprim.h, "Half precision"): every output the exact sum of its
+// prefix (and init) rounded once, bit for bit the cpu's and opencl's.
+// f16: one pass (hscan16): every prefix within a tile of 8192 is exact in
+// a double and the tiles' exclusive prefixes travel exactly through the
+// decoupled look-back (device/lookback.cuh) as 92-bit integers, so each
+// output is one double addition and one rounding (the f16 section says
+// why that is exact).
+// bf16 (exponents over 254 binades: no fixed integer holds its sums):
+// tiles of HT elements, a block of HB threads with HI consecutive elements
+// each; three launches:
 //  1. htile_sums: each tile's exact accumulator (device/half.cuh: each
 //     thread's elements through hwin, the block's words by hblock_words),
 //     word-major in scratch;
 //  2. pp_xwords_kernel: the tiles' exclusive prefixes, word by word, then
-//     htile_heads: each prefix P as the nearest double Ph (and whether
-//     that is exact), a thread per tile;
+//     htile_heads: each prefix P (plus init) as the nearest double Ph (and
+//     whether that is exact), a thread per tile;
 //  3. htile_scan: per tile, the prefixes L within the tile in doubles (a
 //     thread's own, then a block scan of the threads' totals), each
 //     addition's exactness tracked (two-sum) with a bound on the error
@@ -16,18 +23,18 @@
 //     bound rounds the same (certified: all but near-ties); else (rare)
 //     from the exact accumulator, P's words plus the tile's elements up to
 //     there, deposited one by one.
-// f16 sums of a tile are exact in doubles (any 2^13 f16 are: hwin), so
-// there only an inexact Ph can send an output to the bound; bf16 sums are
-// where the tile's exponents span at most about 45 binades.
+// A tile's sums are exact in doubles where its exponents span at most
+// about 45 binades.
 // Special values and zeros: the doubles carry them as the accumulator's
 // rules say (a NaN, or both infinities: NaN, rounded to the quiet NaN;
 // the sign of an exact zero as IEEE addition gives it, -0.0 where every
-// element is -0.0); an exclusive scan's out[0] is +0.0.
-// The tile is staged in shared memory before anything is written, so the
-// scan may run in place and the rare exact path reads its inputs there.
+// element is -0.0); an exclusive scan's out[0] is +0.0, or init itself.
+// Each tile is read whole before any of it is written, so the scan may
+// run in place; bf16's rare exact path reads its inputs from shared memory.
 #include "cuda_state.cuh"
 #include "device/exact.cuh" // first: it includes exact_acc.h for the device
 #include "device/half.cuh"
+#include "device/lookback.cuh"
 #include "device/util.cuh"
 
 namespace
@@ -48,11 +55,11 @@ __device__ __forceinline__ double add_ok(double a, double b, unsigned &ok)
 }
 
 // Loads the HI elements of thread tid of a tile at x (len elements, a
-// whole tile where len == HT) as half bits into h.
-__device__ __forceinline__ void hload(const uint16_t *x, size_t len, int tid, unsigned (&h)[HI])
+// whole tile where len == TILE) as half bits into h.
+template <int TILE = HT> __device__ __forceinline__ void hload(const uint16_t *x, size_t len, int tid, unsigned (&h)[HI])
 {
     const size_t b = (size_t)tid * HI;
-    if (len == HT && ((uintptr_t)(x + b) & 15u) == 0) {
+    if (len == TILE && ((uintptr_t)(x + b) & 15u) == 0) {
         const uint4 *v = reinterpret_cast<const uint4 *>(x + b);
 #pragma unroll
         for (int k = 0; k < HI / 8; k++) {
@@ -69,6 +76,198 @@ __device__ __forceinline__ void hload(const uint16_t *x, size_t len, int tid, un
 #pragma unroll
     for (int j = 0; j < HI; j++) h[j] = b + j < len ? x[b + j] : 0x8000u; // absent: -0.0
 }
+
+// The value of half bits h as a double (exact; infinities and NaN kept).
+template <int BF> __device__ __forceinline__ double hdouble(unsigned h)
+{
+    return BF ? (double)__uint_as_float(h << 16) : (double)__half2float(__ushort_as_half((unsigned short)h));
+}
+
+// An exclusive scan's out[0]: +0.0, or pp_scan_init's init itself.
+__device__ __forceinline__ unsigned hexcl0(const uint16_t *init)
+{
+    return init ? *init : 0u;
+}
+
+// Stores the HI outputs of the thread whose first is i0 of a tile at y
+// (len elements, a whole tile where len == TILE).
+template <int TILE> __device__ __forceinline__ void hstore(uint16_t *y, size_t len, size_t i0, const unsigned (&out)[HI])
+{
+    if (len == TILE && ((uintptr_t)(y + i0) & 15u) == 0) {
+        uint4 *v = reinterpret_cast<uint4 *>(y + i0);
+#pragma unroll
+        for (int k = 0; k < HI / 8; k++)
+            v[k] = make_uint4(out[k * 8] | out[k * 8 + 1] << 16, out[k * 8 + 2] | out[k * 8 + 3] << 16,
+                              out[k * 8 + 4] | out[k * 8 + 5] << 16, out[k * 8 + 6] | out[k * 8 + 7] << 16);
+    } else {
+#pragma unroll
+        for (int j = 0; j < HI; j++)
+            if (i0 + j < len) y[i0 + j] = (uint16_t)out[j];
+    }
+}
+
+// ---- f16: one pass with a decoupled look-back ---------------------------------
+// Every finite f16 is a multiple of 2^-24 below 2^16 in magnitude, so any
+// prefix of a tile of FT = 8192 of them is exact in a double (below 2^29),
+// and so is P + L for an exclusive prefix P of the tile below 2^29 and a
+// prefix L within it, wherever that sum is below 2^29; where it is not, it
+// (and its double) rounds to an infinity. A P of 2^29 or more is replaced
+// by 2^40 of its sign: every P + L is then beyond f16's range either way
+// (|L| < 2^29 - 2^18). Specials and the signs of zeros are IEEE addition's,
+// the accumulator's rules. So each output is one double addition and one
+// rounding, nothing certified. Across tiles the look-back carries P
+// exactly: hpfx, units of 2^-24 as a 92-bit integer and the accumulator's
+// flags.
+
+constexpr int FB = 512;     // threads per block
+constexpr int FT = FB * HI; // elements per tile: 8192
+constexpr int F_PER_SM = 2;
+
+// w[0], w[1]: the low 64 bits; w[2]: the high 28 bits (signed) above the
+// four PP_XACC flags.
+struct hpfx {
+    uint32_t w[3];
+};
+struct Op_hpfx {
+    template <typename T> __device__ __forceinline__ static T apply(T a, T b)
+    {
+        const unsigned long long al = a.w[0] | (unsigned long long)a.w[1] << 32,
+                                 l = al + (b.w[0] | (unsigned long long)b.w[1] << 32);
+        const int hi = ((int)a.w[2] >> 4) + ((int)b.w[2] >> 4) + (l < al);
+        T r;
+        r.w[0] = (uint32_t)l;
+        r.w[1] = (uint32_t)(l >> 32);
+        r.w[2] = (uint32_t)hi << 4 | ((a.w[2] | b.w[2]) & 15u);
+        return r;
+    }
+    template <typename T> __device__ __forceinline__ static T identity()
+    {
+        T r;
+        r.w[0] = r.w[1] = r.w[2] = 0;
+        return r;
+    }
+};
+
+// The exact double v (a sum of f16s below 2^29, or a special) as an hpfx.
+__device__ __forceinline__ hpfx hpfx_of(double v)
+{
+    hpfx r;
+    unsigned fl = 0;
+    long long u = 0;
+    if (isnan(v)) fl = PP_XACC_NAN;
+    else if (isinf(v)) fl = v > 0 ? PP_XACC_PINF : PP_XACC_NINF;
+    else u = __double2ll_rn(v * 0x1p24);
+    if (!(v == 0 && signbit(v))) fl |= PP_XACC_NOT_NEG0;
+    r.w[0] = (uint32_t)u;
+    r.w[1] = (uint32_t)((unsigned long long)u >> 32);
+    r.w[2] = (uint32_t)(u < 0 ? -1 : 0) << 4 | fl;
+    return r;
+}
+
+// P as the double the outputs start from: NaN or an infinity where its
+// flags say; a zero: -0.0 where every element so far is -0.0; below 2^29:
+// exactly; else 2^40 of its sign.
+__device__ __forceinline__ double hpfx_head(hpfx p)
+{
+    const unsigned fl = p.w[2] & 15u;
+    if ((fl & PP_XACC_NAN) || ((fl & PP_XACC_PINF) && (fl & PP_XACC_NINF)))
+        return __longlong_as_double(0x7ff8000000000000ll);
+    if (fl & PP_XACC_PINF) return __longlong_as_double(0x7ff0000000000000ll);
+    if (fl & PP_XACC_NINF) return __longlong_as_double((long long)0xfff0000000000000ull);
+    const long long lo = (long long)(p.w[0] | (unsigned long long)p.w[1] << 32);
+    const int hi = (int)p.w[2] >> 4;
+    if (hi != (lo < 0 ? -1 : 0) || lo >= (1ll << 53) || lo <= -(1ll << 53)) return hi < 0 ? -0x1p40 : 0x1p40;
+    if (lo == 0) return (fl & PP_XACC_NOT_NEG0) ? 0.0 : -0.0;
+    return (double)lo * 0x1p-24;
+}
+
+// The f16 bits of the double v rounded once: the quiet NaN for a NaN.
+__device__ __forceinline__ unsigned hround16(double v)
+{
+    return isnan(v) ? 0x7e00u : (unsigned)__half_as_ushort(__double2half(v));
+}
+
+// One tile per block (grid = tiles, a ticket each); init: pp_scan_init's
+// (tile 0 publishes init plus its sum), else NULL.
+__global__ void __launch_bounds__(FB, F_PER_SM)
+    hscan16(const uint16_t *x, uint16_t *y, size_t n, int excl, const uint16_t *init, pp_lookback<hpfx> lb,
+            unsigned long long *ticket, unsigned long long tbase)
+{
+    __shared__ double sd[FB / 32];
+    __shared__ double shead;
+    const unsigned long long t = pp_take_tile(ticket, tbase);
+    const size_t tb = (size_t)t * FT, len = n - tb < (size_t)FT ? n - tb : FT;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned h[HI];
+    hload<FT>(x + tb, len, threadIdx.x, h); // absent elements: -0.0
+    double d[HI], s = -0.0;
+#pragma unroll
+    for (int j = 0; j < HI; j++) {
+        d[j] = hdouble<0>(h[j]);
+        s += d[j];
+    }
+    // the block's exclusive prefix of the threads' sums (exact: any order)
+    double inc = s;
+#pragma unroll
+    for (int k = 1; k < 32; k <<= 1) {
+        const double u = __shfl_up_sync(0xffffffffu, inc, k);
+        if (lane >= k) inc += u;
+    }
+    if (lane == 31) sd[warp] = inc;
+    double ex = __shfl_up_sync(0xffffffffu, inc, 1);
+    if (lane == 0) ex = -0.0;
+    __syncthreads();
+    double before = -0.0, total = -0.0;
+#pragma unroll
+    for (int k = 0; k < FB / 32; k++) {
+        if (k < warp) before += sd[k];
+        total += sd[k];
+    }
+    ex = before + ex;
+    if (warp == 0) {
+        hpfx p = Op_hpfx::identity<hpfx>();
+        if (t == 0 && init) {
+            p = hpfx_of(hdouble<0>(*init));
+            (void)pp_lookback_prefix<hpfx, Op_hpfx>(lb, 0, Op_hpfx::apply(p, hpfx_of(total)));
+        } else {
+            p = pp_lookback_prefix<hpfx, Op_hpfx>(lb, t, hpfx_of(total));
+        }
+        if (lane == 0) shead = hpfx_head(p);
+    }
+    __syncthreads();
+    double r = shead + ex; // the running sum: exact, or beyond f16's range
+    const size_t i0 = (size_t)threadIdx.x * HI;
+    unsigned out[HI];
+#pragma unroll
+    for (int j = 0; j < HI; j++) {
+        if (excl) {
+            out[j] = tb + i0 + j == 0 ? hexcl0(init) : hround16(r);
+            r += d[j];
+        } else {
+            r += d[j];
+            out[j] = hround16(r);
+        }
+    }
+    hstore<FT>(y + tb, len, i0, out);
+}
+
+pp_status hscan16_launch(pp_context *ctx, const pp_scan_args *a)
+{
+    const char *fn = a->fn;
+    const size_t tiles = ceil_div(a->n, (size_t)FT);
+    if (tiles >= ((size_t)1 << 31))
+        return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for a half-type scan", fn, a->n);
+    pp_lookback<hpfx> lb;
+    unsigned long long tbase = 0;
+    const pp_status st = pp_lookback_setup(ctx, tiles, false, &lb, &tbase, fn);
+    if (st != PP_SUCCESS) return st;
+    return pp_cuda_launched_tickets(
+        ctx, fn,
+        pp_cuda_launch(ctx, hscan16, (unsigned)tiles, FB, 0, (const uint16_t *)a->in, (uint16_t *)a->out, a->n,
+                       a->kind == PP_EXCLUSIVE ? 1 : 0, (const uint16_t *)a->init, lb, pp_cuda(ctx)->ticket, tbase));
+}
+
+// ---- bf16: three launches -----------------------------------------------------
 
 // The block's sum of the threads' v (from -0.0) into *out (thread 0's),
 // and whether every addition was exact (all threads see it). sd, so:
@@ -103,7 +302,6 @@ __device__ __forceinline__ unsigned block_sum_ok(double v, unsigned ok, double *
 // the tile's exponents span at most about 45 binades: its special values
 // and sign of zero then IEEE's, which are the accumulator's), else each
 // thread's elements through hwin and the block's words by hblock_words.
-template <int BF>
 __global__ void __launch_bounds__(HB, HS_SUMS_PER_SM)
     htile_sums(const uint16_t *x, size_t n, int64_t *vals, size_t tiles)
 {
@@ -118,10 +316,7 @@ __global__ void __launch_bounds__(HB, HS_SUMS_PER_SM)
         unsigned ok = 1;
 #pragma unroll
         for (int j = 0; j < HI; j++)
-            v = add_ok(v,
-                       BF ? (double)__uint_as_float(h[j] << 16)
-                          : (double)__half2float(__ushort_as_half((unsigned short)h[j])),
-                       ok);
+            v = add_ok(v, hdouble<1>(h[j]), ok);
         double sum;
         if (block_sum_ok(v, ok, sd, so, &sum)) {
             if (threadIdx.x == 0) {
@@ -142,7 +337,7 @@ __global__ void __launch_bounds__(HB, HS_SUMS_PER_SM)
         }
         int64_t w[HW];
         pp_xacc_clear(w, HC);
-        hwin<BF> win;
+        hwin<1> win;
 #pragma unroll
         for (int j = 0; j < HI; j++)
             if ((size_t)threadIdx.x * HI + j < len) win.add(w, h[j]);
@@ -153,21 +348,18 @@ __global__ void __launch_bounds__(HB, HS_SUMS_PER_SM)
     }
 }
 
-// The value of half bits h as a double (exact; infinities and NaN kept).
-template <int BF> __device__ __forceinline__ double hdouble(unsigned h)
-{
-    return BF ? (double)__uint_as_float(h << 16) : (double)__half2float(__ushort_as_half((unsigned short)h));
-}
-
-// (2b) heads[t] = tile t's exclusive prefix P (vals, after (2)) as the
-// nearest double, hexact[t] = whether that is P exactly; NaN or an
-// infinity where P's flags say; a zero P: -0.0 where no element so far
-// is anything but -0.0 (an empty prefix too: adds nothing), else +0.0.
-__global__ void __launch_bounds__(HB) htile_heads(const int64_t *vals, size_t tiles, double *heads, unsigned *hexact)
+// (2b) heads[t] = tile t's exclusive prefix P (vals, after (2), plus
+// *init where there is one: pp_scan_init) as the nearest double,
+// hexact[t] = whether that is P exactly; NaN or an infinity where P's
+// flags say; a zero P: -0.0 where no element so far is anything but -0.0
+// (an empty prefix too: adds nothing), else +0.0.
+__global__ void __launch_bounds__(HB) htile_heads(const int64_t *vals, size_t tiles, const uint16_t *init,
+                                                  double *heads, unsigned *hexact)
 {
     for (size_t t = (size_t)blockIdx.x * HB + threadIdx.x; t < tiles; t += (size_t)gridDim.x * HB) {
         int64_t w[HW];
         for (int c = 0; c < HW; c++) w[c] = vals[(size_t)c * tiles + t];
+        if (init) pp_xacc_add_f32(w, hwiden(*init, 1));
         pp_xacc_normalize(w, HC);
         const int64_t fl = w[HC];
         double ph;
@@ -236,25 +428,27 @@ __device__ __forceinline__ void block_exclusive(double &v, double &a, unsigned &
     ok = k;
 }
 
-// The rare output that no double certifies: P's words sp plus the tile's
-// elements sx[0 .. upto) deposited one by one, rounded once. Not inlined:
-// its accumulator stays out of the scan's registers.
-__device__ __noinline__ unsigned hexact_bits(const int64_t *sp, const uint16_t *sx, size_t upto, int bf, int prec,
-                                             int shift)
+// The rare output that no double certifies: P's words sp (and *init,
+// where there is one) plus the tile's elements sx[0 .. upto) deposited
+// one by one, rounded once. Not inlined: its accumulator stays out of the
+// scan's registers.
+__device__ __noinline__ unsigned hexact_bits(const int64_t *sp, const uint16_t *init, const uint16_t *sx, size_t upto,
+                                             int prec, int shift)
 {
     int64_t w[HW];
     for (int c = 0; c < HW; c++) w[c] = sp[c];
+    if (init) pp_xacc_add_f32(w, hwiden(*init, 1));
     pp_xacc_normalize(w, HC);
-    for (size_t k = 0; k < upto; k++) pp_xacc_add_f32(w, bf ? pp_xacc_bf16_to_f32(sx[k]) : pp_xacc_f16_to_f32(sx[k]));
+    for (size_t k = 0; k < upto; k++) pp_xacc_add_f32(w, hwiden(sx[k], 1));
     return pp_xacc_bits_half(w, prec, shift);
 }
 
 // (3) the outputs of every tile from its exclusive prefix's words
-// (vals, after (2)); prec, shift: the format's (pp_xacc_bits_half).
-template <int BF>
+// (vals, after (2)) and init; prec, shift: the format's
+// (pp_xacc_bits_half).
 __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
-    htile_scan(const uint16_t *x, uint16_t *y, size_t n, int excl, const int64_t *vals, const double *heads,
-               const unsigned *hexact, size_t tiles, int prec, int shift)
+    htile_scan(const uint16_t *x, uint16_t *y, size_t n, int excl, const uint16_t *init, const int64_t *vals,
+               const double *heads, const unsigned *hexact, size_t tiles, int prec, int shift)
 {
     __shared__ uint16_t sx[HT];
     __shared__ int64_t sp[HW];
@@ -273,7 +467,7 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
         unsigned ok = 1, okj = 0;
 #pragma unroll
         for (int j = 0; j < HI; j++) {
-            const double v = hdouble<BF>(h[j]); // absent elements: -0.0
+            const double v = hdouble<1>(h[j]); // absent elements: -0.0
             s = add_ok(s, v, ok);
             mag += fabs(v);
             loc[j] = s;
@@ -299,36 +493,26 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
             const double S = ph + l, bb = S - ph, e = (ph - (S - bb)) + (l - bb);
             unsigned bits;
             if (!isfinite(S)) {
-                bits = hround(S, BF);
+                bits = hround(S, 1);
             } else if (pex && lok && e == 0.0) {
-                bits = hround(S, BF);
+                bits = hround(S, 1);
             } else { // certified where every value within the bound rounds the same
                 const double E = (dp + fabs(e) + (lok ? 0.0 : (ea + lmag) * 0x1p-40)) * (1.0 + 0x1p-20);
-                const unsigned lo = hround(__dsub_rd(S, E), BF), hi = hround(__dadd_ru(S, E), BF);
+                const unsigned lo = hround(__dsub_rd(S, E), 1), hi = hround(__dadd_ru(S, E), 1);
                 if (lo == hi) {
                     bits = lo;
                 } else { // the exact accumulator: P plus the tile's elements up to here
-                    bits = hexact_bits(sp, sx, i0 + j + (excl ? 0 : 1), BF, prec, shift);
+                    bits = hexact_bits(sp, init, sx, i0 + j + (excl ? 0 : 1), prec, shift);
                 }
             }
-            out[j] = excl && tb + i0 + j == 0 ? 0u : bits; // an exclusive scan's out[0]: +0.0
+            out[j] = excl && tb + i0 + j == 0 ? hexcl0(init) : bits;
         }
-        if (len == HT && ((uintptr_t)(y + tb + i0) & 15u) == 0) {
-            uint4 *v = reinterpret_cast<uint4 *>(y + tb + i0);
-#pragma unroll
-            for (int k = 0; k < HI / 8; k++)
-                v[k] = make_uint4(out[k * 8] | out[k * 8 + 1] << 16, out[k * 8 + 2] | out[k * 8 + 3] << 16,
-                                  out[k * 8 + 4] | out[k * 8 + 5] << 16, out[k * 8 + 6] | out[k * 8 + 7] << 16);
-        } else {
-#pragma unroll
-            for (int j = 0; j < HI; j++)
-                if (i0 + j < len) y[tb + i0 + j] = (uint16_t)out[j];
-        }
+        hstore<HT>(y + tb, len, i0, out);
         __syncthreads(); // the tile's shared data is read before the next tile's
     }
 }
 
-template <int BF> pp_status half_scan_launch(pp_context *ctx, const pp_scan_args *a)
+pp_status bf16_scan_launch(pp_context *ctx, const pp_scan_args *a)
 {
     const char *fn = a->fn;
     const size_t n = a->n, tiles = ceil_div(n, (size_t)HT); // n > 0 (the core returns before n == 0)
@@ -341,15 +525,16 @@ template <int BF> pp_status half_scan_launch(pp_context *ctx, const pp_scan_args
     double *heads = (double *)(vals + tiles * HW);
     unsigned *hexact = (unsigned *)(heads + tiles);
     const uint16_t *x = (const uint16_t *)a->in;
-    htile_sums<BF><<<grid_for(tiles, pp_cuda_resident(s, HS_SUMS_PER_SM)), HB, 0, s->stream>>>(x, n, vals, tiles);
+    htile_sums<<<grid_for(tiles, pp_cuda_resident(s, HS_SUMS_PER_SM)), HB, 0, s->stream>>>(x, n, vals, tiles);
     PP_CUDA_LAUNCHED(ctx, fn);
     pp_xwords_kernel<PP_XWORDS_BLOCK, PP_XWORDS_ITEMS><<<HW, PP_XWORDS_BLOCK, 0, s->stream>>>(vals, tiles, HC);
     PP_CUDA_LAUNCHED(ctx, fn);
-    htile_heads<<<grid_for(ceil_div(tiles, (size_t)HB), pp_cuda_resident(s, 2)), HB, 0, s->stream>>>(vals, tiles, heads,
-                                                                                                     hexact);
+    htile_heads<<<grid_for(ceil_div(tiles, (size_t)HB), pp_cuda_resident(s, 2)), HB, 0, s->stream>>>(
+        vals, tiles, (const uint16_t *)a->init, heads, hexact);
     PP_CUDA_LAUNCHED(ctx, fn);
-    htile_scan<BF><<<grid_for(tiles, pp_cuda_resident(s, HS_SCAN_PER_SM)), HB, 0, s->stream>>>(
-        x, (uint16_t *)a->out, n, a->kind == PP_EXCLUSIVE, vals, heads, hexact, tiles, PP_HALF_PREC(a->type),
+    htile_scan<<<grid_for(tiles, pp_cuda_resident(s, HS_SCAN_PER_SM)), HB, 0, s->stream>>>(
+        x, (uint16_t *)a->out, n, a->kind == PP_EXCLUSIVE, (const uint16_t *)a->init, vals, heads, hexact, tiles,
+        PP_HALF_PREC(a->type),
         PP_HALF_SHIFT(a->type));
     PP_CUDA_LAUNCHED(ctx, fn);
     return PP_SUCCESS;
@@ -359,5 +544,5 @@ template <int BF> pp_status half_scan_launch(pp_context *ctx, const pp_scan_args
 
 pp_status pp_cuda_half_scan(pp_context *ctx, const pp_scan_args *a)
 {
-    return a->type == PP_BF16 ? half_scan_launch<1>(ctx, a) : half_scan_launch<0>(ctx, a);
+    return a->type == PP_BF16 ? bf16_scan_launch(ctx, a) : hscan16_launch(ctx, a);
 }

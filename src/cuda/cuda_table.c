@@ -111,6 +111,7 @@ const pp_backend_ops pp_cuda_ops = {
     .exact_sum = pp_cuda_exact_sum,
     .half_reduce = pp_cuda_half_reduce,
     .half_scan = pp_cuda_half_scan,
+    .half_scan_init = pp_cuda_half_scan,
     .half_segmented_reduce = pp_cuda_half_segmented_sum,
     .half_segmented_scan = pp_cuda_half_segmented_scan,
     .half_map = pp_cuda_half_map,

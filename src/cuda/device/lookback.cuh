@@ -31,7 +31,8 @@ enum { PP_LB_NONE = 0, PP_LB_AGGREGATE = 1, PP_LB_PREFIX = 2 };
 // Packed (values that fit in 32 bits: elements of 4 bytes or less, or
 // counts below 2^32): 64 bits, (tag | state) << 32 | value.
 // Wide (8-byte values): 128 bits, the value in the low 64, tag | state in
-// the next 32 (16-byte accesses, .b128). Before it, 8-byte values lived in
+// the next 32 (16-byte accesses, .b128); a 12-byte value (the f16 scan's
+// prefix, cuda_half_scan.cu) has its last 4 bytes in the top 32. Before it, 8-byte values lived in
 // per-tile arrays next to each other, read after an acquire of the flag:
 // two dependent reads per poll and shared sectors again, which left the
 // 8-byte scans far behind the 4-byte ones (bench/studies/cuda-overall.md, "bench_cub
@@ -44,16 +45,32 @@ template <typename T> struct pp_lookback {
     unsigned poll_ns;  // sleep between polls that find a tile unpublished
 };
 
+// A value's first 8 bytes as a word, and (values of 12 bytes, wide words
+// only) its last 4; and back.
 template <typename T> __device__ __forceinline__ unsigned long long pp_lb_bits(T v)
 {
     unsigned long long u = 0;
-    memcpy(&u, &v, sizeof(T));
+    memcpy(&u, &v, sizeof(T) < 8 ? sizeof(T) : 8);
     return u;
 }
-template <typename T> __device__ __forceinline__ T pp_lb_value(unsigned long long u)
+template <typename T> __device__ __forceinline__ unsigned long long pp_lb_high(T v)
+{
+    if constexpr (sizeof(T) == 12) {
+        uint32_t h;
+        memcpy(&h, (const char *)&v + 8, 4);
+        return (unsigned long long)h << 32;
+    } else {
+        return 0;
+    }
+}
+template <typename T> __device__ __forceinline__ T pp_lb_value(unsigned long long u, unsigned long long hi = 0)
 {
     T v;
-    memcpy(&v, &u, sizeof(T));
+    memcpy(&v, &u, sizeof(T) < 8 ? sizeof(T) : 8);
+    if constexpr (sizeof(T) == 12) {
+        const uint32_t h = (uint32_t)(hi >> 32);
+        memcpy((char *)&v + 8, &h, 4);
+    }
     return v;
 }
 template <typename T> __device__ __forceinline__ bool pp_lb_packed(const pp_lookback<T> &lb)
@@ -83,7 +100,7 @@ __device__ __forceinline__ uint32_t pp_lb_load(const pp_lookback<T> &lb, const u
         unsigned long long lo, hi;
         pp_load_relaxed128(w, lo, hi);
         f = (uint32_t)hi;
-        v = pp_lb_value<T>(lo);
+        v = pp_lb_value<T>(lo, hi);
     }
     return f;
 }
@@ -95,7 +112,7 @@ __device__ __forceinline__ void pp_lb_publish(const pp_lookback<T> &lb, unsigned
     if (pp_lb_packed(lb))
         pp_store_relaxed64(pp_lb_word(lb, tile), ((unsigned long long)(tag | state) << 32) | (uint32_t)pp_lb_bits(v));
     else
-        pp_store_relaxed128(pp_lb_word(lb, tile), pp_lb_bits(v), tag | state);
+        pp_store_relaxed128(pp_lb_word(lb, tile), pp_lb_bits(v), pp_lb_high(v) | tag | state);
 }
 
 // Reads the state and value of tile idx's word; tiles before 0 read as an
@@ -189,7 +206,7 @@ __device__ __forceinline__ void pp_la_publish(const pp_lookback<T> &lb, unsigned
     if (pp_lb_packed(lb))
         pp_store_relaxed64(pp_la_word(lb, tile), ((unsigned long long)tag << 32) | (uint32_t)pp_lb_bits(v));
     else
-        pp_store_relaxed128(pp_la_word(lb, tile), pp_lb_bits(v), tag);
+        pp_store_relaxed128(pp_la_word(lb, tile), pp_lb_bits(v), pp_lb_high(v) | tag);
 }
 
 // Called by all 32 lanes of one warp: advances (cur, acc), where acc is the
@@ -265,7 +282,7 @@ template <typename T>
 pp_status pp_lookback_setup(pp_context *ctx, size_t tiles, bool packed, pp_lookback<T> *lb,
                             unsigned long long *ticket_base, const char *fn)
 {
-    static_assert(sizeof(T) <= 8, "look-back values are 8 bytes at most");
+    static_assert(sizeof(T) <= 8 || sizeof(T) == 12, "look-back values are 8 bytes at most, or 12");
     uint32_t epoch = 0;
     uint32_t *flags = pp_cuda_lookback(ctx, tiles, &epoch, ticket_base, fn);
     if (!flags) return PP_ERROR_OUT_OF_MEMORY;

@@ -7,10 +7,10 @@
 
 #include "ops.cuh"
 
-// Shuffles any element type (1 to 8 bytes, or 16: a pair such as the
+// Shuffles any element type (1 to 8 bytes, 12, or 16: a pair such as the
 // segmented scan's flag and value) through its bits: shfl is applied to a
-// 64-bit word for 8-byte types, to two for 16-byte ones, else to a 32-bit
-// word.
+// 64-bit word for 8-byte types, to two for 16-byte ones, to three 32-bit
+// words for 12-byte ones, else to a 32-bit word.
 template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v, F shfl)
 {
     if constexpr (sizeof(T) == 8) {
@@ -18,6 +18,13 @@ template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v,
         memcpy(&u, &v, 8);
         u = shfl(u);
         memcpy(&v, &u, 8);
+    } else if constexpr (sizeof(T) == 12) {
+        unsigned u[3];
+        memcpy(u, &v, 12);
+        u[0] = shfl(u[0]);
+        u[1] = shfl(u[1]);
+        u[2] = shfl(u[2]);
+        memcpy(&v, u, 12);
     } else if constexpr (sizeof(T) == 16) {
         unsigned long long u[2];
         memcpy(u, &v, 16);
@@ -25,7 +32,7 @@ template <typename T, typename F> __device__ __forceinline__ T pp_shfl_bits(T v,
         u[1] = shfl(u[1]);
         memcpy(&v, u, 16);
     } else {
-        static_assert(sizeof(T) <= 4, "pp_shfl_bits: 1, 2, 4, 8 or 16 bytes");
+        static_assert(sizeof(T) <= 4, "pp_shfl_bits: 1, 2, 4, 8, 12 or 16 bytes");
         unsigned u = 0;
         memcpy(&u, &v, sizeof(T));
         u = shfl(u);

@@ -34,6 +34,7 @@ using namespace pp_half_dev;
 
 constexpr unsigned HR_MAX_BLOCKS = 1024; // reduce: partials hsum_final adds
 constexpr int HR_PER_THREAD = 16;        // reduce: elements per thread, at least, before the cap
+constexpr int HR_PER_SM = 4;             // reduce: blocks per SM, at most (2 and 8 ran slower at 2^28)
 
 // part[c * gridDim.x + block] = word c of the block's partial sum. The
 // threads read 16-byte vectors (8 elements) where in is so aligned.
@@ -277,7 +278,7 @@ pp_status half_sum(pp_context *ctx, const pp_reduce_args *a, int prec)
 {
     const char *fn = a->fn;
     pp_cuda_state *s = pp_cuda(ctx);
-    size_t cap = pp_cuda_resident(s, 2);
+    size_t cap = pp_cuda_resident(s, HR_PER_SM);
     if (cap > HR_MAX_BLOCKS) cap = HR_MAX_BLOCKS;
     const unsigned grid = grid_for(ceil_div(a->n, (size_t)HB * HR_PER_THREAD), cap);
     int64_t *part = (int64_t *)pp_cuda_scratch(ctx, (size_t)grid * HW * sizeof(int64_t), fn);

@@ -1,11 +1,11 @@
 // cuda: the half types' PP_SUM scan (pp_scan and pp_scan_init of PP_F16 /
 // PP_BF16; parprim.h, "Half precision"): every output the exact sum of its
 // prefix (and init) rounded once, bit for bit the cpu's and opencl's.
-// f16: one pass (hscan16): every prefix within a tile of 8192 is exact in
-// a double and the tiles' exclusive prefixes travel exactly through the
-// decoupled look-back (device/lookback.cuh) as 92-bit integers, so each
-// output is one double addition and one rounding (the f16 section says
-// why that is exact).
+// f16: one pass (hscan16): every prefix within a sub-tile of 8192 is exact
+// in a double and the tiles' exclusive prefixes (a tile: two sub-tiles)
+// travel exactly through the decoupled look-back (device/lookback.cuh) as
+// 92-bit integers, so each output is one double addition and one rounding
+// (the f16 section says why that is exact).
 // bf16 (exponents over 254 binades: no fixed integer holds its sums):
 // tiles of HT elements, a block of HB threads with HI consecutive elements
 // each; three launches:
@@ -108,19 +108,21 @@ template <int TILE> __device__ __forceinline__ void hstore(uint16_t *y, size_t l
 
 // ---- f16: one pass with a decoupled look-back ---------------------------------
 // Every finite f16 is a multiple of 2^-24 below 2^16 in magnitude, so any
-// prefix of a tile of FT = 8192 of them is exact in a double (below 2^29),
-// and so is P + L for an exclusive prefix P of the tile below 2^29 and a
-// prefix L within it, wherever that sum is below 2^29; where it is not, it
-// (and its double) rounds to an infinity. A P of 2^29 or more is replaced
-// by 2^40 of its sign: every P + L is then beyond f16's range either way
-// (|L| < 2^29 - 2^18). Specials and the signs of zeros are IEEE addition's,
+// prefix of a sub-tile of FT = 8192 of them is exact in a double (below
+// 2^29), and so is P + L for an exclusive prefix P of the sub-tile below
+// 2^29 and a prefix L within it, wherever that sum is below 2^29; where it
+// is not, it (and its double) rounds to an infinity. A P of 2^29 or more
+// is replaced by 2^40 of its sign: every P + L is then beyond f16's range
+// either way (|L| < 2^29 - 2^18). Specials and the signs of zeros are IEEE addition's,
 // the accumulator's rules. So each output is one double addition and one
 // rounding, nothing certified. Across tiles the look-back carries P
 // exactly: hpfx, units of 2^-24 as a 92-bit integer and the accumulator's
-// flags.
+// flags. Tiles of two sub-tiles (16384 elements) ran faster than of one
+// or four (bench/studies/half.md).
 
 constexpr int FB = 512;     // threads per block
-constexpr int FT = FB * HI; // elements per tile: 8192
+constexpr int FT = FB * HI; // elements per sub-tile: 8192
+constexpr int FSUB = 2;     // sub-tiles per tile (per look-back step)
 constexpr int F_PER_SM = 2;
 
 // w[0], w[1]: the low 64 bits; w[2]: the high 28 bits (signed) above the
@@ -187,74 +189,100 @@ __device__ __forceinline__ unsigned hround16(double v)
     return isnan(v) ? 0x7e00u : (unsigned)__half_as_ushort(__double2half(v));
 }
 
-// One tile per block (grid = tiles, a ticket each); init: pp_scan_init's
-// (tile 0 publishes init plus its sum), else NULL.
+// One tile of FSUB x FT elements per block (grid = tiles, a ticket each):
+// FSUB sub-tiles of FT, each summed exactly in doubles, their exact sum
+// the tile's aggregate; init: pp_scan_init's (tile 0 publishes init plus
+// its sum), else NULL.
 __global__ void __launch_bounds__(FB, F_PER_SM)
     hscan16(const uint16_t *x, uint16_t *y, size_t n, int excl, const uint16_t *init, pp_lookback<hpfx> lb,
             unsigned long long *ticket, unsigned long long tbase)
 {
-    __shared__ double sd[FB / 32];
-    __shared__ double shead;
+    __shared__ double sd[FSUB][FB / 32];
+    __shared__ double shead[FSUB];
     const unsigned long long t = pp_take_tile(ticket, tbase);
-    const size_t tb = (size_t)t * FT, len = n - tb < (size_t)FT ? n - tb : FT;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned h[HI];
-    hload<FT>(x + tb, len, threadIdx.x, h); // absent elements: -0.0
-    double d[HI], s = -0.0;
+    unsigned hp[FSUB][HI / 2]; // the elements' bits, two per word
+    double ex[FSUB], total[FSUB];
 #pragma unroll
-    for (int j = 0; j < HI; j++) {
-        d[j] = hdouble<0>(h[j]);
-        s += d[j];
-    }
-    // the block's exclusive prefix of the threads' sums (exact: any order)
-    double inc = s;
+    for (int k = 0; k < FSUB; k++) {
+        const size_t sb = ((size_t)t * FSUB + k) * FT, len = n > sb ? (n - sb < (size_t)FT ? n - sb : FT) : 0;
+        unsigned h[HI];
+        hload<FT>(x + sb, len, threadIdx.x, h); // absent elements: -0.0
+        double s = -0.0;
 #pragma unroll
-    for (int k = 1; k < 32; k <<= 1) {
-        const double u = __shfl_up_sync(0xffffffffu, inc, k);
-        if (lane >= k) inc += u;
+        for (int j = 0; j < HI; j++) s += hdouble<0>(h[j]);
+#pragma unroll
+        for (int j = 0; j < HI / 2; j++) hp[k][j] = h[2 * j] | h[2 * j + 1] << 16;
+        // the block's exclusive prefix of the threads' sums (exact: any order)
+        double inc = s;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const double u = __shfl_up_sync(0xffffffffu, inc, d);
+            if (lane >= d) inc += u;
+        }
+        if (lane == 31) sd[k][warp] = inc;
+        ex[k] = __shfl_up_sync(0xffffffffu, inc, 1);
+        if (lane == 0) ex[k] = -0.0;
     }
-    if (lane == 31) sd[warp] = inc;
-    double ex = __shfl_up_sync(0xffffffffu, inc, 1);
-    if (lane == 0) ex = -0.0;
     __syncthreads();
-    double before = -0.0, total = -0.0;
 #pragma unroll
-    for (int k = 0; k < FB / 32; k++) {
-        if (k < warp) before += sd[k];
-        total += sd[k];
+    for (int k = 0; k < FSUB; k++) {
+        double before = -0.0, tot = -0.0;
+#pragma unroll
+        for (int w = 0; w < FB / 32; w++) {
+            if (w < warp) before += sd[k][w];
+            tot += sd[k][w];
+        }
+        ex[k] = before + ex[k];
+        total[k] = tot;
     }
-    ex = before + ex;
     if (warp == 0) {
+        hpfx agg = hpfx_of(total[0]);
+#pragma unroll
+        for (int k = 1; k < FSUB; k++) agg = Op_hpfx::apply(agg, hpfx_of(total[k]));
         hpfx p = Op_hpfx::identity<hpfx>();
         if (t == 0 && init) {
             p = hpfx_of(hdouble<0>(*init));
-            (void)pp_lookback_prefix<hpfx, Op_hpfx>(lb, 0, Op_hpfx::apply(p, hpfx_of(total)));
+            (void)pp_lookback_prefix<hpfx, Op_hpfx>(lb, 0, Op_hpfx::apply(p, agg));
         } else {
-            p = pp_lookback_prefix<hpfx, Op_hpfx>(lb, t, hpfx_of(total));
+            p = pp_lookback_prefix<hpfx, Op_hpfx>(lb, t, agg);
         }
-        if (lane == 0) shead = hpfx_head(p);
+        if (lane == 0) {
+#pragma unroll
+            for (int k = 0; k < FSUB; k++) {
+                shead[k] = hpfx_head(p);
+                p = Op_hpfx::apply(p, hpfx_of(total[k]));
+            }
+        }
     }
     __syncthreads();
-    double r = shead + ex; // the running sum: exact, or beyond f16's range
     const size_t i0 = (size_t)threadIdx.x * HI;
-    unsigned out[HI];
 #pragma unroll
-    for (int j = 0; j < HI; j++) {
-        if (excl) {
-            out[j] = tb + i0 + j == 0 ? hexcl0(init) : hround16(r);
-            r += d[j];
-        } else {
-            r += d[j];
-            out[j] = hround16(r);
+    for (int k = 0; k < FSUB; k++) {
+        const size_t sb = ((size_t)t * FSUB + k) * FT;
+        if (sb >= n) break;
+        const size_t len = n - sb < (size_t)FT ? n - sb : FT;
+        double r = shead[k] + ex[k]; // the running sum: exact, or beyond f16's range
+        unsigned out[HI];
+#pragma unroll
+        for (int j = 0; j < HI; j++) {
+            const double d = hdouble<0>(j & 1 ? hp[k][j / 2] >> 16 : hp[k][j / 2] & 0xffffu);
+            if (excl) {
+                out[j] = sb + i0 + j == 0 ? hexcl0(init) : hround16(r);
+                r += d;
+            } else {
+                r += d;
+                out[j] = hround16(r);
+            }
         }
+        hstore<FT>(y + sb, len, i0, out);
     }
-    hstore<FT>(y + tb, len, i0, out);
 }
 
 pp_status hscan16_launch(pp_context *ctx, const pp_scan_args *a)
 {
     const char *fn = a->fn;
-    const size_t tiles = ceil_div(a->n, (size_t)FT);
+    const size_t tiles = ceil_div(a->n, (size_t)FT * FSUB);
     if (tiles >= ((size_t)1 << 31))
         return pp_fail(ctx, PP_ERROR_UNSUPPORTED, "%s: n = %zu is too large for a half-type scan", fn, a->n);
     pp_lookback<hpfx> lb;

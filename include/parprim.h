@@ -181,9 +181,9 @@ typedef enum pp_type {
  *   empty segment: +0.0), whatever algorithm is chosen (on cuda and
  *   opencl the segmented scan is a thread's loop per segment: slow for few
  *   long segments);
- *   pp_scan_init with PP_SUM (cpu and cuda; PP_ERROR_UNSUPPORTED on
- *   opencl yet): out[i] the exact sum of init and in[0 .. i] rounded once
- *   (exclusive: of init and in[0 .. i-1]; out[0] is init itself);
+ *   pp_scan_init with PP_SUM: out[i] the exact sum of init and in[0 ..
+ *   i] rounded once (exclusive: of init and in[0 .. i-1]; out[0] is init
+ *   itself);
  *   pp_scan and pp_scan_init with PP_MIN or PP_MAX, pp_segmented_reduce
  *   and pp_segmented_scan with PP_MIN or PP_MAX (empty segments: +inf,
  *   -inf), pp_argmin and pp_argmax, pp_histogram_even and
@@ -494,8 +494,8 @@ PP_API pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind k
  * or f64 PP_SUM: out[i] is the exact sum of init and in[0..i] (exclusive:
  * of init and in[0..i-1]) rounded once, with the special values and signs
  * of zero of pp_scan's exact results (init takes part in the exact sum as
- * one more element before in[0]); exclusive out[0] is init itself (cpu
- * and cuda; opencl has no exact pp_scan_init yet: PP_ERROR_UNSUPPORTED).
+ * one more element before in[0]); exclusive out[0] is init itself (every
+ * backend).
  * Cost: that of pp_scan (init is the carry of the scan's first tile, read
  * on the device; on cuda the study algorithms run the default scan).
  * Backends: cpu, cuda and opencl.

@@ -308,15 +308,11 @@ def test_sum_by_key(backend, dt, rng):
 @every_half
 def test_scan_initial_sum(backend, dt, rng):
     """scan(initial=) with "sum": the exact sums of initial and each prefix,
-    rounded once (cpu, cuda; opencl says it lacks it)."""
+    rounded once."""
     ctx = context(backend)
     a = half_data(rng, dt, 300)
     init = np.array([1.5]).astype(dt)
-    try:
-        got = ctx.scan(a, initial=1.5)
-    except parprim.Unsupported as e:
-        assert backend != "cpu" and "not available" in str(e), str(e)
-        return
+    got = ctx.scan(a, initial=1.5)
     want = ref_prefix_bits(np.concatenate((init, a)), dt)[1:]
     np.testing.assert_array_equal(hbits(got), want)
 

@@ -368,9 +368,10 @@ ulong xresync(const long *r, double *s, double *lo, double *err, int *special)
 #endif
 
 /* One work-item per tile of S elements: y[i] = the correctly rounded sum of
- * the tile's prefix pre[t] and x[tile start .. i] (exclusive: .. i-1). */
+ * the tile's prefix pre[t] (and ini[0] where has_init: pp_scan_init) and
+ * x[tile start .. i] (exclusive: .. i-1; y[0]: +0.0, or ini[0] itself). */
 __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong n, ulong S, __global const long *pre,
-                          ulong preoff, uint excl)
+                          ulong preoff, uint excl, __global const T *ini, uint has_init)
 {
     x += xoff;
     pre += preoff;
@@ -381,6 +382,7 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
         __global T *yt = y + lo;
         long r[XW];
         for (int i = 0; i < XW; i++) r[i] = pre[t * XW + i];
+        if (has_init) XADD(r, XLOAD(ini, 0));
         pp_xacc_normalize(r, XN);
 #if PP_XACC_DOUBLE && !XHALF
         ulong pend = 0;
@@ -428,7 +430,7 @@ __kernel void xscan_tiles(__global const T *x, ulong xoff, __global T *y, ulong 
             if (!excl) yt[i] = XOUT(cur);
         }
 #endif
-        if (excl && t == 0) yt[0] = XOUT((XBITS)0); /* +0.0 */
+        if (excl && t == 0) yt[0] = has_init ? ini[0] : XOUT((XBITS)0); /* init itself, or +0.0 */
     }
 }
 

@@ -305,7 +305,8 @@ const pp_backend_ops pp_opencl_ops = {
     /* the scans themselves, from a->init where it is set (opencl_reduce_scan.c) */
     .scan_init = {[PP_ALGO_AUTO] = pp_ocl_scan,
                   [PP_ALGO_REDUCE_THEN_SCAN] = pp_ocl_scan,
-                  [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded},
+                  [PP_ALGO_BLELLOCH_PADDED] = pp_ocl_scan_blelloch_padded,
+                  [PP_ALGO_EXACT] = pp_ocl_scan_exact},
     .histogram = {[PP_ALGO_AUTO] = pp_ocl_histogram,
                   [PP_ALGO_PRIVATE_ATOMIC] = pp_ocl_histogram,
                   [PP_ALGO_GLOBAL_ATOMIC] = pp_ocl_histogram_global_atomic,
@@ -336,6 +337,7 @@ const pp_backend_ops pp_opencl_ops = {
     .exact_sum = pp_ocl_exact_sum,
     .half_reduce = pp_ocl_half_reduce,
     .half_scan = pp_ocl_half_scan,
+    .half_scan_init = pp_ocl_half_scan,
     .half_segmented_reduce = pp_ocl_segmented_reduce_exact, /* exact.cl's XHALF */
     .half_segmented_scan = pp_ocl_half_segmented_scan,
     .half_map = pp_ocl_half_map,

@@ -139,7 +139,8 @@ pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a)
     if (!is_exact(a->type, a->op)) return pp_ocl_scan(ctx, a);
     const char *fn = a->fn;
     const size_t n = a->n, sz = pp_type_size(a->type);
-    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->in, n * sz, "in"}, {a->out != a->in ? a->out : NULL, n * sz, "out"}));
+    PP_OCL_STATUS(PP_OCL_CHECK_SIZES(ctx, fn, {a->in, n * sz, "in"}, {a->out != a->in ? a->out : NULL, n * sz, "out"},
+                                     {a->init, sz, "init"}));
     xcall c;
     PP_OCL_STATUS(xprepare(ctx, fn, a->type, &c));
     const size_t S = pp_ocl_cpu_shape(pp_ocl_device_caps(ctx)) ? XTILE_CPU : XTILE_GPU;
@@ -165,7 +166,9 @@ pp_status pp_ocl_scan_exact(pp_context *ctx, const pp_scan_args *a)
     tl = pp_ocl_group_size(ctx, tl);
     size_t groups = ntiles / tl + (ntiles % tl != 0);
     if (groups > PP_OCL_MAX_GROUPS) groups = PP_OCL_MAX_GROUPS;
-    cl_uint excl = a->kind == PP_EXCLUSIVE;
+    cl_uint excl = a->kind == PP_EXCLUSIVE, has_init = a->init != NULL;
+    cl_mem ini = a->init ? pp_ocl_mem(a->init) : in; /* in: a stand-in the kernel does not read */
     return PP_OCL_LAUNCH(ctx, fn, c.tiles, groups, tl, PP_OCL_ARG(x), PP_OCL_ARG(xoff), PP_OCL_ARG(out),
-                         PP_OCL_ARG(n64), PP_OCL_ARG(S64), PP_OCL_ARG(work), PP_OCL_ARG(zero), PP_OCL_ARG(excl));
+                         PP_OCL_ARG(n64), PP_OCL_ARG(S64), PP_OCL_ARG(work), PP_OCL_ARG(zero), PP_OCL_ARG(excl),
+                         PP_OCL_ARG(ini), PP_OCL_ARG(has_init));
 }

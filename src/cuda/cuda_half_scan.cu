@@ -44,7 +44,7 @@ using namespace pp_half_dev;
 constexpr int HI = 16;            // elements per thread
 constexpr int HT = HB * HI;       // elements per tile: 4096, within hwin's exact f16 count
 constexpr int HS_SUMS_PER_SM = 4; // blocks of (1) per SM (no spills at 64 registers)
-constexpr int HS_SCAN_PER_SM = 2; // blocks of (3) per SM (its prefixes take 128 registers)
+constexpr int HS_SCAN_PER_SM = 4; // blocks of (3) per SM (64 registers, a few spilled: faster than 2 or 3)
 
 // s = a + b, and whether that was exact (two-sum: the error is zero).
 __device__ __forceinline__ double add_ok(double a, double b, unsigned &ok)
@@ -471,6 +471,24 @@ __device__ __noinline__ unsigned hexact_bits(const int64_t *sp, const uint16_t *
     return pp_xacc_bits_half(w, prec, shift);
 }
 
+// An output whose double S = Ph + L is not exact (rare where exponents
+// cluster): certified where every value within S's error bound (dp: Ph's;
+// e: the double addition's; where L was not exact, (the block's
+// magnitudes before the thread, ea, plus the thread's own up to here)
+// 2^-40) rounds the same, else from the exact accumulator. cnt: the
+// thread's elements in L (from sx[i0]). Not inlined: the scan's fast path
+// keeps its registers.
+__device__ __noinline__ unsigned hcertified(double S, double e, double dp, unsigned lok, double ea,
+                                            const uint16_t *sx, size_t i0, int cnt, const int64_t *sp,
+                                            const uint16_t *init, int prec, int shift)
+{
+    double lmag = 0.0;
+    for (int k = 0; k < cnt; k++) lmag += fabs(hdouble<1>(sx[i0 + k]));
+    const double E = (dp + fabs(e) + (lok ? 0.0 : (ea + lmag) * 0x1p-40)) * (1.0 + 0x1p-20);
+    const unsigned lo = hround(__dsub_rd(S, E), 1), hi = hround(__dadd_ru(S, E), 1);
+    return lo == hi ? lo : hexact_bits(sp, init, sx, i0 + cnt, prec, shift);
+}
+
 // (3) the outputs of every tile from its exclusive prefix's words
 // (vals, after (2)) and init; prec, shift: the format's
 // (pp_xacc_bits_half).
@@ -489,9 +507,9 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
 #pragma unroll
         for (int j = 0; j < HI; j++) sx[threadIdx.x * HI + j] = (uint16_t)h[j];
         if (threadIdx.x < HW) sp[threadIdx.x] = vals[(size_t)threadIdx.x * tiles + t];
-        // the thread's own prefixes (inclusive), their magnitudes, and
-        // okj's bit j: whether every addition up to element j was exact
-        double loc[HI], mags[HI], s = -0.0, mag = 0.0;
+        // the thread's own prefixes (inclusive), and okj's bit j: whether
+        // every addition up to element j was exact
+        double loc[HI], s = -0.0, mag = 0.0;
         unsigned ok = 1, okj = 0;
 #pragma unroll
         for (int j = 0; j < HI; j++) {
@@ -499,7 +517,6 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
             s = add_ok(s, v, ok);
             mag += fabs(v);
             loc[j] = s;
-            mags[j] = mag;
             okj |= ok << j;
         }
         double ex = s, ea = mag;
@@ -516,23 +533,11 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
             // the thread's elements in the prefix: up to j (exclusive: before j); constant indices
             unsigned lok = exok & (excl ? (j ? okj >> (j - 1) & 1u : 1u) : okj >> j & 1u);
             const double lj = excl ? (j ? loc[j - 1] : -0.0) : loc[j];
-            const double lmag = excl ? (j ? mags[j - 1] : 0.0) : mags[j];
             const double l = add_ok(ex, lj, lok);
             const double S = ph + l, bb = S - ph, e = (ph - (S - bb)) + (l - bb);
-            unsigned bits;
-            if (!isfinite(S)) {
-                bits = hround(S, 1);
-            } else if (pex && lok && e == 0.0) {
-                bits = hround(S, 1);
-            } else { // certified where every value within the bound rounds the same
-                const double E = (dp + fabs(e) + (lok ? 0.0 : (ea + lmag) * 0x1p-40)) * (1.0 + 0x1p-20);
-                const unsigned lo = hround(__dsub_rd(S, E), 1), hi = hround(__dadd_ru(S, E), 1);
-                if (lo == hi) {
-                    bits = lo;
-                } else { // the exact accumulator: P plus the tile's elements up to here
-                    bits = hexact_bits(sp, init, sx, i0 + j + (excl ? 0 : 1), prec, shift);
-                }
-            }
+            const unsigned bits = !isfinite(S) || (pex && lok && e == 0.0)
+                                      ? hround(S, 1)
+                                      : hcertified(S, e, dp, lok, ea, sx, i0, j + (excl ? 0 : 1), sp, init, prec, shift);
             out[j] = excl && tb + i0 + j == 0 ? hexcl0(init) : bits;
         }
         hstore<HT>(y + tb, len, i0, out);

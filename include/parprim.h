@@ -197,9 +197,11 @@ typedef enum pp_type {
  *   the quiet NaN as pp_reduce does. These take 4 bytes of working memory
  *   per element (and per output element) besides the f32 call's, and two
  *   passes more than it; pp_select_flagged moves the bits as u16;
- *   half values summed (PP_SUM) by pp_reduce_by_key and pp_scan_by_key
- *   (cpu; PP_ERROR_UNSUPPORTED on cuda and opencl yet), each run's sums
- *   exact and rounded once (an exclusive scan's first of a run: +0.0);
+ *   half values summed (PP_SUM) by pp_reduce_by_key and pp_scan_by_key,
+ *   each run's sums exact and rounded once (an exclusive scan's first of
+ *   a run: +0.0); on cuda and opencl these read the run count back (one
+ *   host synchronization, unlike the other by-key calls) and take 16
+ *   bytes of working memory per element;
  *   half keys in pp_reduce_by_key and pp_scan_by_key, and
  *   pp_run_length_encode of a half type: runs of
  *   equal neighbours by C's == (NaNs never equal, -0.0 == +0.0), each

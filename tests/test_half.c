@@ -265,30 +265,34 @@ static void test_scan_init_sums(void **state)
 }
 
 /* Half values summed by key: pp_reduce_by_key and pp_scan_by_key (PP_SUM;
- * inclusive, exclusive) with u32 keys and with half keys (runs by C's ==),
- * each run's sums exact and rounded once; the backends without them say
- * so (cuda and opencl yet). */
+ * inclusive, exclusive; the scans in place at odd sizes) with u32 keys
+ * and with half keys (runs by C's ==), short runs and (the last size) long
+ * ones that cross the backends' chunks: each run's sums exact and rounded
+ * once, the runs' first keys and count, nothing written past the count. */
 static void test_bykey_sums(void **state)
 {
     (void)state;
     tc_rng r = tc_rng_for("half_bykey_sums");
-    static const size_t sizes[] = {1, 7, 2000};
-    uint16_t *x = (uint16_t *)tc_halloc(2 * 2000), *hk = (uint16_t *)tc_halloc(2 * 2000);
-    uint16_t *want = (uint16_t *)tc_halloc(2 * 2000), *got = (uint16_t *)tc_halloc(2 * 2000);
-    uint32_t *uk = (uint32_t *)tc_halloc(4 * 2000);
+    static const size_t sizes[] = {1, 7, 2000, 20001};
+    const size_t ns = sizeof sizes / sizeof sizes[0], nmax = 20001;
+    uint16_t *x = (uint16_t *)tc_halloc(2 * nmax), *hk = (uint16_t *)tc_halloc(2 * nmax);
+    uint16_t *want = (uint16_t *)tc_halloc(2 * nmax), *got = (uint16_t *)tc_halloc(2 * nmax);
+    uint32_t *uk = (uint32_t *)tc_halloc(4 * nmax), *wk = (uint32_t *)tc_halloc(4 * nmax);
+    uint32_t *gk = (uint32_t *)tc_halloc(4 * nmax);
     uint64_t *h8 = (uint64_t *)tc_halloc(8);
     pp_context *const *ctxs;
     const size_t nctx = tc_contexts(&ctxs);
     for (int fi = 0; fi < 2; fi++)
-        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t si = 0; si < ns; si++)
             for (int half_keys = 0; half_keys < 2; half_keys++) {
                 const hfmt *f = fmts[fi];
                 const size_t n = sizes[si];
+                const uint64_t stay = si == ns - 1 ? 4096 : 4; /* a run goes on with odds stay - 1 in stay */
                 gen(&r, f, x, n, 0, (1 << f->ebits) - 2, 1);
                 gen(&r, f, hk, n, 1, 4, 0);
                 for (size_t i = 0; i < n; i++) {
-                    uk[i] = i && tc_below(&r, 4) ? uk[i - 1] : (uint32_t)tc_below(&r, 5);
-                    if (i && tc_below(&r, 4)) hk[i] = hk[i - 1];
+                    uk[i] = i && tc_below(&r, stay) ? uk[i - 1] : (uint32_t)tc_below(&r, 5);
+                    if (i && tc_below(&r, stay)) hk[i] = hk[i - 1];
                 }
                 const pp_type kt = half_keys ? f->type : PP_U32;
                 const void *keys = half_keys ? (const void *)hk : (const void *)uk;
@@ -298,7 +302,12 @@ static void test_bykey_sums(void **state)
                     for (size_t i = 0; i < n; i++) {
                         const int head =
                             i == 0 || (half_keys ? !(h_value(f, hk[i]) == h_value(f, hk[i - 1])) : uk[i] != uk[i - 1]);
-                        if (head) memset(&acc, 0, sizeof acc), runs++;
+                        if (head) {
+                            memset(&acc, 0, sizeof acc);
+                            if (half_keys) memcpy((uint16_t *)wk + runs, hk + i, 2);
+                            else wk[runs] = uk[i];
+                            runs++;
+                        }
                         if (form == 2) want[i] = head ? 0 : xs_round(&acc, f);
                         xs_add(&acc, f, x[i]);
                         if (form == 1) want[i] = xs_round(&acc, f);
@@ -308,35 +317,32 @@ static void test_bykey_sums(void **state)
                         pp_context *ctx = ctxs[c];
                         tc_case("%s %s keys form %d n=%zu on %s", pp_type_name(f->type), pp_type_name(kt), form, n,
                                 pp_backend_name(pp_context_backend(ctx)));
-                        void *dk = tc_dev_upload(ctx, keys, n * pp_type_size(kt)), *dx = tc_dev_upload(ctx, x, 2 * n);
-                        void *dko = tc_dev_filled(ctx, n * pp_type_size(kt), 0),
-                             *dout = tc_dev_filled(ctx, 2 * n, 0xAB);
+                        const size_t ks = pp_type_size(kt);
+                        void *dk = tc_dev_upload(ctx, keys, n * ks), *dx = tc_dev_upload(ctx, x, 2 * n);
+                        void *dko = tc_dev_filled(ctx, n * ks, 0xCD), *dout = tc_dev_filled(ctx, 2 * n, 0xAB);
                         uint64_t *dn = (uint64_t *)tc_dev_filled(ctx, 8, 0);
-                        const pp_status st =
-                            form == 0 ? pp_reduce_by_key(ctx, kt, f->type, PP_SUM, dk, dx, n, dko, dout, dn)
-                                      : pp_scan_by_key(ctx, kt, f->type, PP_SUM,
-                                                       form == 2 ? PP_EXCLUSIVE : PP_INCLUSIVE, dk, dx, dout, n);
-                        if (st == PP_ERROR_UNSUPPORTED && pp_context_backend(ctx) != PP_BACKEND_CPU &&
-                            strstr(pp_last_error(ctx), "not available")) {
-                            tc_skip("half by-key sums absent", "sums of half values by key: not on %s yet",
-                                    pp_backend_name(pp_context_backend(ctx)));
-                        } else {
-                            TC_OK(st);
-                            const size_t nout = form == 0 ? runs : n;
-                            if (form == 0) {
-                                TC_DOWNLOAD(ctx, h8, dn, 8, "count");
-                                TC_REQUIRE(*h8 == runs, "runs %llu, want %zu", (unsigned long long)*h8, runs);
-                            }
-                            TC_DOWNLOAD(ctx, got, dout, 2 * n, "by-key sums");
-                            TC_EXPECT_BITS(PP_U16, got, want, nout, "by-key sums");
+                        const int inplace = form != 0 && (n & 1);
+                        TC_OK(form == 0 ? pp_reduce_by_key(ctx, kt, f->type, PP_SUM, dk, dx, n, dko, dout, dn)
+                                        : pp_scan_by_key(ctx, kt, f->type, PP_SUM,
+                                                         form == 2 ? PP_EXCLUSIVE : PP_INCLUSIVE, dk, dx,
+                                                         inplace ? dx : dout, n));
+                        TC_DOWNLOAD(ctx, got, inplace ? dx : dout, 2 * n, "by-key sums");
+                        TC_EXPECT_BITS(PP_U16, got, want, form == 0 ? runs : n, "by-key sums");
+                        if (form == 0) {
+                            TC_DOWNLOAD(ctx, h8, dn, 8, "count");
+                            TC_REQUIRE(*h8 == runs, "runs %llu, want %zu", (unsigned long long)*h8, runs);
+                            for (size_t i = runs; i < n; i++)
+                                TC_REQUIRE(got[i] == 0xABAB, "values_out[%zu] written past the count", i);
+                            TC_DOWNLOAD(ctx, gk, dko, n * ks, "first keys");
+                            TC_EXPECT_BITS(half_keys ? PP_U16 : PP_U32, gk, wk, runs, "the runs' first keys");
                         }
                         void *const d[5] = {dk, dx, dko, dout, dn};
                         for (int k = 0; k < 5; k++) tc_dev_free(ctx, d[k]);
                     }
                 }
             }
-    void *const hb[6] = {x, hk, want, got, uk, h8};
-    for (int k = 0; k < 6; k++) free(hb[k]);
+    void *const hb[8] = {x, hk, want, got, uk, wk, gk, h8};
+    for (int k = 0; k < 8; k++) free(hb[k]);
 }
 
 /* Segmented sums: pp_segmented_reduce and pp_segmented_scan (inclusive,

@@ -290,15 +290,11 @@ def test_half_keys_runs(backend, dt, rng):
 @every_half
 def test_sum_by_key(backend, dt, rng):
     """reduce_by_key of half values with "sum": each run's exact sum rounded
-    once (cpu; the other backends say they lack it)."""
+    once."""
     ctx = context(backend)
     keys = np.repeat(np.arange(40), rng.integers(1, 30, 40))
     a = half_data(rng, dt, keys.size)
-    try:
-        k_out, got = ctx.reduce_by_key(keys, a)
-    except parprim.Unsupported as e:
-        assert backend != "cpu" and "not available" in str(e), str(e)
-        return
+    k_out, got = ctx.reduce_by_key(keys, a)
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     ends = np.r_[starts[1:], keys.size]
     np.testing.assert_array_equal(k_out, keys[starts])

@@ -20,7 +20,9 @@
  * again to the half format would round twice): they are the backend's
  * half_segmented_reduce / half_segmented_scan slots, whatever algorithm is
  * chosen (an exact accumulator, one rounding to the half format per
- * output), or PP_ERROR_UNSUPPORTED where a backend has none. */
+ * output), or PP_ERROR_UNSUPPORTED where a backend has none; half values
+ * summed by key are the backend's by-key slots, or those segmented slots
+ * over the runs (half_sum_by_runs). */
 #include "check.h"
 
 #include "exact_acc.h"
@@ -253,6 +255,50 @@ pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int
     return pp_end(ctx, fn, st);
 }
 
+/* Half values summed by key where the backend has no half_reduce_by_key /
+ * half_scan_by_key slot: the runs of the keys by the backend's
+ * run_length_encode (the reduce's first keys written to keys_out, its
+ * count to count), the count read back (the one host synchronization),
+ * the runs' offsets by an exclusive u64 scan of their lengths (r + 1 of
+ * them: offsets[r] is the sum of all r lengths, n, whatever the length
+ * slot r holds), then the half_segmented_reduce / half_segmented_scan
+ * slot over those offsets: each run's sums exact, rounded once. Working
+ * memory: 16 (n + 1) bytes, and for the scan the runs' first keys. */
+static pp_status half_sum_by_runs(pp_context *ctx, const pp_bykey_args *a)
+{
+    const char *fn = a->fn;
+    const int scan = a->mode == PP_BYKEY_SCAN;
+    const size_t n = a->n;
+    pp_segmented_fn seg = scan ? ctx->ops->half_segmented_scan : ctx->ops->half_segmented_reduce;
+    void *buf[4] = {NULL, NULL, NULL, NULL}; /* lengths, offsets, (scan) first keys, count */
+    pp_status st = pp_alloc_buffer(ctx, fn, &buf[0], (n + 1) * sizeof(uint64_t), "the runs' lengths");
+    if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, fn, &buf[1], (n + 1) * sizeof(uint64_t), "the runs' offsets");
+    if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[2], n * pp_type_size(a->key_type), "the runs' keys");
+    if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[3], sizeof(uint64_t), "the run count");
+    uint64_t runs = 0;
+    if (st == PP_SUCCESS) {
+        pp_bykey_args r = {fn, PP_BYKEY_RLE, a->key_type, a->key_type, PP_SUM, PP_INCLUSIVE, a->keys, NULL, n,
+                           scan ? buf[2] : a->keys_out, NULL, (uint64_t *)buf[0], scan ? (uint64_t *)buf[3] : a->count};
+        st = ctx->ops->run_length_encode[PP_ALGO_AUTO](ctx, &r);
+        if (st == PP_SUCCESS) st = ctx->ops->download(ctx, &runs, r.count, sizeof runs);
+    }
+    if (st == PP_SUCCESS && (runs < 1 || runs > n)) /* never: n >= 1 keys make 1 to n runs */
+        st = pp_fail(ctx, PP_ERROR_BACKEND, "%s: the backend counted %llu runs in %zu keys", fn,
+                     (unsigned long long)runs, n);
+    if (st == PP_SUCCESS) {
+        const pp_scan_args o = {fn, PP_U64, PP_SUM, PP_EXCLUSIVE, buf[0], buf[1], (size_t)runs + 1, NULL};
+        st = ctx->ops->scan[PP_ALGO_AUTO](ctx, &o);
+    }
+    if (st == PP_SUCCESS) {
+        const pp_segmented_args g = {fn,       a->value_type, PP_SUM, a->kind,         a->values,
+                                     a->values_out, n,         (const uint64_t *)buf[1], (size_t)runs, NULL};
+        st = seg(ctx, &g);
+    }
+    for (int i = 0; i < 4; i++)
+        if (buf[i]) (void)ctx->ops->mem_free(ctx, buf[i]);
+    return st;
+}
+
 pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn const *slots, pp_primitive prim)
 {
     const char *fn = a->fn;
@@ -260,6 +306,9 @@ pp_status pp_half_bykey(pp_context *ctx, const pp_bykey_args *a, pp_bykey_fn con
     pp_bykey_fn f;
     if (!rle && PP_IS_HALF(a->value_type)) { /* PP_SUM (check.c) */
         f = a->mode == PP_BYKEY_REDUCE ? ctx->ops->half_reduce_by_key : ctx->ops->half_scan_by_key;
+        if (!f && (a->mode == PP_BYKEY_REDUCE ? ctx->ops->half_segmented_reduce : ctx->ops->half_segmented_scan) &&
+            ctx->ops->run_length_encode[PP_ALGO_AUTO])
+            f = half_sum_by_runs;
         if (!f)
             FAIL(ctx, PP_ERROR_UNSUPPORTED, "%s: sums of %s values are not available on the %s backend yet", fn,
                  pp_type_name(a->value_type), pp_backend_name(ctx->ops->id));

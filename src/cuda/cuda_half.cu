@@ -81,16 +81,23 @@ template <int BF> __global__ void __launch_bounds__(HB) hsum_blocks(const uint16
         for (size_t i = tid; i < nv; i += stride) {
             const uint4 q = __ldcs(v + i);
             const unsigned u[4] = {q.x, q.y, q.z, q.w};
-            unsigned emax = 0, emin = 0xffu, nz = 0;
+            // both halves of each word at once: the largest magnitude, the
+            // smallest nonzero one less 1 (a zero wraps to 0xffff), and
+            // whether any element is not -0.0
+            unsigned mx = 0, mn = 0xffffffffu, nz = 0;
 #pragma unroll
-            for (int k = 0; k < 8; k++) {
-                const unsigned h = k & 1 ? u[k >> 1] >> 16 : u[k >> 1] & 0xffffu, mag = h & 0x7fffu;
-                const unsigned e = mag >> 7, e1 = e ? e : 1u;
-                nz |= h ^ 0x8000u;
-                emax = mag && e > emax ? e : emax;
-                emin = mag && e1 < emin ? e1 : emin;
+            for (int k = 0; k < 4; k++) {
+                const unsigned m = u[k] & 0x7fff7fffu;
+                mx = __vmaxu2(mx, m);
+                mn = __vminu2(mn, __vsub2(m, 0x00010001u));
+                nz |= u[k] ^ 0x80008000u;
             }
-            if (emax <= (unsigned)win.top && emin >= (unsigned)win.base) {
+            mx = max(mx >> 16, mx & 0xffffu);
+            mn = min(mn >> 16, mn & 0xffffu);
+            // every exponent field at most top, every nonzero element's at
+            // least base (a subnormal's counts as 1)
+            const unsigned lo = win.base > 1 ? ((unsigned)win.base << 7) - 1 : 0u;
+            if (mx <= ((unsigned)win.top << 7 | 0x7fu) && mn >= lo) {
 #pragma unroll
                 for (int k = 0; k < 4; k++) {
                     acc[k] += (double)__uint_as_float(u[k] << 16);

@@ -165,15 +165,10 @@ static pp_status wide_in_out(pp_context *ctx, const char *fn, pp_type type, cons
 pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_init)
 {
     const char *fn = a->fn;
+    pp_scan_fn const *slots = with_init ? ctx->ops->scan_init : ctx->ops->scan;
+    PRESENT(present, slots);
     pp_status st;
-    int i;
-    if (with_init) {
-        PRESENT(present, ctx->ops->scan_init);
-        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
-    } else {
-        PRESENT(present, ctx->ops->scan);
-        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
-    }
+    const int i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
     if (i < 0) return st;
     wide_bufs b = {{NULL, NULL, NULL}};
     void *out32 = NULL;
@@ -185,7 +180,7 @@ pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_i
         s.in = b.p[0];
         s.out = out32;
         s.init = b.p[2];
-        st = with_init ? ctx->ops->scan_init[i](ctx, &s) : ctx->ops->scan[i](ctx, &s);
+        st = slots[i](ctx, &s);
     }
     if (st == PP_SUCCESS) st = ctx->ops->half_map(ctx, fn, a->type, PP_HALF_MAP_NARROW_QNAN, out32, a->out, a->n);
     wide_free(ctx, &b);
@@ -195,15 +190,10 @@ pp_status pp_half_scan_minmax(pp_context *ctx, const pp_scan_args *a, int with_i
 pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
     const char *fn = a->fn;
+    pp_segmented_fn const *slots = scan ? ctx->ops->segmented_scan : ctx->ops->segmented_reduce;
+    PRESENT(present, slots);
     pp_status st;
-    int i;
-    if (scan) {
-        PRESENT(present, ctx->ops->segmented_scan);
-        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_SCAN, a->op, &st);
-    } else {
-        PRESENT(present, ctx->ops->segmented_reduce);
-        i = wide_pick(ctx, fn, a->type, present, PP_PRIM_REDUCE, a->op, &st);
-    }
+    const int i = wide_pick(ctx, fn, a->type, present, scan ? PP_PRIM_SCAN : PP_PRIM_REDUCE, a->op, &st);
     if (i < 0) return st;
     const size_t n_out = scan ? a->n : a->nseg;
     wide_bufs b = {{NULL, NULL, NULL}};
@@ -216,7 +206,7 @@ pp_status pp_half_segmented(pp_context *ctx, const pp_segmented_args *a, int sca
         s.type = PP_F32;
         s.in = b.p[0];
         s.out = out32;
-        st = scan ? ctx->ops->segmented_scan[i](ctx, &s) : ctx->ops->segmented_reduce[i](ctx, &s);
+        st = slots[i](ctx, &s);
     }
     if (st == PP_SUCCESS && n_out)
         st = ctx->ops->half_map(ctx, fn, a->type, PP_HALF_MAP_NARROW_QNAN, out32, a->out, n_out);

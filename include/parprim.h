@@ -206,7 +206,9 @@ typedef enum pp_type {
  *   pp_run_length_encode of a half type: runs of
  *   equal neighbours by C's == (NaNs never equal, -0.0 == +0.0), each
  *   run's first key with its bits (the keys widened to f32 as above);
- *   pp_segmented_sort and pp_segmented_sort_pairs in pp_sort's order
+ *   pp_segmented_sort and pp_segmented_sort_pairs in pp_sort's order;
+ *   pp_reduce_to and pp_scan_to to f32 or f64 (the values widened, then
+ *   folded in that type as pp_reduce_to says)
  *   (every backend). The sorts cost
  *   about a 16-bit integer sort of pairs (two with values or indices)
  *   plus a pass over the keys, and take about 2n bytes (4n with values)
@@ -514,7 +516,8 @@ PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_k
  * exactly: a wider integer of a kind that holds them (u8 to u16, i16, u32,
  * i32, u64, i64; i8 to i16, i32, i64; u16 to u32, i32, u64, i64; i16 to
  * i32, i64; u32 to u64, i64; i32 to i64; never signed to unsigned), f32 or
- * f64 from 8- and 16-bit integers, f64 from 32-bit integers and from f32.
+ * f64 from 8- and 16-bit integers and from f16 and bf16, f64 from 32-bit
+ * integers and from f32.
  * Any other pair is PP_ERROR_INVALID_ARGUMENT ("pp_reduce_to: out_type u8
  * cannot hold every value of in_type i32 ..."). op: an operator of
  * pp_reduce for out_type (PP_AND, PP_OR, PP_XOR on integer out types only:
@@ -531,7 +534,12 @@ PP_API pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_k
  * PP_PRIM_SCAN (an algorithm a backend lacks for a converting call runs
  * its default); PP_ALGO_EXACT on a PP_SUM to f32 or f64 from another type
  * is PP_ERROR_UNSUPPORTED on every backend (no exact converting sums yet;
- * equal types are pp_reduce's and pp_scan's exact sums). Cost: one read
+ * equal types are pp_reduce's and pp_scan's exact sums), but from f16 and
+ * bf16 to f32, which is pp_reduce's and pp_scan's f32 call on the widened
+ * elements, the exact one included. From f16 and bf16 the elements are
+ * widened to f32 first (working memory: 4 bytes per element, none for
+ * pp_scan_to to f32, which widens into out), then folded as f32 or
+ * converted to f64. Cost: one read
  * of in and the writes of out (cpu and opencl convert as elements are
  * loaded, inside pp_reduce's and pp_scan's own loops; cuda's pp_scan_to
  * converts into out, then scans out in place: a second pass over out).

@@ -841,7 +841,8 @@ static void test_refused(void **state)
             refused(ctx, pp_segmented_reduce(ctx, t, PP_PROD, d, 4, counts, 2, o), "pp_segmented_reduce", t);
             refused(ctx, pp_reduce(ctx, t, PP_PROD, d, 4, o), "pp_reduce", t);
             refused(ctx, pp_scan(ctx, t, PP_PROD, PP_INCLUSIVE, d, o, 4), "pp_scan", t);
-            refused(ctx, pp_reduce_to(ctx, t, PP_F32, PP_SUM, d, 4, o), "pp_reduce_to", t);
+            refused(ctx, pp_reduce_to(ctx, t, t, PP_PROD, d, 4, o), "pp_reduce_to", t);
+            refused(ctx, pp_scan_to(ctx, t, t, PP_PROD, PP_INCLUSIVE, d, o, 4), "pp_scan_to", t);
             TC_DOWNLOAD(ctx, got, o, 64, "untouched output");
             TC_REQUIRE(memcmp(got, want, 64) == 0, "a refused call wrote its output");
             tc_dev_free(ctx, d);

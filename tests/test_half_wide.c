@@ -18,7 +18,11 @@
  *              first NaN;
  *   bykey      pp_run_length_encode, pp_reduce_by_key and pp_scan_by_key
  *              with half keys (u32 values): runs by C's ==, first keys'
- *              bits. */
+ *              bits;
+ *   convert    pp_reduce_to and pp_scan_to to f32 and f64 (sum, min, max;
+ *              inclusive and exclusive) of integer values, whose sums every
+ *              order gives exactly: the sequential folds of the values,
+ *              bit for bit; other out types refused. */
 #include "test_common.h"
 #include "test_half_fmt.h"
 
@@ -421,6 +425,87 @@ static void test_bykey(void **state)
 }
 
 /* ---- argmin / argmax ----------------------------------------------------------------------- */
+/* ---- pp_reduce_to / pp_scan_to to f32 and f64 ---------------------------------------------- */
+/* The half bits of the integer v, 0 < |v| <= 255 (exact in both formats). */
+static uint16_t h_of_int(const hfmt *f, int v)
+{
+    const unsigned m = (unsigned)(v < 0 ? -v : v);
+    int e = 0;
+    while ((m >> (e + 1)) != 0) e++;
+    const int fb = f->prec - 1, bias = (1 << (f->ebits - 1)) - 1;
+    const unsigned frac = (m << fb >> e) & ((1u << fb) - 1);
+    return (uint16_t)((v < 0 ? 0x8000u : 0u) | (unsigned)(e + bias) << fb | frac);
+}
+
+static void test_convert(void **state)
+{
+    (void)state;
+    tc_rng r = tc_rng_for("half_convert");
+    hbufs b = hbufs_new();
+    uint16_t *x = b.x;
+    double *want = (double *)tc_halloc(8 * NMAX), *got = (double *)tc_halloc(8 * NMAX);
+    float *want32 = (float *)tc_halloc(4 * NMAX);
+    pp_context *const *ctxs;
+    const size_t nctx = tc_contexts(&ctxs);
+    static const pp_op ops[3] = {PP_SUM, PP_MIN, PP_MAX};
+    for (int fi = 0; fi < 2; fi++)
+        for (size_t si = 0; si < NSIZES; si++) {
+            const hfmt *f = fmts[fi];
+            const size_t n = sizes[si];
+            for (size_t i = 0; i < n; i++) { /* integers in [-64, 64]: exact in both formats, +0.0 for zero */
+                const int v = (int)tc_below(&r, 129) - 64;
+                x[i] = v ? h_of_int(f, v) : 0;
+                TC_REQUIRE(h_value(f, x[i]) == (double)v, "the bits of %d", v);
+            }
+            for (int oi = 0; oi < 3; oi++)
+                for (int to64 = 0; to64 < 2; to64++)
+                    for (int form = 0; form < 3; form++) { /* reduce, inclusive scan, exclusive scan */
+                        const pp_op op = ops[oi];
+                        const pp_type ot = to64 ? PP_F64 : PP_F32;
+                        const double id = op == PP_SUM ? 0.0 : op == PP_MIN ? INFINITY : -INFINITY;
+                        double acc = id;
+                        for (size_t i = 0; i < n; i++) {
+                            const double v = h_value(f, x[i]);
+                            if (form == 2) want[i] = acc;
+                            acc = op == PP_SUM ? acc + v : op == PP_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+                            if (form == 1) want[i] = acc;
+                        }
+                        if (form == 0) want[0] = acc;
+                        const size_t nout = form == 0 ? 1 : n;
+                        for (size_t i = 0; i < nout; i++) want32[i] = (float)want[i];
+                        for (size_t c = 0; c < nctx; c++) {
+                            pp_context *ctx = ctxs[c];
+                            if (to64 && !tc_need_f64(ctx, "half to f64")) continue;
+                            tc_case("%s to %s %s form %d n=%zu on %s", pp_type_name(f->type), pp_type_name(ot),
+                                    pp_op_name(op), form, n, pp_backend_name(pp_context_backend(ctx)));
+                            const size_t osz = to64 ? 8 : 4;
+                            void *din = tc_dev_upload(ctx, x, 2 * n), *dout = tc_dev_filled(ctx, osz * nout, 0xAB);
+                            TC_OK(form == 0 ? pp_reduce_to(ctx, f->type, ot, op, din, n, dout)
+                                            : pp_scan_to(ctx, f->type, ot, op, form == 2 ? PP_EXCLUSIVE : PP_INCLUSIVE,
+                                                         din, dout, n));
+                            TC_DOWNLOAD(ctx, got, dout, osz * nout, "converted");
+                            TC_EXPECT_BITS(ot, got, to64 ? (const void *)want : (const void *)want32, nout,
+                                           "the folds of the values");
+                            tc_dev_free(ctx, din);
+                            tc_dev_free(ctx, dout);
+                        }
+                    }
+        }
+    for (size_t c = 0; c < nctx; c++) { /* an out type that is not f32, f64 or the half type itself */
+        pp_context *ctx = ctxs[c];
+        void *d = tc_dev_filled(ctx, 16, 0);
+        TC_REQUIRE(pp_reduce_to(ctx, PP_F16, PP_U32, PP_SUM, d, 2, d) == PP_ERROR_INVALID_ARGUMENT,
+                   "pp_reduce_to f16 -> u32 accepted");
+        TC_REQUIRE(pp_scan_to(ctx, PP_BF16, PP_F16, PP_SUM, PP_INCLUSIVE, d, d, 2) == PP_ERROR_INVALID_ARGUMENT,
+                   "pp_scan_to bf16 -> f16 accepted");
+        tc_dev_free(ctx, d);
+    }
+    hbufs_free(&b);
+    free(want);
+    free(got);
+    free(want32);
+}
+
 static void test_arg(void **state)
 {
     (void)state;
@@ -466,7 +551,8 @@ int main(void)
     tc_init("test_half_wide");
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_select), cmocka_unit_test(test_histogram),
                                        cmocka_unit_test(test_scan),   cmocka_unit_test(test_segmented),
-                                       cmocka_unit_test(test_arg),    cmocka_unit_test(test_bykey)};
+                                       cmocka_unit_test(test_arg),    cmocka_unit_test(test_bykey),
+                                       cmocka_unit_test(test_convert)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tc_finish();
     return rc;

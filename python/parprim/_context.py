@@ -224,14 +224,15 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
 
         float16, bfloat16: "sum", "min", "max" in a's type; the sum is the
         exact sum rounded once, whatever exact= says (python/README.md, Half
-        types); other operators, and dtype= other than a's, raise Unsupported.
+        types); other operators raise Unsupported; dtype=float32 or float64
+        folds the values widened to that type.
 
         dtype: the type to accumulate and return in, as NumPy's dtype=:
         a's own dtype (then the C call of that type: integers wrap in it), or
         a wider type that holds every value of a's (include/parprim.h,
         pp_reduce_to: integers to wider integers of a kind that holds them,
-        float32 or float64 from 8- and 16-bit integers, float64 from 32-bit
-        integers and from float32). Other dtypes (narrower ones, signed to
+        float32 or float64 from 8- and 16-bit integers, float16 and bfloat16,
+        float64 from 32-bit integers and from float32). Other dtypes (narrower ones, signed to
         unsigned) raise InvalidArgument (a ValueError): the C library does
         not convert down; an unknown dtype raises TypeError.
 
@@ -329,7 +330,7 @@ class Context(KeyedMethods, SearchMethods, NumpyRuleMethods):
         (bool for bool input; float16 and bfloat16 in their type: "sum",
         each prefix the exact sum rounded once, as reduce's, "min" and "max",
         with initial= too; other operators raise Unsupported); dtype: as reduce's dtype= (a's dtype, or a
-        wider one that holds its values). out: an array of the result's
+        wider one that holds its values: float32 or float64 for the half types). out: an array of the result's
         dtype and a's size (C-contiguous, writable) to write into, or a
         itself (in place, where the result's dtype is a's); by default a new
         array. Returns the result (out when given), one-dimensional when

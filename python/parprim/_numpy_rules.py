@@ -37,8 +37,8 @@ def _out_code(code, op, dtype, is_bool, what):
         if dt not in CODE:
             raise InvalidArgument(f"parprim: {what} dtype={dt}: parprim accumulates in int8 ... uint64, float16, "
                                   "float32, float64 or bfloat16 only")
-        # a dtype other than a half input's own is the C call's to refuse (pp_reduce_to, pp_scan_to: no half
-        # conversions), never a silent conversion here
+        # a dtype the C call cannot convert to is the C call's to refuse (pp_reduce_to, pp_scan_to: a half
+        # input to its own type, float32 or float64), never a silent conversion here
         return CODE[dt]
     if op in _WIDENING:
         return _BOOL_WIDE if is_bool else _WIDE[code]

@@ -170,13 +170,16 @@ def test_dtype_rules(backend):
     assert ctx.scan(a).dtype == np.cumsum(a).dtype == np.float16
     for op in ("min", "max"):
         assert type(ctx.reduce(a, op)) is np.float16
-    # no silent conversions: the C library converts no half type (pp_reduce_to, pp_scan_to)
-    with pytest.raises(parprim.Error, match="f16"):
-        ctx.reduce(a, dtype=np.float32)
+    # half to float32 / float64 (pp_reduce_to, pp_scan_to: the widened values folded in the wider type), as
+    # NumPy's dtype= gives; never narrower
+    got = ctx.reduce(a, dtype=np.float32)
+    assert type(got) is np.float32 and got == np.sum(a, dtype=np.float32) == 45
+    np.testing.assert_array_equal(ctx.scan(a, dtype=np.float64), np.cumsum(a, dtype=np.float64))
+    assert ctx.scan(a, dtype=np.float64).dtype == np.float64
     with pytest.raises(parprim.Error):
         ctx.reduce(a.astype(np.float32), dtype=np.float16)
     with pytest.raises(parprim.Error, match="f16"):
-        ctx.scan(a, dtype=np.float64)
+        ctx.reduce(a, dtype=np.int32)
 
 
 # ---- min and max -------------------------------------------------------------

@@ -110,14 +110,20 @@ pp_status pp_reduce(pp_context *ctx, pp_type type, pp_op op, const void *in, siz
     ALIGNED(in, pp_type_size(type), "in");
     ALIGNED(out, pp_type_size(type), "out");
     const pp_reduce_args a = {fn, type, op, in, n, out};
-    if (PP_IS_HALF(type)) return half_run(ctx, fn, type, ctx->ops->half_reduce, NULL, &a, NULL);
-    DISPATCH(reduce, PP_PRIM_REDUCE, &a);
+    return pp_reduce_run(ctx, &a);
+}
+
+pp_status pp_reduce_run(pp_context *ctx, const pp_reduce_args *a)
+{
+    const char *fn = a->fn;
+    if (PP_IS_HALF(a->type)) return half_run(ctx, fn, a->type, ctx->ops->half_reduce, NULL, a, NULL);
+    DISPATCH(reduce, PP_PRIM_REDUCE, a);
 }
 
 /* pp_scan and pp_scan_init (with_init: a->init is the initial value, one
  * element not overlapping out): the checks, then the slot (pp_scan_init's
  * picked among the scan_init slots, which a backend may lack). */
-static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
+pp_status pp_scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
 {
     const char *fn = a->fn;
     const size_t sz = pp_type_size(a->type);
@@ -147,7 +153,7 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     static const char fn[] = "pp_scan";
     PP_BEGIN(ctx, fn);
     const pp_scan_args a = {fn, type, op, kind, in, out, n, NULL};
-    return scan_common(ctx, &a, 0);
+    return pp_scan_common(ctx, &a, 0);
 }
 
 pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n,
@@ -156,7 +162,7 @@ pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kin
     static const char fn[] = "pp_scan_init";
     PP_BEGIN(ctx, fn);
     const pp_scan_args a = {fn, type, op, kind, in, out, n, init};
-    return scan_common(ctx, &a, 1);
+    return pp_scan_common(ctx, &a, 1);
 }
 
 /* sum += the exact sum of in[0..n): the backend's exact_sum slot into a

@@ -23,10 +23,12 @@ static pp_status check_convert(pp_context *ctx, const pp_convert_args *a)
     if (!pp_type_size(a->out_type)) INVALID(ctx, "%s: out_type = %d is not a pp_type", fn, (int)a->out_type);
     TRY(pp_check_type_n(ctx, fn, a->in_type, a->n)); /* first: the half types are unsupported, not invalid */
     TRY(pp_check_type_n(ctx, fn, a->out_type, a->n));
-    if (a->in_type != a->out_type && !pp_type_widens(a->in_type, a->out_type))
+    const int half_wide = PP_IS_HALF(a->in_type) && (a->out_type == PP_F32 || a->out_type == PP_F64);
+    if (a->in_type != a->out_type && !pp_type_widens(a->in_type, a->out_type) && !half_wide)
         INVALID(ctx,
                 "%s: out_type %s cannot hold every value of in_type %s (allowed: out_type == in_type, a wider "
-                "integer that holds them, f32 or f64 from 8- and 16-bit integers, f64 from 32-bit ones and f32)",
+                "integer that holds them, f32 or f64 from 8- and 16-bit integers, f16 and bf16, f64 from 32-bit "
+                "ones and f32)",
                 fn, pp_type_name(a->out_type), pp_type_name(a->in_type));
     return pp_check_op(ctx, fn, a->out_type, a->op);
 }
@@ -54,9 +56,10 @@ pp_status pp_reduce_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op
     if (in_type == out_type || n == 0) {
         /* pp_reduce itself; n == 0: its identity of out_type */
         const pp_reduce_args r = {fn, out_type, op, in, n, out};
-        DISPATCH(reduce, PP_PRIM_REDUCE, &r);
+        return pp_reduce_run(ctx, &r);
     }
     NO_OVERLAP(out, osz, "out", in, n * isz, "in (out may lie in in only where in_type == out_type)");
+    if (PP_IS_HALF(in_type)) return pp_half_convert(ctx, &a, 0); /* half_wide.c */
     RUN_PICKED(ctx->ops->reduce_to, PP_PRIM_REDUCE, out_type, op, 1, &a);
 }
 
@@ -71,12 +74,12 @@ pp_status pp_scan_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op o
     if (n == 0) return PP_SUCCESS;
     TRY(check_arrays(ctx, &a));
     const size_t isz = pp_type_size(in_type), osz = pp_type_size(out_type);
-    if (in_type == out_type) {
-        if (in != out) NO_OVERLAP(out, n * osz, "out", in, n * isz, "in (only in == out is allowed)");
+    if (in_type == out_type) { /* pp_scan itself */
         const pp_scan_args s = {fn, in_type, op, kind, in, out, n, NULL};
-        DISPATCH(scan, PP_PRIM_SCAN, &s);
+        return pp_scan_common(ctx, &s, 0);
     }
     NO_OVERLAP(out, n * osz, "out", in, n * isz, "in (in == out only where in_type == out_type)");
+    if (PP_IS_HALF(in_type)) return pp_half_convert(ctx, &a, 1); /* half_wide.c */
     RUN_PICKED(ctx->ops->scan_to, PP_PRIM_SCAN, out_type, op, 1, &a);
 }
 

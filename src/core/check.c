@@ -11,7 +11,8 @@
  * sorts, searches and merges, their u16 slots on order keys
  * (half_sort.c). */
 #define HALF_OPS_TEXT                                                                                      \
-    "sum, min and max in pp_reduce, pp_scan, pp_scan_init and the segmented reduce and scan; " \
+    "sum, min and max in pp_reduce, pp_scan, pp_scan_init and the segmented reduce and scan, and in " \
+    "pp_reduce_to and pp_scan_to to their own type, f32 or f64; "                                    \
     "the sorts, pp_argsort, pp_top_k, search, merge, pp_argmin, pp_argmax, the histograms and "      \
     "compaction; half keys in the by-key calls and run-length encoding, half values summed by key"
 static const struct {
@@ -21,6 +22,8 @@ static const struct {
     {"pp_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_scan", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_scan_init", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
+    {"pp_reduce_to", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX}, /* to a half type (to f32 / f64: theirs) */
+    {"pp_scan_to", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_segmented_reduce", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_segmented_scan", 1u << PP_SUM | 1u << PP_MIN | 1u << PP_MAX},
     {"pp_argmin", ~0u},

@@ -233,6 +233,42 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a)
     return pp_end(ctx, fn, st);
 }
 
+pp_status pp_half_convert(pp_context *ctx, const pp_convert_args *a, int scan)
+{
+    const char *fn = a->fn;
+    TRY(wide_check(ctx, fn, a->in_type));
+    const int to32 = a->out_type == PP_F32;
+    const pp_primitive prim = scan ? PP_PRIM_SCAN : PP_PRIM_REDUCE;
+    int i = ctx->algo[prim];
+    if (!to32) { /* f32 -> f64: the converting slot of the chosen algorithm, or the default */
+        PRESENT(present, scan ? ctx->ops->scan_to : ctx->ops->reduce_to);
+        i = pp_pick_slot(ctx, fn, present, prim, PP_F64, a->op, 1);
+        if (i < 0) return PP_ERROR_UNSUPPORTED;
+    }
+    pp_status st = pp_enter(ctx, fn);
+    wide_bufs b = {{NULL, NULL, NULL}};
+    void *w = a->out; /* a scan to f32 widens into out and scans it in place */
+    if (st == PP_SUCCESS && scan && to32) st = ctx->ops->half_map(ctx, fn, a->in_type, PP_HALF_MAP_WIDEN, a->in, w, a->n);
+    else if (st == PP_SUCCESS) {
+        st = wide_alloc(ctx, fn, a->in_type, a->in, a->n, &b, 0, PP_HALF_MAP_WIDEN, "the widened input");
+        w = b.p[0];
+    }
+    if (st == PP_SUCCESS && to32 && scan) {
+        const pp_scan_args s = {fn, PP_F32, a->op, a->kind, w, a->out, a->n, NULL};
+        st = ctx->ops->scan[i](ctx, &s);
+    } else if (st == PP_SUCCESS && to32) {
+        const pp_reduce_args r = {fn, PP_F32, a->op, w, a->n, a->out};
+        st = ctx->ops->reduce[i](ctx, &r);
+    } else if (st == PP_SUCCESS) {
+        pp_convert_args c = *a;
+        c.in_type = PP_F32;
+        c.in = w;
+        st = scan ? ctx->ops->scan_to[i](ctx, &c) : ctx->ops->reduce_to[i](ctx, &c);
+    }
+    wide_free(ctx, &b);
+    return pp_end(ctx, fn, st);
+}
+
 pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int scan)
 {
     const char *fn = a->fn;

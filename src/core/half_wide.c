@@ -248,8 +248,9 @@ pp_status pp_half_convert(pp_context *ctx, const pp_convert_args *a, int scan)
     pp_status st = pp_enter(ctx, fn);
     wide_bufs b = {{NULL, NULL, NULL}};
     void *w = a->out; /* a scan to f32 widens into out and scans it in place */
-    if (st == PP_SUCCESS && scan && to32) st = ctx->ops->half_map(ctx, fn, a->in_type, PP_HALF_MAP_WIDEN, a->in, w, a->n);
-    else if (st == PP_SUCCESS) {
+    if (st == PP_SUCCESS && scan && to32) {
+        st = ctx->ops->half_map(ctx, fn, a->in_type, PP_HALF_MAP_WIDEN, a->in, w, a->n);
+    } else if (st == PP_SUCCESS) {
         st = wide_alloc(ctx, fn, a->in_type, a->in, a->n, &b, 0, PP_HALF_MAP_WIDEN, "the widened input");
         w = b.p[0];
     }
@@ -299,7 +300,8 @@ static pp_status half_sum_by_runs(pp_context *ctx, const pp_bykey_args *a)
     void *buf[4] = {NULL, NULL, NULL, NULL}; /* lengths, offsets, (scan) first keys, count */
     pp_status st = pp_alloc_buffer(ctx, fn, &buf[0], (n + 1) * sizeof(uint64_t), "the runs' lengths");
     if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, fn, &buf[1], (n + 1) * sizeof(uint64_t), "the runs' offsets");
-    if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[2], n * pp_type_size(a->key_type), "the runs' keys");
+    if (st == PP_SUCCESS && scan)
+        st = pp_alloc_buffer(ctx, fn, &buf[2], n * pp_type_size(a->key_type), "the runs' keys");
     if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[3], sizeof(uint64_t), "the run count");
     uint64_t runs = 0;
     if (st == PP_SUCCESS) {

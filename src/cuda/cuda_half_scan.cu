@@ -56,7 +56,8 @@ __device__ __forceinline__ double add_ok(double a, double b, unsigned &ok)
 
 // Loads the HI elements of thread tid of a tile at x (len elements, a
 // whole tile where len == TILE) as half bits into h.
-template <int TILE = HT> __device__ __forceinline__ void hload(const uint16_t *x, size_t len, int tid, unsigned (&h)[HI])
+template <int TILE = HT>
+__device__ __forceinline__ void hload(const uint16_t *x, size_t len, int tid, unsigned (&h)[HI])
 {
     const size_t b = (size_t)tid * HI;
     if (len == TILE && ((uintptr_t)(x + b) & 15u) == 0) {
@@ -91,7 +92,8 @@ __device__ __forceinline__ unsigned hexcl0(const uint16_t *init)
 
 // Stores the HI outputs of the thread whose first is i0 of a tile at y
 // (len elements, a whole tile where len == TILE).
-template <int TILE> __device__ __forceinline__ void hstore(uint16_t *y, size_t len, size_t i0, const unsigned (&out)[HI])
+template <int TILE>
+__device__ __forceinline__ void hstore(uint16_t *y, size_t len, size_t i0, const unsigned (&out)[HI])
 {
     if (len == TILE && ((uintptr_t)(y + i0) & 15u) == 0) {
         uint4 *v = reinterpret_cast<uint4 *>(y + i0);
@@ -535,9 +537,10 @@ __global__ void __launch_bounds__(HB, HS_SCAN_PER_SM)
             const double lj = excl ? (j ? loc[j - 1] : -0.0) : loc[j];
             const double l = add_ok(ex, lj, lok);
             const double S = ph + l, bb = S - ph, e = (ph - (S - bb)) + (l - bb);
+            const int cnt = j + (excl ? 0 : 1); // the thread's elements in L
             const unsigned bits = !isfinite(S) || (pex && lok && e == 0.0)
                                       ? hround(S, 1)
-                                      : hcertified(S, e, dp, lok, ea, sx, i0, j + (excl ? 0 : 1), sp, init, prec, shift);
+                                      : hcertified(S, e, dp, lok, ea, sx, i0, cnt, sp, init, prec, shift);
             out[j] = excl && tb + i0 + j == 0 ? hexcl0(init) : bits;
         }
         hstore<HT>(y + tb, len, i0, out);

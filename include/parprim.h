@@ -200,8 +200,8 @@ typedef enum pp_type {
  *   half values summed (PP_SUM) by pp_reduce_by_key and pp_scan_by_key,
  *   each run's sums exact and rounded once (an exclusive scan's first of
  *   a run: +0.0); on cuda and opencl these read the run count back (one
- *   host synchronization, unlike the other by-key calls) and take 16
- *   bytes of working memory per element;
+ *   host synchronization, unlike the other by-key calls) and take 8
+ *   bytes of working memory per element (pp_scan_by_key: and a key);
  *   half keys in pp_reduce_by_key and pp_scan_by_key, and
  *   pp_run_length_encode of a half type: runs of
  *   equal neighbours by C's == (NaNs never equal, -0.0 == +0.0), each

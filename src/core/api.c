@@ -121,9 +121,8 @@ pp_status pp_reduce_run(pp_context *ctx, const pp_reduce_args *a)
 }
 
 /* pp_scan and pp_scan_init (with_init: a->init is the initial value, one
- * element not overlapping out): the checks, then the slot (pp_scan_init's
- * picked among the scan_init slots, which a backend may lack). */
-pp_status pp_scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
+ * element not overlapping out): the checks, then pp_scan_run. */
+static pp_status scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
 {
     const char *fn = a->fn;
     const size_t sz = pp_type_size(a->type);
@@ -140,6 +139,14 @@ pp_status pp_scan_common(pp_context *ctx, const pp_scan_args *a, int with_init)
     const size_t bytes = a->n * sz;
     if (a->in != a->out) NO_OVERLAP(a->out, bytes, "out", a->in, bytes, "in (only in == out is allowed)");
     if (with_init) NO_OVERLAP(a->out, bytes, "out", a->init, sz, "init");
+    return pp_scan_run(ctx, a, with_init);
+}
+
+/* The slot of a checked scan (pp_scan_init's picked among the scan_init
+ * slots, which a backend may lack). */
+pp_status pp_scan_run(pp_context *ctx, const pp_scan_args *a, int with_init)
+{
+    const char *fn = a->fn;
     if (PP_IS_HALF(a->type) && a->op == PP_SUM)
         return half_run(ctx, fn, a->type, NULL, with_init ? ctx->ops->half_scan_init : ctx->ops->half_scan, NULL, a);
     if (PP_IS_HALF(a->type)) return pp_half_scan_minmax(ctx, a, with_init); /* half_wide.c */
@@ -153,7 +160,7 @@ pp_status pp_scan(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, co
     static const char fn[] = "pp_scan";
     PP_BEGIN(ctx, fn);
     const pp_scan_args a = {fn, type, op, kind, in, out, n, NULL};
-    return pp_scan_common(ctx, &a, 0);
+    return scan_common(ctx, &a, 0);
 }
 
 pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kind, const void *in, void *out, size_t n,
@@ -162,7 +169,7 @@ pp_status pp_scan_init(pp_context *ctx, pp_type type, pp_op op, pp_scan_kind kin
     static const char fn[] = "pp_scan_init";
     PP_BEGIN(ctx, fn);
     const pp_scan_args a = {fn, type, op, kind, in, out, n, init};
-    return pp_scan_common(ctx, &a, 1);
+    return scan_common(ctx, &a, 1);
 }
 
 /* sum += the exact sum of in[0..n): the backend's exact_sum slot into a

@@ -75,8 +75,9 @@ pp_status pp_scan_to(pp_context *ctx, pp_type in_type, pp_type out_type, pp_op o
     TRY(check_arrays(ctx, &a));
     const size_t isz = pp_type_size(in_type), osz = pp_type_size(out_type);
     if (in_type == out_type) { /* pp_scan itself */
+        if (in != out) NO_OVERLAP(out, n * osz, "out", in, n * isz, "in (only in == out is allowed)");
         const pp_scan_args s = {fn, in_type, op, kind, in, out, n, NULL};
-        return pp_scan_common(ctx, &s, 0);
+        return pp_scan_run(ctx, &s, 0);
     }
     NO_OVERLAP(out, n * osz, "out", in, n * isz, "in (in == out only where in_type == out_type)");
     if (PP_IS_HALF(in_type)) return pp_half_convert(ctx, &a, 1); /* half_wide.c */

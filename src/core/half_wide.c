@@ -286,27 +286,27 @@ pp_status pp_half_segmented_sum(pp_context *ctx, const pp_segmented_args *a, int
  * half_scan_by_key slot: the runs of the keys by the backend's
  * run_length_encode (the reduce's first keys written to keys_out, its
  * count to count), the count read back (the one host synchronization),
- * the runs' offsets by an exclusive u64 scan of their lengths (r + 1 of
- * them: offsets[r] is the sum of all r lengths, n, whatever the length
- * slot r holds), then the half_segmented_reduce / half_segmented_scan
- * slot over those offsets: each run's sums exact, rounded once. Working
- * memory: 16 (n + 1) bytes, and for the scan the runs' first keys. */
+ * the runs' offsets by an exclusive u64 scan of their lengths in place (r
+ * + 1 of them: offsets[r] is the sum of all r lengths, n, whatever the
+ * length slot r held), then the half_segmented_reduce /
+ * half_segmented_scan slot over those offsets: each run's sums exact,
+ * rounded once. Working memory: 8 (n + 1) bytes, and for the scan the
+ * runs' first keys and count. */
 static pp_status half_sum_by_runs(pp_context *ctx, const pp_bykey_args *a)
 {
     const char *fn = a->fn;
     const int scan = a->mode == PP_BYKEY_SCAN;
     const size_t n = a->n;
     pp_segmented_fn seg = scan ? ctx->ops->half_segmented_scan : ctx->ops->half_segmented_reduce;
-    void *buf[4] = {NULL, NULL, NULL, NULL}; /* lengths, offsets, (scan) first keys, count */
+    void *buf[3] = {NULL, NULL, NULL}; /* lengths, then offsets; (scan) first keys, count */
     pp_status st = pp_alloc_buffer(ctx, fn, &buf[0], (n + 1) * sizeof(uint64_t), "the runs' lengths");
-    if (st == PP_SUCCESS) st = pp_alloc_buffer(ctx, fn, &buf[1], (n + 1) * sizeof(uint64_t), "the runs' offsets");
     if (st == PP_SUCCESS && scan)
-        st = pp_alloc_buffer(ctx, fn, &buf[2], n * pp_type_size(a->key_type), "the runs' keys");
-    if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[3], sizeof(uint64_t), "the run count");
+        st = pp_alloc_buffer(ctx, fn, &buf[1], n * pp_type_size(a->key_type), "the runs' keys");
+    if (st == PP_SUCCESS && scan) st = pp_alloc_buffer(ctx, fn, &buf[2], sizeof(uint64_t), "the run count");
     uint64_t runs = 0;
     if (st == PP_SUCCESS) {
         pp_bykey_args r = {fn, PP_BYKEY_RLE, a->key_type, a->key_type, PP_SUM, PP_INCLUSIVE, a->keys, NULL, n,
-                           scan ? buf[2] : a->keys_out, NULL, (uint64_t *)buf[0], scan ? (uint64_t *)buf[3] : a->count};
+                           scan ? buf[1] : a->keys_out, NULL, (uint64_t *)buf[0], scan ? (uint64_t *)buf[2] : a->count};
         st = ctx->ops->run_length_encode[PP_ALGO_AUTO](ctx, &r);
         if (st == PP_SUCCESS) st = ctx->ops->download(ctx, &runs, r.count, sizeof runs);
     }
@@ -314,15 +314,15 @@ static pp_status half_sum_by_runs(pp_context *ctx, const pp_bykey_args *a)
         st = pp_fail(ctx, PP_ERROR_BACKEND, "%s: the backend counted %llu runs in %zu keys", fn,
                      (unsigned long long)runs, n);
     if (st == PP_SUCCESS) {
-        const pp_scan_args o = {fn, PP_U64, PP_SUM, PP_EXCLUSIVE, buf[0], buf[1], (size_t)runs + 1, NULL};
+        const pp_scan_args o = {fn, PP_U64, PP_SUM, PP_EXCLUSIVE, buf[0], buf[0], (size_t)runs + 1, NULL};
         st = ctx->ops->scan[PP_ALGO_AUTO](ctx, &o);
     }
     if (st == PP_SUCCESS) {
         const pp_segmented_args g = {fn,       a->value_type, PP_SUM, a->kind,         a->values,
-                                     a->values_out, n,         (const uint64_t *)buf[1], (size_t)runs, NULL};
+                                     a->values_out, n,         (const uint64_t *)buf[0], (size_t)runs, NULL};
         st = seg(ctx, &g);
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         if (buf[i]) (void)ctx->ops->mem_free(ctx, buf[i]);
     return st;
 }

@@ -533,10 +533,10 @@ pp_status pp_half_arg(pp_context *ctx, const pp_arg_args *a);
  * f64: the f32 -> f64 reduce_to / scan_to slot). */
 pp_status pp_half_convert(pp_context *ctx, const pp_convert_args *a, int scan);
 /* pp_reduce's and pp_scan's dispatch after their checks (api.c), the half
- * types included: pp_reduce_to and pp_scan_to run them for equal types.
- * pp_scan_common checks a itself (with_init: pp_scan_init's). */
+ * types included (with_init: pp_scan_init's): pp_reduce_to and pp_scan_to
+ * run them for equal types. */
 pp_status pp_reduce_run(pp_context *ctx, const pp_reduce_args *a);
-pp_status pp_scan_common(pp_context *ctx, const pp_scan_args *a, int with_init);
+pp_status pp_scan_run(pp_context *ctx, const pp_scan_args *a, int with_init);
 /* PP_SUM segmented reduce (scan: scan) of a half type: the backend's
  * half_segmented_reduce (half_segmented_scan) slot, whatever algorithm is
  * chosen; none: unsupported. */

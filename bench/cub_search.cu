@@ -59,6 +59,7 @@ template <typename T> __global__ void fill_keys(T *p, size_t n, uint64_t seed)
     }
 }
 
+#if PP_HAVE_CUB_TOPK
 // bad[0] += 1 for every j where keys[j] != in[idx[j]].
 // The keys compared as bits (both key types are 4 bytes).
 __global__ void check_gather(const uint32_t *in, const uint32_t *keys, const uint64_t *idx, size_t k, int *bad)
@@ -66,6 +67,7 @@ __global__ void check_gather(const uint32_t *in, const uint32_t *keys, const uin
     for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < k; j += (size_t)gridDim.x * blockDim.x)
         if (keys[j] != in[idx[j]]) atomicAdd(bad, 1);
 }
+#endif
 
 // Sorts n u32 keys in place on g_stream (untimed set-up), with tmp (n keys).
 void sort_u32(uint32_t *keys, uint32_t *tmp, size_t n)
@@ -81,6 +83,7 @@ void sort_u32(uint32_t *keys, uint32_t *tmp, size_t n)
 template <typename T> const char *tname() { return (T)0.5 != (T)0 ? "f32" : "u32"; }
 template <typename T> pp_type ptype() { return (T)0.5 != (T)0 ? PP_F32 : PP_U32; }
 
+#if PP_HAVE_CUB_TOPK
 // Host check of one top-k row: ours (sorted, descending) equals CUB's keys
 // sorted descending, bit for bit, and our indices point at our keys.
 template <typename T> int topk_agree(const T *in, const T *ours, const uint64_t *idx, const T *cubk, size_t k, int *bad)
@@ -100,6 +103,7 @@ template <typename T> int topk_agree(const T *in, const T *ours, const uint64_t 
     }
     return ok;
 }
+#endif
 
 template <typename T> void topk_rows(size_t n, int lg, double copy)
 {

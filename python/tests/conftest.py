@@ -59,6 +59,9 @@ try:
     BASE_SEED = int(os.environ["PARPRIM_TEST_SEED"])
 except (KeyError, ValueError):
     BASE_SEED = secrets.randbelow(2**32)
+# pytest-xdist's workers (pytest -n) start from this environment: one seed
+# for the whole run, the one its header prints.
+os.environ["PARPRIM_TEST_SEED"] = str(BASE_SEED)
 
 
 def algorithms(backend, prim):

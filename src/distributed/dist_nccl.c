@@ -150,9 +150,17 @@ static pp_status nccl_alltoallv(pp_dist *d, const char *fn, const void *send, co
         sb = b;
         rb = b + sbytes;
     }
+    /* This rank's own run in device memory: one device copy on the stream,
+     * not a send to itself, which NCCL moved at a fraction of a copy's
+     * rate (bench/studies/distributed.md). */
+    const int me = d->rank, copy_own = on_device && scount[me] && scount[me] == rcount[me];
+    if (copy_own)
+        CUDA_TRY("cudaMemcpyAsync", cudaMemcpyAsync(rb + roff[me], sb + soff[me], (size_t)scount[me],
+                                                    cudaMemcpyDeviceToDevice, s->stream));
     NCCL_TRY("ncclGroupStart", ncclGroupStart());
     ncclResult_t r = ncclSuccess;
     for (int i = 0; i < d->size && r == ncclSuccess; i++) {
+        if (i == me && copy_own) continue;
         if (scount[i]) r = ncclSend(sb + soff[i], scount[i], ncclUint8, i, s->comm, s->stream);
         if (r == ncclSuccess && rcount[i]) r = ncclRecv(rb + roff[i], rcount[i], ncclUint8, i, s->comm, s->stream);
     }

@@ -29,16 +29,13 @@
  *     handles take no offsets, sorts the received runs again instead.
  * Where the engine cannot take context memory the sorted part is
  * downloaded (step 5 stages it anyway) and step 4 reads that copy; where it
- * can (NCCL, CUDA-aware MPI), step 4 moves kilobytes per round, and its
- * final counts read a sample of n/1024 keys (one strided copy) and a block
- * of 1024 keys per count, never the whole part.
+ * can (NCCL, CUDA-aware MPI), step 4 moves kilobytes per round: its
+ * rounds and its final counts are pp_upper_bound calls on the device, the
+ * part's first and last keys two downloaded blocks of 1024 keys.
  * docs/distributed.md has the volumes and the model. */
 #include "dist_internal.h"
 
 #include <string.h>
-#ifdef PP_DIST_HAVE_CUDART
-#include <cuda_runtime_api.h>
-#endif
 
 typedef struct sort_args {
     pp_type type;
@@ -90,7 +87,7 @@ static pp_status reserve(pp_dist *d, const char *fn, const sort_args *a, int pai
     size_t kb = a->n * pp_type_size(a->type), vb = pairs ? a->n * a->vs : 0;
     void *p;
     pp_status st = PP_SUCCESS;
-    if (!d->host_direct && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
+    if (!d->host_direct && !d->device_to_engine && !pp_dist_host(d, fn, H_KEYS, kb)) return PP_ERROR_OUT_OF_MEMORY;
     if (!pp_dist_host(d, fn, H_COUNTS, COUNT_WORDS(d->size) * sizeof(uint64_t))) return PP_ERROR_OUT_OF_MEMORY;
     if (!pp_dist_host(d, fn, H_SEARCH, SEARCH_BYTES(d->size, pp_type_size(a->type)))) return PP_ERROR_OUT_OF_MEMORY;
     if (d->device_to_engine && !d->host_direct) { /* the search's queries and results on the device */
@@ -122,50 +119,30 @@ static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, cons
 
 /* The sorted part as step 4 reads it: the keys themselves where they are
  * host memory (host_direct, or the staged copy the exchange needs anyway),
- * else (the engine takes context memory) a host sample of every SAMPLE-th
- * key, and one block of SAMPLE keys downloaded where a count needs it: the
- * splitter search then moves kilobytes, not the whole part. */
-#define SAMPLE 1024
+ * else (the engine takes context memory) the device array, counted by
+ * pp_upper_bound there, and one block of BLOCK keys downloaded where its
+ * first or last key is needed: the splitter search then moves kilobytes,
+ * not the whole part. (A host sample of every 1024th key, one strided
+ * cudaMemcpy2D of 4-byte rows, cost 2 ms of a 2^30-key sort on two
+ * H200s; bench/studies/distributed.md.) */
+#define BLOCK 1024
 #define KEY_MAX_BYTES 8
 typedef struct sorted_part {
     const sort_args *a;
     const void *keys;    /* the sorted part (context memory) */
     const void *host;    /* all keys on the host, or NULL */
-    const void *sample;  /* keys[i * SAMPLE], i < ns */
-    size_t ns, ks;
+    size_t ks;
     size_t block;        /* the block in buf, or SIZE_MAX */
     pp_dist *d;
     pp_status st;
-    unsigned char buf[SAMPLE * KEY_MAX_BYTES];
+    unsigned char buf[BLOCK * KEY_MAX_BYTES];
 } sorted_part;
-
-/* keys[i * SAMPLE] for every i into the host buffer sample (ns keys). */
-static pp_status gather_sample(pp_dist *d, const char *fn, const void *keys, size_t n, size_t ks, void *sample)
-{
-    size_t ns = (n + SAMPLE - 1) / SAMPLE;
-    if (ns == 0) return PP_SUCCESS;
-#ifdef PP_DIST_HAVE_CUDART
-    if (pp_context_backend(d->ctx) == PP_BACKEND_CUDA) { /* one strided copy */
-        pp_status st = pp_dist_pp(d, fn, pp_synchronize(d->ctx));
-        if (st != PP_SUCCESS) return st;
-        cudaError_t e = cudaMemcpy2D(sample, ks, keys, SAMPLE * ks, ks, ns, cudaMemcpyDefault);
-        return e == cudaSuccess ? PP_SUCCESS
-                                : pp_dist_fail(d, PP_ERROR_BACKEND, "%s: cudaMemcpy2D of the key sample failed: %s", fn,
-                                            cudaGetErrorString(e));
-    }
-#endif
-    for (size_t i = 0; i < ns; i++) { /* context memory another engine can read: one element at a time */
-        pp_status st = pp_dist_pp(d, fn, pp_download(d->ctx, (char *)sample + i * ks, (const char *)keys + i * SAMPLE * ks, ks));
-        if (st != PP_SUCCESS) return st;
-    }
-    return PP_SUCCESS;
-}
 
 /* The keys of block blk of the part (downloaded once while it is reused). */
 static const void *part_block(sorted_part *s, size_t blk, size_t *len)
 {
-    size_t n = s->a->n, lo = blk * SAMPLE;
-    *len = n - lo < SAMPLE ? n - lo : SAMPLE;
+    size_t n = s->a->n, lo = blk * BLOCK;
+    *len = n - lo < BLOCK ? n - lo : BLOCK;
     if (s->block != blk && s->st == PP_SUCCESS) {
         s->st = pp_dist_pp(s->d, "pp_dist_sort",
                         pp_download(s->d->ctx, s->buf, (const char *)s->keys + lo * s->ks, *len * s->ks));
@@ -174,20 +151,44 @@ static const void *part_block(sorted_part *s, size_t blk, size_t *len)
     return s->buf;
 }
 
-/* How many keys of the part are below key (upto = 0) or at most key. */
-static uint64_t part_count(sorted_part *s, uint64_t key, int upto)
+/* cnt[j] = this rank's keys whose sort key is below lo[j], cnt[m + j]
+ * those at most lo[j], j < m: binary searches of the host view, else one
+ * pp_upper_bound on the device of the values with the greatest key at most
+ * each bound (where no value's key is, the count is 0). slot and res: nq
+ * words each, qk nq keys, for nq <= 2 m. A local failure is kept in s->st
+ * (the agreement after the search reports it). */
+static void final_counts(pp_dist *d, const char *fn, sorted_part *s, const uint64_t *lo, size_t m, uint64_t *cnt,
+                         uint64_t *slot, uint64_t *res, unsigned char *qk)
 {
     const sort_args *a = s->a;
-    if (s->host)
-        return upto ? pp_dist_count_upto(a->type, a->order, s->host, a->n, key)
-                    : pp_dist_count_below(a->type, a->order, s->host, a->n, key);
-    size_t c = upto ? pp_dist_count_upto(a->type, a->order, s->sample, s->ns, key)
-                    : pp_dist_count_below(a->type, a->order, s->sample, s->ns, key);
-    if (c == 0) return 0; /* keys[0] is past key */
-    size_t len;
-    const void *blk = part_block(s, c - 1, &len); /* keys before it counted; keys after it not */
-    size_t in = upto ? pp_dist_count_upto(a->type, a->order, blk, len, key) : pp_dist_count_below(a->type, a->order, blk, len, key);
-    return (uint64_t)(c - 1) * SAMPLE + in;
+    size_t nq = 0;
+    for (size_t i = 0; i < 2 * m; i++) {
+        const int below = i < m;
+        const uint64_t key = lo[below ? i : i - m];
+        cnt[i] = 0;
+        if (s->host) {
+            cnt[i] = below ? pp_dist_count_below(a->type, a->order, s->host, a->n, key)
+                           : pp_dist_count_upto(a->type, a->order, s->host, a->n, key);
+            continue;
+        }
+        if (below && key == 0) continue; /* no key is below the least */
+        if (!pp_dist_key_at_most(a->type, a->order, below ? key - 1 : key, qk + nq * s->ks)) continue;
+        slot[nq++] = i;
+    }
+    if (nq == 0 || s->st != PP_SUCCESS) return;
+    void *dq = NULL;
+    size_t qbytes = (nq * s->ks + 7) / 8 * 8;
+    pp_dist_dev(d, fn, 1, qbytes + nq * sizeof(uint64_t), &dq); /* reserved: cannot fail */
+    uint64_t *dres = (uint64_t *)(void *)((char *)dq + qbytes);
+    pp_status st = pp_dist_pp(d, fn, pp_upload(d->ctx, dq, qk, nq * s->ks));
+    if (st == PP_SUCCESS)
+        st = pp_dist_pp(d, fn, pp_upper_bound(d->ctx, a->type, s->keys, a->n, a->order, dq, nq, dres));
+    if (st == PP_SUCCESS) st = pp_dist_pp(d, fn, pp_download(d->ctx, res, dres, nq * sizeof(uint64_t)));
+    if (st != PP_SUCCESS) {
+        s->st = st;
+        return;
+    }
+    for (size_t i = 0; i < nq; i++) cnt[slot[i]] = res[i];
 }
 
 /* cnt[i] = the keys over all ranks whose sort key is at most cand[i], for
@@ -284,10 +285,8 @@ static pp_status splitters(pp_dist *d, const char *fn, const sort_args *a, sorte
     }
     /* cnt = [keys below v_j | keys equal to v_j] of this rank */
     uint64_t *lt = cnt, *eq = cnt + m;
-    for (size_t j = 0; j < m; j++) {
-        lt[j] = part_count(s, lo[j], 0);
-        eq[j] = part_count(s, lo[j], 1) - lt[j];
-    }
+    final_counts(d, fn, s, lo, m, cnt, cand, ccnt, qk);
+    for (size_t j = 0; j < m; j++) eq[j] -= lt[j];
     pp_status st = pp_dist_agree_status(d, fn, s->st);
     if (st == PP_SUCCESS) st = d->eng->prefix_sum(d, fn, cnt, 2 * m, before, tot);
     if (st != PP_SUCCESS) return st;
@@ -400,7 +399,7 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     /* 2-3: local sort into sk (sv): the working buffers where the runs are
      * to arrive in the part (step 6), else the part itself; the keys as step
      * 4 reads them: a host view where the exchange stages through the host
-     * anyway (or they are host memory), else a sample (sorted_part); the
+     * anyway (or they are host memory), else the device array (sorted_part); the
      * values staged where needed */
     const int merged = pp_dist_addressable(d), levels = merge_levels(p);
     void *wk = NULL, *wv = NULL; /* reserved: cannot fail */
@@ -416,12 +415,7 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     sp.ks = ks;
     sp.block = SIZE_MAX;
     st = a->n ? local_sort(d, fn, a, a->keys, a->values, sk, sv, pairs) : PP_SUCCESS;
-    if (d->device_to_engine && !d->host_direct) {
-        sp.ns = (a->n + SAMPLE - 1) / SAMPLE;
-        void *smp = pp_dist_host(d, fn, H_KEYS, sp.ns * ks + 1); /* within the reservation: cannot fail */
-        if (st == PP_SUCCESS) st = gather_sample(d, fn, sk, a->n, ks, smp);
-        sp.sample = smp;
-    } else {
+    if (!d->device_to_engine || d->host_direct) {
         if (st == PP_SUCCESS) st = pp_dist_view(d, fn, H_KEYS, sk, kb, &hk);
         sp.host = hk;
     }
@@ -432,13 +426,11 @@ static pp_status run(pp_dist *d, const char *fn, const sort_args *a, int pairs)
     rec.v[0] = UINT64_MAX; /* an empty part: no first or last key */
     if (st == PP_SUCCESS && a->n) {
         size_t len = a->n;
-        const void *last = hk;
-        if (!hk) { /* the last key from its block */
-            last = part_block(&sp, (a->n - 1) / SAMPLE, &len);
-            st = sp.st;
-        }
-        rec.v[0] = pp_dist_sort_key(a->type, a->order, hk ? hk : sp.sample, 0);
-        if (st == PP_SUCCESS) rec.v[1] = pp_dist_sort_key(a->type, a->order, last, len - 1);
+        const void *blk = hk ? hk : part_block(&sp, 0, &len); /* the first key, from its block */
+        if (sp.st == PP_SUCCESS) rec.v[0] = pp_dist_sort_key(a->type, a->order, blk, 0);
+        if (!hk) blk = part_block(&sp, (a->n - 1) / BLOCK, &len); /* the last key */
+        st = sp.st;
+        if (st == PP_SUCCESS) rec.v[1] = pp_dist_sort_key(a->type, a->order, blk, len - 1);
     }
     if (st != PP_SUCCESS) rec.v[0] = rec.v[1] = 0;
     st = pp_dist_agree(d, fn, st, 0, &rec, &all);

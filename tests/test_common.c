@@ -117,10 +117,26 @@ void tc_init(const char *program)
         if (pp_backend_status(b) != PP_SUCCESS || !backend_wanted(b)) continue;
         size_t first = g_nctx;
         if (b == PP_BACKEND_CPU) {
-            add_context(b, 1);
-            add_context(b, 2);
-            add_context(b, 3);
-            g_main_ctx[g_nmain++] = g_ctx[first + 1];
+            /* PARPRIM_TEST_CPU_THREADS: the thread counts (default 1,2,3);
+             * the main context: the one of 2 threads, else the most */
+            const char *list = getenv("PARPRIM_TEST_CPU_THREADS");
+            if (!list || !*list) list = "1,2,3";
+            for (const char *q = list; *q;) {
+                char *end;
+                long t = strtol(q, &end, 10);
+                if (end == q || t < 1 || t > 64 || g_nctx >= MAX_CTX - 2) { /* room for cuda and opencl */
+                    fprintf(stderr, "%s: PARPRIM_TEST_CPU_THREADS=%s: not a list of at most 6 thread counts 1-64\n",
+                            program, list);
+                    exit(1);
+                }
+                add_context(b, (int)t);
+                q = *end == ',' ? end + 1 : end;
+            }
+            size_t main_i = first;
+            for (size_t j = first; j < g_nctx; j++)
+                if (g_ctx_threads[j] == 2 || (g_ctx_threads[main_i] != 2 && g_ctx_threads[j] > g_ctx_threads[main_i]))
+                    main_i = j;
+            g_main_ctx[g_nmain++] = g_ctx[main_i];
         } else {
             add_context(b, 0);
             g_main_ctx[g_nmain++] = g_ctx[first];
@@ -162,6 +178,13 @@ void tc_finish(void)
     tc_forget_f64();
 }
 
+static int is_main(const pp_context *ctx)
+{
+    for (size_t i = 0; i < g_nmain; i++)
+        if (g_main_ctx[i] == ctx) return 1;
+    return 0;
+}
+
 size_t tc_configs(pp_primitive prim, const tc_config **list)
 {
     if (!g_cfg_done[prim]) {
@@ -170,9 +193,9 @@ size_t tc_configs(pp_primitive prim, const tc_config **list)
             for (int a = 0; a < PP_ALGO_COUNT; a++) {
                 pp_algorithm algo = (pp_algorithm)a;
                 if (algo != PP_ALGO_AUTO && pp_set_algorithm(g_ctx[i], prim, algo) != PP_SUCCESS) continue;
-                /* the sequential algorithm is one thread whatever the count */
-                if (algo == PP_ALGO_SEQUENTIAL && g_ctx_backend[i] == PP_BACKEND_CPU && g_ctx_threads[i] != 2)
-                    continue;
+                /* the sequential algorithm is one thread whatever the count:
+                 * on the main cpu context alone */
+                if (algo == PP_ALGO_SEQUENTIAL && g_ctx_backend[i] == PP_BACKEND_CPU && !is_main(g_ctx[i])) continue;
                 if (k < MAX_CFG) {
                     tc_config c = {g_ctx[i], g_ctx_backend[i], g_ctx_threads[i], algo};
                     g_cfg[prim][k++] = c;

@@ -6,6 +6,7 @@
  *   PARPRIM_TEST_SEED=N        reproduce a run (the seed is printed at start)
  *   PARPRIM_TEST_BACKENDS=a,b  test only these backends (cpu, cuda, opencl)
  *   PARPRIM_TEST_QUICK=1       small sizes only (for slow runs: sanitizers)
+ *   PARPRIM_TEST_CPU_THREADS=1,3  the cpu contexts' thread counts (default 1,2,3)
  *   PARPRIM_TEST_OPENCL_DEVICE=N  the opencl device to test (pp_options.device:
  *                              devices counted over all platforms; default 0)
  *   PARPRIM_TEST_FILTER=pat    run only the cmocka tests whose name matches
@@ -56,7 +57,8 @@ typedef struct tc_config {
 } tc_config;
 
 /* Every configuration to test prim on: each backend (restricted by
- * PARPRIM_TEST_BACKENDS), on cpu each thread count (1, 2, 3), and each
+ * PARPRIM_TEST_BACKENDS), on cpu each thread count (1, 2, 3, or those of
+ * PARPRIM_TEST_CPU_THREADS), and each
  * algorithm that pp_set_algorithm accepts for prim, PP_ALGO_AUTO first
  * (PP_ALGO_SEQUENTIAL, one thread by definition, with one count only).
  * Returns the count; *list stays valid until tc_finish. */

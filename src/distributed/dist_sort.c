@@ -123,8 +123,7 @@ static pp_status local_sort(pp_dist *d, const char *fn, const sort_args *a, cons
  * pp_upper_bound there, and one block of BLOCK keys downloaded where its
  * first or last key is needed: the splitter search then moves kilobytes,
  * not the whole part. (A host sample of every 1024th key, one strided
- * cudaMemcpy2D of 4-byte rows, cost 2 ms of a 2^30-key sort on two
- * H200s; bench/studies/distributed.md.) */
+ * cudaMemcpy2D of 4-byte rows, was slower: bench/studies/distributed.md.) */
 #define BLOCK 1024
 #define KEY_MAX_BYTES 8
 typedef struct sorted_part {
